@@ -1,0 +1,15 @@
+/** Input rules shared by the account procedures (SPEC 4.1, 8). */
+import { z } from "zod";
+
+export const emailInput = z.email("must be a valid email address").max(254);
+export const usernameInput = z.string().trim().regex(
+  /^[A-Za-z0-9_.-]{3,32}$/,
+  "must be 3-32 letters, digits, '_', '.' or '-'",
+);
+/** SPEC 8: at least 8 characters; capped so hashing cost stays bounded. */
+export const passwordInput = z.string().min(8, "must be at least 8 characters").max(1024);
+
+/** Where a request came from, for the session row. */
+export function clientOf(ctx: { userAgent: string; ip: string }) {
+  return { userAgent: ctx.userAgent, ip: ctx.ip };
+}

@@ -1,0 +1,21 @@
+import { z } from "zod";
+import { publicProcedure } from "../trpc/auth.ts";
+import { clientOf } from "./inputs.ts";
+import { authResultSchema } from "./views.ts";
+
+/** POST /auth/login by email or username: 200 token pair + user; 401 for bad credentials. */
+export const login = publicProcedure
+  .meta({
+    openapi: {
+      method: "POST",
+      path: "/auth/login",
+      tags: ["accounts"],
+      summary: "Log in with email or username and password",
+      errorResponses: { 400: "Missing fields", 401: "Invalid credentials" },
+    },
+  })
+  .input(
+    z.object({ identifier: z.string().min(1).max(254), password: z.string().min(1).max(1024) }),
+  )
+  .output(authResultSchema)
+  .mutation(({ ctx, input }) => ctx.services.accounts.login(input, clientOf(ctx)));

@@ -1,0 +1,24 @@
+import { z } from "zod";
+import { userProcedure } from "../trpc/auth.ts";
+import { messageSchema } from "./views.ts";
+
+/** POST /auth/logout: ends the caller's session and revokes the given refresh token. */
+export const logout = userProcedure
+  .meta({
+    openapi: {
+      method: "POST",
+      path: "/auth/logout",
+      tags: ["accounts"],
+      summary: "Log out",
+      protect: true,
+      errorResponses: { 401: "Unauthorized" },
+    },
+  })
+  .input(z.object({ refreshToken: z.string().max(512).optional() }))
+  .output(messageSchema)
+  .mutation(async ({ ctx, input }) => {
+    const caller = ctx.caller;
+    const sessionId = caller.kind === "user" ? caller.sessionId : undefined;
+    await ctx.services.accounts.logout(caller.userId, sessionId, input.refreshToken);
+    return { message: "Logged out" };
+  });

@@ -1,0 +1,23 @@
+import { z } from "zod";
+import { publicProcedure } from "../trpc/auth.ts";
+import { clientOf, emailInput, passwordInput, usernameInput } from "./inputs.ts";
+import { authResultSchema } from "./views.ts";
+
+/** POST /auth/register: 201 token pair + user; 409 when the email or username is taken. */
+export const register = publicProcedure
+  .meta({
+    openapi: {
+      method: "POST",
+      path: "/auth/register",
+      tags: ["accounts"],
+      summary: "Create an account",
+      successDescription: "Created",
+      errorResponses: { 400: "Invalid fields", 409: "Email or username taken" },
+    },
+  })
+  .input(z.object({ email: emailInput, username: usernameInput, password: passwordInput }))
+  .output(authResultSchema)
+  .mutation(({ ctx, input }) => {
+    ctx.response.status = 201;
+    return ctx.services.accounts.register(input, clientOf(ctx));
+  });

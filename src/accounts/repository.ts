@@ -1,0 +1,118 @@
+/** SQL of the accounts domain. Functions take the executor first; lockers take a transaction. */
+import { sql } from "kysely";
+import type { Db, Trx } from "../schema.ts";
+
+/** A user row by id, or undefined. */
+export function findUserById(db: Db, id: string) {
+  return db.selectFrom("users").selectAll().where("id", "=", id).executeTakeFirst();
+}
+
+/** A user by email or username, case-insensitively. */
+export function findUserByIdentifier(db: Db, identifier: string) {
+  const key = identifier.trim().toLowerCase();
+  return db.selectFrom("users").selectAll()
+    .where((eb) => eb.or([eb(sql`lower(email)`, "=", key), eb(sql`lower(username)`, "=", key)]))
+    .executeTakeFirst();
+}
+
+/** Inserts a user; a duplicate email or username raises PostgreSQL error 23505. */
+export function insertUser(
+  db: Db,
+  user: { id: string; email: string; username: string; password_hash: string | null },
+) {
+  return db.insertInto("users").values(user).returningAll().executeTakeFirstOrThrow();
+}
+
+/** Updates username and/or password hash; returns the new row. */
+export function updateUser(
+  db: Db,
+  id: string,
+  changes: { username?: string; password_hash?: string },
+) {
+  return db.updateTable("users").set({ ...changes, updated_at: new Date() })
+    .where("id", "=", id).returningAll().executeTakeFirst();
+}
+
+/** Locks the user row for the rest of the transaction. */
+export function lockUser(trx: Trx, id: string) {
+  return trx.selectFrom("users").selectAll().where("id", "=", id).forUpdate().executeTakeFirst();
+}
+
+/** Hard-deletes a user; sessions, tokens, links and owned rows go by ON DELETE CASCADE. */
+export function deleteUser(trx: Trx, id: string) {
+  return trx.deleteFrom("users").where("id", "=", id).executeTakeFirst();
+}
+
+/** The identity-provider links of a user, oldest first. */
+export function listOauthAccounts(db: Db, userId: string) {
+  return db.selectFrom("oauth_accounts").selectAll().where("user_id", "=", userId)
+    .orderBy("linked_at").execute();
+}
+
+/** The session and its active user for an access token, in one round trip. */
+export function findActiveSession(db: Db, sessionId: string, userId: string) {
+  return db.selectFrom("sessions").innerJoin("users", "users.id", "sessions.user_id")
+    .select(["sessions.id", "sessions.last_used_at"])
+    .where("sessions.id", "=", sessionId).where("sessions.user_id", "=", userId)
+    .where("users.disabled_at", "is", null)
+    .executeTakeFirst();
+}
+
+/** Inserts a session. */
+export function insertSession(
+  db: Db,
+  session: { id: string; user_id: string; user_agent: string; ip: string },
+) {
+  return db.insertInto("sessions").values(session).execute();
+}
+
+/** Marks a session used now. */
+export function touchSession(db: Db, sessionId: string) {
+  return db.updateTable("sessions").set({ last_used_at: new Date() })
+    .where("id", "=", sessionId).execute();
+}
+
+/** The sessions of a user, most recently used first. */
+export function listSessions(db: Db, userId: string) {
+  return db.selectFrom("sessions").selectAll().where("user_id", "=", userId)
+    .orderBy("last_used_at", "desc").orderBy("id", "desc").execute();
+}
+
+/** Deletes one session of a user (its refresh tokens cascade); returns how many went. */
+export async function deleteSession(db: Db, userId: string, sessionId: string): Promise<number> {
+  const result = await db.deleteFrom("sessions").where("id", "=", sessionId)
+    .where("user_id", "=", userId).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/** Deletes every session of a user, optionally sparing one. */
+export function deleteSessionsOfUser(db: Db, userId: string, except?: string) {
+  let query = db.deleteFrom("sessions").where("user_id", "=", userId);
+  if (except) query = query.where("id", "!=", except);
+  return query.execute();
+}
+
+/** Stores the digest of a new refresh token. */
+export function insertRefreshToken(
+  db: Db,
+  token: { token_digest: string; session_id: string; user_id: string; expires_at: Date },
+) {
+  return db.insertInto("refresh_tokens").values(token).execute();
+}
+
+/**
+ * Consumes a refresh token: marks it used if it is unused and unexpired, in one statement, so
+ * of two concurrent presentations exactly one gets the row back.
+ */
+export function consumeRefreshToken(trx: Trx, digest: string) {
+  return trx.updateTable("refresh_tokens").set({ used_at: new Date() })
+    .where("token_digest", "=", digest).where("used_at", "is", null)
+    .where("expires_at", ">", new Date())
+    .returning(["session_id", "user_id"]).executeTakeFirst();
+}
+
+/** A refresh token row by digest, used or not. */
+export function findRefreshToken(db: Db, digest: string) {
+  return db.selectFrom("refresh_tokens").selectAll().where("token_digest", "=", digest)
+    .executeTakeFirst();
+}

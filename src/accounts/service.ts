@@ -1,0 +1,236 @@
+/**
+ * Accounts: registration, password login, refresh-token rotation, sessions, profile and account
+ * deletion (SPEC 4.1). Every rule lives here; procedures only translate HTTP.
+ */
+import type { Selectable } from "kysely";
+import type { Db, Trx } from "../schema.ts";
+import { AppError, badRequest, conflict, notFound, unauthorized } from "../errors.ts";
+import { uuidv7 } from "../lib/ids.ts";
+import { randomToken, sha256Hex } from "../lib/crypto.ts";
+import { isUniqueViolation } from "../db/errors.ts";
+import type { AccessTokens } from "./access_tokens.ts";
+import { hashPassword, verifyAgainstDummy, verifyPassword } from "./passwords.ts";
+import * as repo from "./repository.ts";
+import type { UsersTable } from "./tables.ts";
+import { type SubscriptionSummary, toOauthAccount, toSession, toUser } from "./views.ts";
+
+/** Refresh tokens live 30 days from issue; every use rotates them. */
+const REFRESH_TTL_MS = 30 * 24 * 3600 * 1000;
+
+/** Where a session was opened from; recorded on the session row. */
+export interface ClientInfo {
+  userAgent: string;
+  ip: string;
+}
+
+/**
+ * Steps other domains add to account deletion (SPEC 4.1): `before` runs outside the transaction
+ * (provider revocation, subscription cancellation) and aborts on failure; `inTransaction` runs in
+ * the deleting transaction (unlinking devices, removing their pushes).
+ */
+export interface DeletionSteps {
+  before: Array<(user: Selectable<UsersTable>) => Promise<void>>;
+  inTransaction: Array<(trx: Trx, userId: string) => Promise<void>>;
+}
+
+/** What `GET /auth/me` adds about billing; supplied by the billing domain. */
+export type SubscriptionSummaryReader = (userId: string) => Promise<SubscriptionSummary | null>;
+
+export class AccountsService {
+  readonly deletionSteps: DeletionSteps = { before: [], inTransaction: [] };
+  subscriptionOf: SubscriptionSummaryReader = () => Promise.resolve(null);
+
+  constructor(private readonly db: Db, private readonly tokens: AccessTokens) {}
+
+  /** Creates an account and its first session (SPEC 4.1 register). */
+  async register(input: { email: string; username: string; password: string }, client: ClientInfo) {
+    const user = await this.createUser({
+      email: input.email,
+      username: input.username,
+      passwordHash: await hashPassword(input.password),
+    });
+    return { ...(await this.openSession(user.id, client)), user: toUser(user) };
+  }
+
+  /** Inserts a user row, turning unique violations into the spec's 409s. */
+  async createUser(input: { email: string; username: string; passwordHash: string | null }) {
+    try {
+      return await repo.insertUser(this.db, {
+        id: uuidv7(),
+        email: input.email.trim(),
+        username: input.username.trim(),
+        password_hash: input.passwordHash,
+      });
+    } catch (error) {
+      if (isUniqueViolation(error, "users_email_key")) {
+        throw conflict("Email is already registered");
+      }
+      if (isUniqueViolation(error, "users_username_key")) {
+        throw conflict("Username is already taken");
+      }
+      throw error;
+    }
+  }
+
+  /** Password login by email or username. Unknown users cost the same time as wrong passwords. */
+  async login(input: { identifier: string; password: string }, client: ClientInfo) {
+    const user = await repo.findUserByIdentifier(this.db, input.identifier);
+    const ok = user?.password_hash && !user.disabled_at
+      ? await verifyPassword(input.password, user.password_hash)
+      : await verifyAgainstDummy(input.password);
+    if (!ok || !user) throw unauthorized("Invalid credentials");
+    return { ...(await this.openSession(user.id, client)), user: toUser(user) };
+  }
+
+  /** Opens a session for a user and issues its first token pair. */
+  async openSession(userId: string, client: ClientInfo) {
+    const sessionId = uuidv7();
+    await repo.insertSession(this.db, {
+      id: sessionId,
+      user_id: userId,
+      user_agent: client.userAgent.slice(0, 512),
+      ip: client.ip,
+    });
+    return await this.issuePair(this.db, userId, sessionId);
+  }
+
+  private async issuePair(db: Db, userId: string, sessionId: string) {
+    const refreshToken = `rt_${randomToken(32)}`;
+    await repo.insertRefreshToken(db, {
+      token_digest: sha256Hex(refreshToken),
+      session_id: sessionId,
+      user_id: userId,
+      expires_at: new Date(Date.now() + REFRESH_TTL_MS),
+    });
+    return { accessToken: await this.tokens.sign(userId, sessionId), refreshToken };
+  }
+
+  /**
+   * Rotates a refresh token (SPEC 4.1). The presented token is consumed atomically; presenting
+   * a token that was already used revokes every session of its user (RFC 9700 4.14), because
+   * either the client or an attacker holds a stolen copy.
+   */
+  async refresh(refreshToken: string, client: ClientInfo) {
+    const digest = sha256Hex(refreshToken);
+    const outcome = await this.db.transaction().execute(async (trx) => {
+      const consumed = await repo.consumeRefreshToken(trx, digest);
+      if (consumed) {
+        await trx.updateTable("sessions").set({
+          last_used_at: new Date(),
+          ip: client.ip,
+          user_agent: client.userAgent.slice(0, 512),
+        }).where("id", "=", consumed.session_id).execute();
+        return { pair: await this.issuePair(trx, consumed.user_id, consumed.session_id) };
+      }
+      const known = await repo.findRefreshToken(trx, digest);
+      if (known?.used_at) return { reusedBy: known.user_id };
+      return {};
+    });
+    if (outcome.reusedBy) await repo.deleteSessionsOfUser(this.db, outcome.reusedBy);
+    if (!outcome.pair) throw unauthorized("Invalid refresh token");
+    return outcome.pair;
+  }
+
+  /** Ends the caller's session and the session of the given refresh token, if it is theirs. */
+  async logout(userId: string, sessionId: string | undefined, refreshToken: string | undefined) {
+    if (sessionId) await repo.deleteSession(this.db, userId, sessionId);
+    if (refreshToken) {
+      const row = await repo.findRefreshToken(this.db, sha256Hex(refreshToken));
+      if (row?.user_id === userId) await repo.deleteSession(this.db, userId, row.session_id);
+    }
+  }
+
+  /** `GET /auth/me`: the user, their provider links and their subscription summary. */
+  async me(userId: string) {
+    const user = await repo.findUserById(this.db, userId);
+    if (!user) throw unauthorized();
+    const [links, subscription] = await Promise.all([
+      repo.listOauthAccounts(this.db, userId),
+      this.subscriptionOf(userId),
+    ]);
+    return { ...toUser(user), oauthAccounts: links.map(toOauthAccount), subscription };
+  }
+
+  /**
+   * `PUT /auth/me`. Changing a password requires the current one (when the user has one) and
+   * ends every other session, so a stolen session cannot outlive a password reset.
+   */
+  async updateMe(
+    userId: string,
+    sessionId: string | undefined,
+    input: { username?: string; password?: string; currentPassword?: string },
+  ) {
+    const user = await repo.findUserById(this.db, userId);
+    if (!user) throw unauthorized();
+    const changes: { username?: string; password_hash?: string } = {};
+    if (input.password !== undefined) {
+      if (user.password_hash) {
+        if (input.currentPassword === undefined) {
+          throw badRequest("currentPassword is required to change the password");
+        }
+        if (!(await verifyPassword(input.currentPassword, user.password_hash))) {
+          throw unauthorized("Current password is incorrect");
+        }
+      }
+      changes.password_hash = await hashPassword(input.password);
+    }
+    if (input.username !== undefined) changes.username = input.username.trim();
+    if (!changes.username && !changes.password_hash) return toUser(user);
+    try {
+      const updated = await repo.updateUser(this.db, userId, changes);
+      if (!updated) throw unauthorized();
+      if (changes.password_hash) await repo.deleteSessionsOfUser(this.db, userId, sessionId);
+      return toUser(updated);
+    } catch (error) {
+      if (isUniqueViolation(error)) throw conflict("Username is already taken");
+      throw error;
+    }
+  }
+
+  /** The caller's sessions. */
+  async listSessions(userId: string) {
+    return (await repo.listSessions(this.db, userId)).map(toSession);
+  }
+
+  /** Ends one of the caller's sessions; another user's session is 404 (SPEC 5.8). */
+  async deleteSession(userId: string, sessionId: string) {
+    if ((await repo.deleteSession(this.db, userId, sessionId)) === 0) {
+      throw notFound("Session not found");
+    }
+  }
+
+  /**
+   * Deletes an account for good (SPEC 4.1): password check when the user has one, the
+   * `before` steps (each may abort with 500), then one transaction that runs the other domains'
+   * steps and deletes the user row, cascading to everything the user owns.
+   */
+  async deleteAccount(userId: string, password: string | undefined) {
+    const user = await repo.findUserById(this.db, userId);
+    if (!user) throw notFound("User no longer exists");
+    if (user.password_hash) {
+      if (password === undefined) throw unauthorized("Password is required");
+      if (!(await verifyPassword(password, user.password_hash))) {
+        throw unauthorized("Incorrect password");
+      }
+    }
+    for (const step of this.deletionSteps.before) {
+      try {
+        await step(user);
+      } catch (cause) {
+        console.error(
+          JSON.stringify({
+            level: "error",
+            msg: "account deletion step failed",
+            cause: String(cause),
+          }),
+        );
+        throw new AppError("internal", "Account deletion failed; nothing was deleted");
+      }
+    }
+    await this.db.transaction().execute(async (trx) => {
+      if (!(await repo.lockUser(trx, userId))) throw notFound("User no longer exists");
+      for (const step of this.deletionSteps.inTransaction) await step(trx, userId);
+      await repo.deleteUser(trx, userId);
+    });
+  }
+}

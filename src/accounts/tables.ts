@@ -1,0 +1,50 @@
+/** Table types of the accounts domain (migrations/0001_accounts.sql). */
+import type { ColumnType, Generated } from "kysely";
+
+type CreatedAt = ColumnType<Date, Date | undefined, never>;
+type Timestamp = ColumnType<Date, Date | undefined, Date>;
+
+export interface UsersTable {
+  id: string;
+  email: string;
+  username: string;
+  password_hash: string | null;
+  disabled_at: Date | null;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
+export interface SessionsTable {
+  id: string;
+  user_id: string;
+  user_agent: string;
+  ip: string;
+  created_at: CreatedAt;
+  last_used_at: Timestamp;
+}
+
+export interface RefreshTokensTable {
+  token_digest: string;
+  session_id: string;
+  user_id: string;
+  created_at: CreatedAt;
+  expires_at: Date;
+  used_at: Date | null;
+}
+
+export interface OauthAccountsTable {
+  id: string;
+  user_id: string;
+  provider: string;
+  provider_user_id: string;
+  email: Generated<string>;
+  provider_refresh_token: string | null;
+  linked_at: CreatedAt;
+}
+
+export interface AccountTables {
+  users: UsersTable;
+  sessions: SessionsTable;
+  refresh_tokens: RefreshTokensTable;
+  oauth_accounts: OauthAccountsTable;
+}

@@ -1,0 +1,31 @@
+import { z } from "zod";
+import { userProcedure } from "../trpc/auth.ts";
+import { passwordInput, usernameInput } from "./inputs.ts";
+import { userSchema } from "./views.ts";
+
+/** PUT /auth/me: change username and/or password (the latter needs `currentPassword`). */
+export const updateMe = userProcedure
+  .meta({
+    openapi: {
+      method: "PUT",
+      path: "/auth/me",
+      tags: ["accounts"],
+      summary: "Update the signed-in user",
+      protect: true,
+      errorResponses: {
+        400: "Invalid fields or missing currentPassword",
+        401: "Unauthorized or incorrect current password",
+        409: "Username taken",
+      },
+    },
+  })
+  .input(z.object({
+    username: usernameInput.optional(),
+    password: passwordInput.optional(),
+    currentPassword: z.string().max(1024).optional(),
+  }))
+  .output(userSchema)
+  .mutation(({ ctx, input }) => {
+    const sessionId = ctx.caller.kind === "user" ? ctx.caller.sessionId : undefined;
+    return ctx.services.accounts.updateMe(ctx.caller.userId, sessionId, input);
+  });

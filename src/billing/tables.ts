@@ -1,0 +1,21 @@
+/** Table types of billing (migrations/0001_accounts.sql, `subscriptions`). */
+import type { ColumnType, Generated } from "kysely";
+
+export interface SubscriptionsTable {
+  user_id: string;
+  status: Generated<string>;
+  plan: string | null;
+  interval: string | null;
+  current_period_start: Date | null;
+  current_period_end: Date | null;
+  cancel_at_period_end: Generated<boolean>;
+  payment_customer_id: string | null;
+  payment_subscription_id: string | null;
+  provider_updated_at: Date | null;
+  created_at: ColumnType<Date, Date | undefined, never>;
+  updated_at: ColumnType<Date, Date | undefined, Date>;
+}
+
+export interface BillingTables {
+  subscriptions: SubscriptionsTable;
+}

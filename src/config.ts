@@ -1,0 +1,185 @@
+/**
+ * Every environment variable of CONTRACT.md, parsed once with zod into a frozen object.
+ * Nothing else in the service reads `Deno.env`.
+ */
+import { z } from "zod";
+
+const port = z.coerce.number().int().min(0).max(65535);
+const optionalString = z.string().trim().min(1).optional().catch(undefined);
+const optionalUrl = z.url().optional();
+
+/** "72h", "90m", "3600s" or plain seconds; 0 or invalid falls back to the default (CONTRACT.md). */
+export function parseDuration(value: string | undefined, fallbackSeconds: number): number {
+  const match = value?.trim().match(/^(\d+)\s*([hms]?)$/);
+  if (!match) return fallbackSeconds;
+  const seconds = Number(match[1]) * ({ h: 3600, m: 60, s: 1, "": 1 } as const)[match[2] as "h"];
+  return seconds > 0 ? seconds : fallbackSeconds;
+}
+
+/** A positive integer setting; 0, unset or invalid means the default, never unlimited (SPEC 8). */
+function positiveOrDefault(fallback: number) {
+  return z.string().optional().transform((v) => {
+    const n = Number(v);
+    return Number.isInteger(n) && n > 0 ? n : fallback;
+  });
+}
+
+function jsonOf<T extends z.ZodType>(schema: T) {
+  return z.string().transform((text, ctx) => {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      ctx.addIssue({ code: "custom", message: "is not valid JSON" });
+      return z.NEVER;
+    }
+  }).pipe(schema);
+}
+
+const principal = z.object({
+  id: z.string().min(1),
+  name: z.string().default(""),
+  token: z.string().min(16, "token must be at least 16 characters"),
+  role: z.enum(["operator", "supervisor", "auditor"]),
+  stationId: z.string().nullable().default(null),
+  factoryId: z.string().nullable().default(null),
+  batches: z.array(z.string()).default([]),
+  skus: z.array(z.string()).default([]),
+});
+
+const issuer = z.object({
+  authUrl: z.string().optional(),
+  tokenUrl: z.string().optional(),
+  jwksUrl: z.string().optional(),
+  issuer: z.string().optional(),
+  revokeUrl: z.string().optional(),
+});
+
+const schema = z.object({
+  PORT: port.default(8080),
+  FACTORY_PORT: port.optional(),
+  HOST: z.string().default("0.0.0.0"),
+  PUBLIC_BASE_URL: optionalUrl,
+  DATA_DIR: z.string().default("./data"),
+  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, "must be a postgres:// URL").optional(),
+  MQTT_URL: z.string().regex(/^mqtts?:\/\//, "must be an mqtt:// or mqtts:// URL").optional(),
+  MQTT_PORT: port.default(1883),
+  S3_BUCKET: optionalString,
+  S3_REGION: z.string().default("us-east-1"),
+  S3_ENDPOINT: optionalUrl,
+  S3_ACCESS_KEY_ID: optionalString,
+  S3_SECRET_ACCESS_KEY: optionalString,
+  S3_FORCE_PATH_STYLE: z.stringbool().default(false),
+  JWT_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+  ACCESS_TOKEN_EXPIRY: z.string().optional(),
+  FACTORY_PRINCIPALS: jsonOf(z.array(principal)).optional(),
+  NFC_MASTER_KEYS: jsonOf(z.record(z.string(), z.base64())).optional(),
+  NFC_ACTIVE_KEY_ID: optionalString,
+  NFC_URI_SCHEME: z.string().regex(/^[a-z][a-z0-9+.-]*$/, "must be a URI scheme").default("dds"),
+  STRIPE_SECRET_KEY: optionalString,
+  STRIPE_WEBHOOK_SECRET: optionalString,
+  STRIPE_PRICE_MONTHLY: optionalString,
+  STRIPE_PRICE_YEARLY: optionalString,
+  STRIPE_API_URL: optionalUrl,
+  ANTHROPIC_API_KEY: optionalString,
+  ANTHROPIC_BASE_URL: optionalUrl,
+  GOOGLE_CLIENT_ID: optionalString,
+  GOOGLE_CLIENT_SECRET: optionalString,
+  APPLE_CLIENT_ID: optionalString,
+  APPLE_TEAM_ID: optionalString,
+  APPLE_KEY_ID: optionalString,
+  APPLE_PRIVATE_KEY: optionalString,
+  APPLE_BUNDLE_ID: optionalString,
+  OAUTH_ISSUER_OVERRIDES: jsonOf(z.object({ google: issuer.optional(), apple: issuer.optional() }))
+    .optional(),
+  WEB_APP_URL: z.url().default("http://localhost:3000"),
+  CORS_ORIGINS: z.string().optional(),
+  TARGETLESS_MAX_RENDITION_PIXELS: positiveOrDefault(4_000_000),
+  TARGETLESS_MAX_RENDITIONS_PER_PRESENTATION: positiveOrDefault(20),
+  TARGETLESS_MAX_CONCURRENT_RENDITIONS: positiveOrDefault(8),
+  ANALYZE_SCHEDULE: z.string().default("0 * * * *"),
+  LOG_LEVEL: z.enum(["info", "silent"]).default("info"),
+});
+
+/** The parsed configuration; `secrets.ts` fills in generated values at start-up. */
+export type Config = ReturnType<typeof shape>;
+
+function shape(env: z.output<typeof schema>) {
+  return {
+    port: env.PORT,
+    factoryPort: env.FACTORY_PORT,
+    host: env.HOST,
+    publicBaseUrl: (env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`).replace(/\/$/, ""),
+    dataDir: env.DATA_DIR,
+    databaseUrl: env.DATABASE_URL,
+    mqtt: { url: env.MQTT_URL, port: env.MQTT_PORT },
+    s3: env.S3_BUCKET
+      ? {
+        bucket: env.S3_BUCKET,
+        region: env.S3_REGION,
+        endpoint: env.S3_ENDPOINT,
+        accessKeyId: env.S3_ACCESS_KEY_ID,
+        secretAccessKey: env.S3_SECRET_ACCESS_KEY,
+        forcePathStyle: env.S3_FORCE_PATH_STYLE,
+      }
+      : undefined,
+    jwtSecret: env.JWT_SECRET,
+    accessTokenTtlSeconds: parseDuration(env.ACCESS_TOKEN_EXPIRY, 72 * 3600),
+    factoryPrincipals: env.FACTORY_PRINCIPALS ?? [],
+    nfc: {
+      masterKeys: env.NFC_MASTER_KEYS,
+      activeKeyId: env.NFC_ACTIVE_KEY_ID,
+      uriScheme: env.NFC_URI_SCHEME,
+    },
+    stripe: {
+      secretKey: env.STRIPE_SECRET_KEY,
+      webhookSecret: env.STRIPE_WEBHOOK_SECRET,
+      priceMonthly: env.STRIPE_PRICE_MONTHLY,
+      priceYearly: env.STRIPE_PRICE_YEARLY,
+      apiUrl: env.STRIPE_API_URL,
+    },
+    anthropic: { apiKey: env.ANTHROPIC_API_KEY, baseUrl: env.ANTHROPIC_BASE_URL },
+    google: { clientId: env.GOOGLE_CLIENT_ID, clientSecret: env.GOOGLE_CLIENT_SECRET },
+    apple: {
+      clientId: env.APPLE_CLIENT_ID,
+      teamId: env.APPLE_TEAM_ID,
+      keyId: env.APPLE_KEY_ID,
+      privateKey: env.APPLE_PRIVATE_KEY,
+      bundleId: env.APPLE_BUNDLE_ID,
+    },
+    oauthIssuerOverrides: env.OAUTH_ISSUER_OVERRIDES ?? {},
+    webAppUrl: env.WEB_APP_URL.replace(/\/$/, ""),
+    corsOrigins: (env.CORS_ORIGINS ?? env.WEB_APP_URL).split(",").map((o) => o.trim())
+      .filter(Boolean),
+    targetless: {
+      maxRenditionPixels: env.TARGETLESS_MAX_RENDITION_PIXELS,
+      maxRenditionsPerPresentation: env.TARGETLESS_MAX_RENDITIONS_PER_PRESENTATION,
+      maxConcurrentRenditions: env.TARGETLESS_MAX_CONCURRENT_RENDITIONS,
+    },
+    analyzeSchedule: env.ANALYZE_SCHEDULE,
+    logLevel: env.LOG_LEVEL,
+  };
+}
+
+/** Raised when a variable is invalid; its message is the one line start-up prints. */
+export class ConfigError extends Error {}
+
+/** Parses an environment map; throws ConfigError naming the first bad variable. */
+export function parseConfig(env: Record<string, string | undefined>): Config {
+  const cleaned = Object.fromEntries(
+    Object.entries(env).filter(([, v]) => v !== undefined && v !== ""),
+  );
+  const result = schema.safeParse(cleaned);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    const name = String(issue.path[0] ?? "environment");
+    throw new ConfigError(`Invalid ${name}: ${issue.message}`);
+  }
+  return shape(result.data);
+}
+
+/** Reads the process environment; the only place in the service that does. */
+export function loadConfig(): Config {
+  // trpc-to-openapi regenerates its OpenAPI document per request unless in production mode.
+  Deno.env.set("NODE_ENV", "production");
+  return parseConfig(Deno.env.toObject());
+}

@@ -1,0 +1,52 @@
+/**
+ * Error envelopes (SPEC 7): `{"error": message}` on the main API and the factory console;
+ * `{"error": {code, message, requestId}}` on `/api/sdk/v1` and, by our decision, `/api/app/v1`.
+ */
+import { TRPCError } from "@trpc/server";
+import { AppError } from "../errors.ts";
+
+export type Envelope = "main" | "versioned";
+
+/** Which envelope a path answers with. */
+export function envelopeOf(path: string): Envelope {
+  return path.startsWith("/api/sdk/v1") || path.startsWith("/api/app/v1") ? "versioned" : "main";
+}
+
+/** Renders an AppError in the given envelope. */
+export function errorResponse(envelope: Envelope, error: AppError, requestId: string): Response {
+  const body = envelope === "versioned"
+    ? { error: { code: error.code, message: error.message, requestId } }
+    : { error: error.message };
+  return new Response(JSON.stringify(body), {
+    status: error.status,
+    headers: { "content-type": "application/json", ...error.headers },
+  });
+}
+
+interface ZodIssueLike {
+  path: PropertyKey[];
+  message: string;
+}
+
+/** Turns anything thrown into an AppError; unknown errors become a logged 500. */
+export function toAppError(error: unknown): AppError {
+  if (error instanceof AppError) return error;
+  if (error instanceof TRPCError) {
+    if (error.cause instanceof AppError) return error.cause;
+    const issues = (error.cause as { issues?: ZodIssueLike[] } | undefined)?.issues;
+    if (error.code === "BAD_REQUEST" && Array.isArray(issues) && issues.length) {
+      const issue = issues[0];
+      const field = issue.path.map(String).join(".");
+      return new AppError("invalid_request", field ? `${field}: ${issue.message}` : issue.message);
+    }
+    if (error.code === "PARSE_ERROR") {
+      return new AppError("invalid_request", "Request body is not valid JSON");
+    }
+    if (error.code === "UNSUPPORTED_MEDIA_TYPE") {
+      return new AppError("invalid_request", "Content-Type must be application/json");
+    }
+    if (error.code === "NOT_FOUND") return new AppError("not_found", "Not found");
+    if (error.code === "BAD_REQUEST") return new AppError("invalid_request", error.message);
+  }
+  return new AppError("internal", "Internal server error");
+}

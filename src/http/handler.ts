@@ -1,0 +1,166 @@
+/**
+ * The pre-router in front of every listener: request id, CORS, ingress, body limit, raw routes,
+ * `/trpc`, and the REST mounts served by trpc-to-openapi, with the spec's error envelopes.
+ */
+import type { AnyRouter } from "@trpc/server";
+import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
+import { createOpenApiFetchHandler } from "trpc-to-openapi";
+import { AppError } from "../errors.ts";
+import { uuidv7 } from "../lib/ids.ts";
+import type { Services } from "../services.ts";
+import type { Context, ResponseHolder } from "../trpc/init.ts";
+import { JSON_BODY_LIMIT, readLimited } from "./body.ts";
+import { applyCors, preflight } from "./cors.ts";
+import { envelopeOf, errorResponse, toAppError } from "./envelope.ts";
+import type { Logger } from "./log.ts";
+import type { RawRoute } from "./raw.ts";
+import { RouteTable } from "./routes.ts";
+
+const FACTORY_PREFIX = "/internal/factory";
+
+/** Which paths a listener serves: everything, the user API only, or the factory console only. */
+export type Ingress = "combined" | "user" | "factory";
+
+export interface HandlerOptions {
+  router: AnyRouter;
+  raw: RawRoute[];
+  services: Services;
+  logger: Logger;
+  ingress: Ingress;
+}
+
+type ServeInfo = { remoteAddr: { hostname: string } } | undefined;
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
+const BODYLESS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+function bearerOf(req: Request): string | null {
+  const header = req.headers.get("authorization");
+  const match = header?.match(/^Bearer\s+(\S+)\s*$/i);
+  return match ? match[1] : null;
+}
+
+function servesPath(ingress: Ingress, path: string): boolean {
+  const factory = path === FACTORY_PREFIX || path.startsWith(`${FACTORY_PREFIX}/`);
+  return ingress === "combined" || (ingress === "factory") === factory;
+}
+
+/** Builds the fetch handler of one listener. */
+export function createHandler(options: HandlerOptions) {
+  const { router, services, logger, ingress } = options;
+  const routes = new RouteTable(router, options.raw);
+  const origins = services.config.corsOrigins;
+
+  async function dispatch(req: Request, ctx: Context, url: URL, holder: { template: string }) {
+    if (url.pathname === "/trpc" || url.pathname.startsWith("/trpc/")) {
+      holder.template = "/trpc";
+      return await fetchRequestHandler({
+        endpoint: "/trpc",
+        req: await withLimitedBody(req),
+        router,
+        createContext: () => ctx,
+        responseMeta: () => ({ headers: ctx.response.headers }),
+      });
+    }
+    const match = servesPath(ingress, url.pathname)
+      ? routes.match(req.method, url.pathname)
+      : { kind: "none" as const };
+    if (match.kind === "none") throw new AppError("not_found", "Not found");
+    if (match.kind === "method_not_allowed") {
+      holder.template = match.template;
+      throw new AppError("method_not_allowed", `Method ${req.method} is not allowed here`, {
+        allow: match.allow.join(", "),
+      });
+    }
+    holder.template = match.entry.template;
+    if (match.entry.raw) {
+      return await match.entry.raw.handle(req, { ...ctx, params: match.params });
+    }
+    return await serveOpenApi(await withLimitedBody(req), ctx);
+  }
+
+  async function serveOpenApi(req: Request, ctx: Context): Promise<Response> {
+    let captured: unknown;
+    const res = await createOpenApiFetchHandler({
+      endpoint: "/",
+      req,
+      router,
+      createContext: () => Promise.resolve(ctx),
+      onError: ({ error }) => {
+        captured = error;
+      },
+      responseMeta: () => ({ status: ctx.response.status ?? 200 }),
+    });
+    if (captured !== undefined) throw captured;
+    if (res.status === 204) return new Response(null, { status: 204 });
+    return res;
+  }
+
+  return async function handle(req: Request, info?: ServeInfo): Promise<Response> {
+    const started = performance.now();
+    const url = new URL(req.url);
+    const incomingId = req.headers.get("x-request-id");
+    const requestId = incomingId && REQUEST_ID.test(incomingId) ? incomingId : uuidv7();
+    const response: ResponseHolder = { headers: {} };
+    const holder = { template: "(unmatched)" };
+    const ctx: Context = {
+      req,
+      requestId,
+      ip: info?.remoteAddr.hostname ?? "",
+      userAgent: req.headers.get("user-agent") ?? "",
+      bearer: bearerOf(req),
+      response,
+      services,
+    };
+    let res: Response;
+    try {
+      res = req.method === "OPTIONS"
+        ? preflight(origins, req)
+        : await dispatch(req, ctx, url, holder);
+    } catch (error) {
+      const appError = toAppError(error);
+      if (appError.status >= 500) {
+        logger.error("request failed", {
+          requestId,
+          path: holder.template,
+          error: error instanceof Error ? (error.cause ?? error).toString() : String(error),
+          stack: error instanceof Error ? (error.cause as Error)?.stack ?? error.stack : undefined,
+        });
+      }
+      res = errorResponse(envelopeOf(url.pathname), appError, requestId);
+    }
+    const headers = new Headers(res.headers);
+    for (const [k, v] of Object.entries(response.headers)) headers.set(k, v);
+    headers.set("x-request-id", requestId);
+    applyCors(origins, req, headers);
+    const out = new Response(res.body, { status: res.status, statusText: res.statusText, headers });
+    logger.request({
+      method: req.method,
+      path: holder.template,
+      status: out.status,
+      ms: Math.round((performance.now() - started) * 100) / 100,
+      requestId,
+    });
+    return out;
+  };
+}
+
+/**
+ * Re-creates a JSON request with its body read under the 1 MiB limit. An empty body becomes
+ * `{}` so that body-less POSTs (`/portal`, `/unbind`) need no Content-Type.
+ */
+async function withLimitedBody(req: Request): Promise<Request> {
+  if (BODYLESS.has(req.method)) return req;
+  const bytes = await readLimited(req, JSON_BODY_LIMIT);
+  const headers = new Headers(req.headers);
+  if (bytes.byteLength === 0) {
+    headers.set("content-type", "application/json");
+    return new Request(req.url, { method: req.method, headers, body: "{}" });
+  }
+  const type = headers.get("content-type") ?? "";
+  if (!/^application\/json\b/i.test(type) && !/\+json\b/i.test(type)) {
+    throw new AppError("invalid_request", "Content-Type must be application/json");
+  }
+  headers.set("content-type", "application/json");
+  return new Request(req.url, { method: req.method, headers, body: bytes });
+}

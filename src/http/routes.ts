@@ -1,0 +1,82 @@
+/**
+ * The route table: every REST path of the tRPC router (from its OpenAPI meta) plus the raw
+ * routes, matched in declaration order like trpc-to-openapi. Gives the path template for logs,
+ * 404 and 405 before any handler runs, and which raw handler owns a path.
+ */
+import type { AnyRouter } from "@trpc/server";
+import type { RawRoute } from "./raw.ts";
+
+export interface RouteEntry {
+  method: string;
+  template: string;
+  raw?: RawRoute;
+  pattern: RegExp;
+}
+
+export type RouteMatch =
+  | { kind: "route"; entry: RouteEntry; params: Record<string, string> }
+  | { kind: "method_not_allowed"; allow: string[]; template: string }
+  | { kind: "none" };
+
+function compile(template: string): RegExp {
+  const source = template.replace(
+    /[.*+?^${}()|[\]\\]/g,
+    (ch) => ch === "{" || ch === "}" ? ch : `\\${ch}`,
+  )
+    .replace(/\{(\w+)\}/g, "(?<$1>[^/]+)");
+  return new RegExp(`^${source}/?$`);
+}
+
+/** The `{method, path}` of every procedure that has OpenAPI meta. */
+export function openApiRoutes(router: AnyRouter): Array<{ method: string; path: string }> {
+  const out: Array<{ method: string; path: string }> = [];
+  for (const procedure of Object.values(router._def.procedures)) {
+    const meta = (procedure as { _def: { meta?: { openapi?: { method: string; path: string } } } })
+      ._def.meta?.openapi;
+    if (meta) out.push({ method: meta.method, path: meta.path });
+  }
+  return out;
+}
+
+export class RouteTable {
+  readonly entries: RouteEntry[];
+
+  constructor(router: AnyRouter, raw: RawRoute[]) {
+    // Raw routes first: they own paths tRPC cannot serve (DELETE bodies, forms, files).
+    this.entries = [
+      ...raw.map((r) => ({ method: r.method, template: r.path, raw: r, pattern: compile(r.path) })),
+      ...openApiRoutes(router).map((r) => ({
+        method: r.method,
+        template: r.path,
+        pattern: compile(r.path),
+      })),
+    ];
+  }
+
+  match(method: string, path: string): RouteMatch {
+    const allow = new Set<string>();
+    let template = "";
+    for (const entry of this.entries) {
+      const m = entry.pattern.exec(path);
+      if (!m) continue;
+      if (entry.method === method) {
+        const params: Record<string, string> = {};
+        for (const [k, v] of Object.entries(m.groups ?? {})) params[k] = safeDecode(v);
+        return { kind: "route", entry, params };
+      }
+      allow.add(entry.method);
+      template ||= entry.template;
+    }
+    return allow.size
+      ? { kind: "method_not_allowed", allow: [...allow], template }
+      : { kind: "none" };
+  }
+}
+
+function safeDecode(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}

@@ -1,0 +1,30 @@
+import { z } from "zod";
+import { userProcedure } from "../trpc/auth.ts";
+import { createdPatSchema } from "./views.ts";
+
+/** POST /api/personal-access-tokens: 201 with the plaintext `token`, shown only here. */
+export const createPat = userProcedure
+  .meta({
+    openapi: {
+      method: "POST",
+      path: "/api/personal-access-tokens",
+      tags: ["personal-access-tokens"],
+      summary: "Create a personal access token",
+      protect: true,
+      errorResponses: {
+        400: "Empty or over-long name, or expiresAt not in the future",
+        401: "Unauthorized",
+        403: "Called with a personal access token",
+      },
+    },
+  })
+  .input(z.object({
+    name: z.string().trim().min(1, "must not be empty").max(100, "must be at most 100 characters"),
+    expiresAt: z.iso.datetime({ offset: true, message: "must be an RFC 3339 timestamp" })
+      .optional(),
+  }))
+  .output(createdPatSchema)
+  .mutation(({ ctx, input }) => {
+    ctx.response.status = 201;
+    return ctx.services.pats.create(ctx.caller.userId, input);
+  });

@@ -1,0 +1,29 @@
+import { z } from "zod";
+import { userProcedure } from "../trpc/auth.ts";
+import { badRequest } from "../errors.ts";
+import { isUuid } from "../lib/ids.ts";
+
+/** DELETE /api/personal-access-tokens/{id}: 204, immediate and idempotent. */
+export const revokePat = userProcedure
+  .meta({
+    openapi: {
+      method: "DELETE",
+      path: "/api/personal-access-tokens/{id}",
+      tags: ["personal-access-tokens"],
+      summary: "Revoke a personal access token",
+      protect: true,
+      successDescription: "Revoked (no body)",
+      errorResponses: {
+        400: "id is not a UUID",
+        401: "Unauthorized",
+        403: "Called with a personal access token",
+      },
+    },
+  })
+  .input(z.object({ id: z.string() }))
+  .output(z.void())
+  .mutation(async ({ ctx, input }) => {
+    if (!isUuid(input.id)) throw badRequest("id must be a UUID");
+    await ctx.services.pats.revoke(ctx.caller.userId, input.id);
+    ctx.response.status = 204;
+  });

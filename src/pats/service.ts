@@ -1,0 +1,66 @@
+/** Personal access tokens (SPEC 4.3, 5.4, 5.5): creation, listing, revocation, verification. */
+import type { Db } from "../schema.ts";
+import { badRequest } from "../errors.ts";
+import { uuidv7 } from "../lib/ids.ts";
+import { randomString, sha256Hex } from "../lib/crypto.ts";
+import * as repo from "./repository.ts";
+import { toPat } from "./views.ts";
+
+const PREFIX = "pat_";
+const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+const BODY_LENGTH = 40; // 40 base62 characters: 238 bits of entropy
+const FORMAT = new RegExp(`^${PREFIX}[0-9A-Za-z]{${BODY_LENGTH}}$`);
+
+/** True when a bearer looks like a PAT; decides which verifier handles it. */
+export function looksLikePat(bearer: string): boolean {
+  return bearer.startsWith(PREFIX);
+}
+
+export class PatsService {
+  constructor(private readonly db: Db) {}
+
+  /** Creates a token; the plaintext is returned here and never again. */
+  async create(userId: string, input: { name: string; expiresAt?: string }) {
+    const expiresAt = input.expiresAt === undefined ? null : new Date(input.expiresAt);
+    if (expiresAt && expiresAt.getTime() <= Date.now()) {
+      throw badRequest("expiresAt must be in the future");
+    }
+    const token = PREFIX + randomString(BODY_LENGTH, BASE62);
+    const row = await repo.insertPat(this.db, {
+      id: uuidv7(),
+      user_id: userId,
+      name: input.name,
+      token_digest: sha256Hex(token),
+      prefix: token.slice(0, PREFIX.length + 6),
+      last_four: token.slice(-4),
+      expires_at: expiresAt,
+    });
+    return { ...toPat(row), token };
+  }
+
+  /** The caller's tokens, revoked ones included. */
+  async list(userId: string) {
+    return (await repo.listPats(this.db, userId)).map(toPat);
+  }
+
+  /** Revokes a token; idempotent, and silent for ids that are not the caller's. */
+  async revoke(userId: string, id: string) {
+    await repo.revokePat(this.db, userId, id);
+  }
+
+  /**
+   * The owner of a valid token, or null. Every failure (malformed, unknown digest, revoked,
+   * expired, owner deleted or disabled) is the same null, so callers answer one 401.
+   */
+  async verify(token: string): Promise<{ userId: string; patId: string } | null> {
+    if (!FORMAT.test(token)) return null;
+    const row = await repo.findPatForAuth(this.db, sha256Hex(token));
+    const now = new Date();
+    if (!row || row.revoked_at || row.disabled_at) return null;
+    if (row.expires_at && row.expires_at <= now) return null;
+    if (!row.last_used_at || now.getTime() - row.last_used_at.getTime() >= 5 * 60 * 1000) {
+      await repo.touchPat(this.db, row.id, now);
+    }
+    return { userId: row.user_id, patId: row.id };
+  }
+}

@@ -1,0 +1,6 @@
+/** Every raw route of the service, in match order. Domains add theirs here. */
+import type { RawRoute } from "./http/raw.ts";
+import { health } from "./http/system_routes.ts";
+import { deleteAccount } from "./accounts/delete_account.ts";
+
+export const domainRawRoutes: RawRoute[] = [health, deleteAccount];

@@ -1,0 +1,23 @@
+/**
+ * The whole tRPC router. REST paths come from each procedure's OpenAPI meta; typed clients use
+ * the same procedures at `/trpc` through the exported `AppRouter` type.
+ */
+import { router } from "./trpc/init.ts";
+import { APP_SURFACE, SDK_SURFACE, type Surface } from "./trpc/surfaces.ts";
+import { accountsRouter } from "./accounts/router.ts";
+import { versionedMe } from "./accounts/versioned_me.ts";
+import { patsRouter } from "./pats/router.ts";
+
+/** The procedures of a versioned surface; each is added once and mounted on both prefixes. */
+function versioned(surface: Surface) {
+  return router({ me: versionedMe(surface) });
+}
+
+export const appRouter = router({
+  accounts: accountsRouter,
+  pats: patsRouter,
+  app: versioned(APP_SURFACE),
+  sdk: versioned(SDK_SURFACE),
+});
+
+export type AppRouter = typeof appRouter;

@@ -1,0 +1,15 @@
+/**
+ * The typed database: the union of every domain's tables. A domain adds its tables here with
+ * one `extends`; repositories take `Kysely<DB>` or `Transaction<DB>`.
+ */
+import type { Kysely, Transaction } from "kysely";
+import type { AccountTables } from "./accounts/tables.ts";
+import type { PatTables } from "./pats/tables.ts";
+import type { BillingTables } from "./billing/tables.ts";
+
+export interface DB extends AccountTables, PatTables, BillingTables {}
+
+/** Any executor: the pool or an open transaction. */
+export type Db = Kysely<DB>;
+/** An open transaction; functions that lock rows take only this. */
+export type Trx = Transaction<DB>;

@@ -1,0 +1,45 @@
+/** Starts the listeners of an app; shared by `main.ts` and the integration tests. */
+import type { Config } from "./config.ts";
+import { type App, createApp } from "./app.ts";
+
+export interface RunningServer {
+  app: App;
+  /** Base URL of the user API. */
+  url: string;
+  /** Base URL of the factory console (same as `url` without FACTORY_PORT). */
+  factoryUrl: string;
+  banner(): string[];
+  shutdown(): Promise<void>;
+}
+
+/** Opens the app and serves it; port 0 picks a free port (tests). */
+export async function startServer(config: Config): Promise<RunningServer> {
+  const app = await createApp(config);
+  const listen = (port: number, handler: App["userHandler"]) =>
+    Deno.serve({ port, hostname: config.host, onListen: () => {} }, handler);
+  const user = listen(config.port, app.userHandler);
+  const factory = app.factoryHandler && config.factoryPort !== undefined
+    ? listen(config.factoryPort, app.factoryHandler)
+    : undefined;
+  const local = (server: Deno.HttpServer<Deno.NetAddr>) =>
+    `http://${config.host === "0.0.0.0" ? "127.0.0.1" : config.host}:${server.addr.port}`;
+  const url = local(user);
+  const factoryUrl = factory ? local(factory) : url;
+  return {
+    app,
+    url,
+    factoryUrl,
+    banner: () => [
+      `Device Display Service listening`,
+      `  user API         ${url}  (health: ${url}/health, OpenAPI: ${url}/openapi.json, tRPC: ${url}/trpc)`,
+      `  factory console  ${factoryUrl}/internal/factory${factory ? "" : " (shared port)"}`,
+      ...(app.embedded.length
+        ? ["Embedded defaults in use:", ...app.embedded.map((e) => `  ${e}`)]
+        : []),
+    ],
+    async shutdown() {
+      await Promise.all([user.shutdown(), factory?.shutdown()]);
+      await app.close();
+    },
+  };
+}

@@ -1,0 +1,47 @@
+/**
+ * The services every procedure and handler reaches through its context. `main.ts` (or a test)
+ * builds them once from the configuration and the infrastructure adapters.
+ */
+import type { Config } from "./config.ts";
+import type { Db } from "./schema.ts";
+import { AccessTokens } from "./accounts/access_tokens.ts";
+import { AccountsService } from "./accounts/service.ts";
+import { Authenticator } from "./accounts/authenticator.ts";
+import { PatsService } from "./pats/service.ts";
+import { BillingService } from "./billing/service.ts";
+
+/** Who is calling, once authenticated. */
+export type Caller =
+  | { kind: "user"; userId: string; sessionId: string; expiresAt: number }
+  | { kind: "pat"; userId: string; patId: string };
+
+/** Secrets that are generated and kept under DATA_DIR when not configured. */
+export interface Secrets {
+  jwtSecret: string;
+}
+
+export interface Services {
+  config: Config;
+  db: Db;
+  accounts: AccountsService;
+  auth: Authenticator;
+  pats: PatsService;
+  billing: BillingService;
+}
+
+/** Wires the domain services together. */
+export function createServices(config: Config, db: Db, secrets: Secrets): Services {
+  const tokens = new AccessTokens(secrets.jwtSecret, config.accessTokenTtlSeconds);
+  const pats = new PatsService(db);
+  const accounts = new AccountsService(db, tokens);
+  const billing = new BillingService(db);
+  accounts.subscriptionOf = (userId) => billing.summary(userId);
+  return {
+    config,
+    db,
+    accounts,
+    auth: new Authenticator(db, tokens, pats),
+    pats,
+    billing,
+  };
+}

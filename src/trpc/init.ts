@@ -1,0 +1,68 @@
+/**
+ * tRPC initialisation: the request context, the base procedure and the mapping of AppError to
+ * tRPC codes. Procedures throw AppError; the HTTP layer turns it into the surface's envelope.
+ */
+import { initTRPC, TRPCError } from "@trpc/server";
+import type { OpenApiMeta } from "trpc-to-openapi";
+import { AppError } from "../errors.ts";
+import type { Caller, Services } from "../services.ts";
+
+/** Status and headers a procedure sets on its response (201, 204, Retry-After, ...). */
+export interface ResponseHolder {
+  status?: number;
+  headers: Record<string, string>;
+}
+
+/** What every procedure sees: the request, who called (after auth) and the services. */
+export interface Context {
+  req: Request;
+  requestId: string;
+  ip: string;
+  userAgent: string;
+  /** The raw bearer credential, or null; only the auth middlewares look at it. */
+  bearer: string | null;
+  response: ResponseHolder;
+  services: Services;
+  caller?: Caller;
+}
+
+type TrpcCode = ConstructorParameters<typeof TRPCError>[0]["code"];
+
+const TRPC_CODE: Record<number, TrpcCode> = {
+  400: "BAD_REQUEST",
+  401: "UNAUTHORIZED",
+  402: "PAYMENT_REQUIRED",
+  403: "FORBIDDEN",
+  404: "NOT_FOUND",
+  405: "METHOD_NOT_SUPPORTED",
+  409: "CONFLICT",
+  410: "NOT_FOUND",
+  413: "PAYLOAD_TOO_LARGE",
+  415: "UNSUPPORTED_MEDIA_TYPE",
+  429: "TOO_MANY_REQUESTS",
+  501: "NOT_IMPLEMENTED",
+  503: "SERVICE_UNAVAILABLE",
+};
+
+/** Wraps an AppError so tRPC clients see a fitting code; REST reads the AppError from `cause`. */
+export function toTrpcError(error: AppError): TRPCError {
+  return new TRPCError({
+    code: TRPC_CODE[error.status] ?? "INTERNAL_SERVER_ERROR",
+    message: error.message,
+    cause: error,
+  });
+}
+
+const t = initTRPC.context<Context>().meta<OpenApiMeta>().create();
+
+export const router = t.router;
+export const middleware = t.middleware;
+
+/** Every procedure starts here: AppErrors leave as TRPCErrors carrying the original. */
+export const baseProcedure = t.procedure.use(async ({ next }) => {
+  const result = await next();
+  if (!result.ok && result.error.cause instanceof AppError) {
+    throw toTrpcError(result.error.cause);
+  }
+  return result;
+});
