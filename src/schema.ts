@@ -6,8 +6,9 @@ import type { Kysely, Transaction } from "kysely";
 import type { AccountTables } from "./accounts/tables.ts";
 import type { PatTables } from "./pats/tables.ts";
 import type { BillingTables } from "./billing/tables.ts";
+import type { DeviceTables } from "./devices/tables.ts";
 
-export interface DB extends AccountTables, PatTables, BillingTables {}
+export interface DB extends AccountTables, PatTables, BillingTables, DeviceTables {}
 
 /** Any executor: the pool or an open transaction. */
 export type Db = Kysely<DB>;

@@ -1,0 +1,35 @@
+/** Table types of devices (migrations/0003_devices.sql), shared by the factory and user views. */
+import type { ColumnType, Generated } from "kysely";
+
+export interface DevicesTable {
+  id: string;
+  hw_id: string;
+  thing_name: string;
+  serial: string | null;
+  batch_id: string | null;
+  sku: string | null;
+  hw_revision: string | null;
+  lifecycle_status: Generated<string>;
+  nickname: string | null;
+  firmware: string | null;
+  battery: number | null;
+  online: Generated<boolean>;
+  /** Last `up/status` payload: "online" or "offline". */
+  last_status: string | null;
+  last_seen_at: Date | null;
+  owner_id: string | null;
+  bound_at: Date | null;
+  claim_code: string | null;
+  /** Arbitrary JSON object reported on `up/state`; pass the raw object (postgres.js jsonb). */
+  state: ColumnType<unknown, unknown, unknown> | null;
+  state_updated_at: Date | null;
+  tags: Generated<string[]>;
+  latest_push_id: string | null;
+  latest_push_at: Date | null;
+  created_at: ColumnType<Date, Date | undefined, never>;
+  updated_at: ColumnType<Date, Date | undefined, Date>;
+}
+
+export interface DeviceTables {
+  devices: DevicesTable;
+}

@@ -1,0 +1,35 @@
+/**
+ * Object storage behind one interface: S3 (`s3.ts`) when configured, otherwise the embedded
+ * on-disk store (`disk.ts`) whose signed URLs the service serves and verifies itself.
+ */
+
+/** A presigned browser upload: POST multipart to `url` with `fields` first, `file` last. */
+export interface UploadTicket {
+  url: string;
+  fields: Record<string, string>;
+  expiresAt: Date;
+}
+
+export interface ObjectInfo {
+  size: number;
+  contentType: string;
+}
+
+export interface ObjectStore {
+  /** Which implementation, for the start-up banner. */
+  readonly kind: "s3" | "disk";
+  put(key: string, bytes: Uint8Array, contentType: string): Promise<void>;
+  /** The object's bytes, or null when missing. */
+  get(key: string): Promise<Uint8Array | null>;
+  /** Size and content type, or null when missing. */
+  head(key: string): Promise<ObjectInfo | null>;
+  /** Deletes every object whose key starts with `prefix`. */
+  deletePrefix(prefix: string): Promise<void>;
+  /** A POST policy: content type matching `contentTypePrefix`, size within `maxBytes`. */
+  presignUpload(
+    key: string,
+    options: { contentType: string; maxBytes: number; expiresInSeconds: number },
+  ): Promise<UploadTicket>;
+  /** A signed GET URL valid for `expiresInSeconds`. */
+  signedGetUrl(key: string, expiresInSeconds: number): Promise<string>;
+}
