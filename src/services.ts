@@ -9,6 +9,8 @@ import { AccountsService } from "./accounts/service.ts";
 import { Authenticator } from "./accounts/authenticator.ts";
 import { PatsService } from "./pats/service.ts";
 import { BillingService } from "./billing/service.ts";
+import { createStripe } from "./billing/stripe_client.ts";
+import { OauthService } from "./oauth/service.ts";
 
 /** Who is calling, once authenticated. */
 export type Caller =
@@ -27,6 +29,7 @@ export interface Services {
   auth: Authenticator;
   pats: PatsService;
   billing: BillingService;
+  oauth: OauthService;
 }
 
 /** Wires the domain services together. */
@@ -34,8 +37,14 @@ export function createServices(config: Config, db: Db, secrets: Secrets): Servic
   const tokens = new AccessTokens(secrets.jwtSecret, config.accessTokenTtlSeconds);
   const pats = new PatsService(db);
   const accounts = new AccountsService(db, tokens);
-  const billing = new BillingService(db);
+  const billing = new BillingService(db, config, createStripe(config.stripe));
+  const oauth = new OauthService(db, config, accounts);
   accounts.subscriptionOf = (userId) => billing.summary(userId);
+  // SPEC 4.1: before deleting, revoke the Apple authorization and cancel a live subscription.
+  accounts.deletionSteps.before.push(
+    (user) => oauth.revokeApple(user.id),
+    (user) => billing.cancelForDeletion(user.id),
+  );
   return {
     config,
     db,
@@ -43,5 +52,6 @@ export function createServices(config: Config, db: Db, secrets: Secrets): Servic
     auth: new Authenticator(db, tokens, pats),
     pats,
     billing,
+    oauth,
   };
 }

@@ -39,6 +39,9 @@ export interface OauthAccountsTable {
   provider_user_id: string;
   email: Generated<string>;
   provider_refresh_token: string | null;
+  /** Added by migrations/0300: the client that obtained the refresh token, Apple's name. */
+  provider_client_id: string | null;
+  display_name: string | null;
   linked_at: CreatedAt;
 }
 

@@ -1,4 +1,4 @@
-/** Table types of billing (migrations/0001_accounts.sql, `subscriptions`). */
+/** Table types of billing (migrations/0001_accounts.sql `subscriptions`, 0300 `payment_events`). */
 import type { ColumnType, Generated } from "kysely";
 
 export interface SubscriptionsTable {
@@ -16,6 +16,13 @@ export interface SubscriptionsTable {
   updated_at: ColumnType<Date, Date | undefined, Date>;
 }
 
+export interface PaymentEventsTable {
+  id: string;
+  type: string;
+  processed_at: ColumnType<Date, Date | undefined, never>;
+}
+
 export interface BillingTables {
   subscriptions: SubscriptionsTable;
+  payment_events: PaymentEventsTable;
 }

@@ -1,0 +1,26 @@
+import { z } from "zod";
+import { userProcedure } from "../trpc/auth.ts";
+import { urlSchema } from "./views.ts";
+
+/** POST /auth/subscription/checkout: the URL of a hosted checkout page for the pro plan. */
+export const createCheckout = userProcedure
+  .meta({
+    openapi: {
+      method: "POST",
+      path: "/auth/subscription/checkout",
+      tags: ["billing"],
+      summary: "Start a hosted checkout for the pro plan",
+      protect: true,
+      errorResponses: {
+        400: "Invalid interval",
+        401: "Unauthorized",
+        409: "The user already has an active subscription",
+        503: "Billing is not configured",
+      },
+    },
+  })
+  .input(z.object({
+    interval: z.enum(["monthly", "yearly"], "interval must be monthly or yearly"),
+  }))
+  .output(urlSchema)
+  .mutation(({ ctx, input }) => ctx.services.billing.checkout(ctx.caller.userId, input.interval));

@@ -1,0 +1,31 @@
+import { z } from "zod";
+import { publicProcedure } from "../trpc/auth.ts";
+import { authResultSchema } from "../accounts/views.ts";
+import { clientOf } from "../accounts/inputs.ts";
+
+/** POST /auth/oauth/apple/native: Apple sign-in from the iOS app; token pair + user (SPEC 4.2). */
+export const appleNative = publicProcedure
+  .meta({
+    openapi: {
+      method: "POST",
+      path: "/auth/oauth/apple/native",
+      tags: ["identity-providers"],
+      summary: "Sign in with an Apple identity token from the app",
+      errorResponses: {
+        400: "Invalid body or missing identityToken",
+        401: "Identity token signature invalid or nonce mismatch",
+        501: "APPLE_BUNDLE_ID is not configured",
+      },
+    },
+  })
+  .input(z.object({
+    identityToken: z.string().min(1).max(16_384),
+    authorizationCode: z.string().min(1).max(4096).optional(),
+    nonce: z.string().max(1024).optional(),
+    fullName: z.object({
+      givenName: z.string().max(200).nullish(),
+      familyName: z.string().max(200).nullish(),
+    }).nullish(),
+  }))
+  .output(authResultSchema)
+  .mutation(({ ctx, input }) => ctx.services.oauth.appleNative(input, clientOf(ctx)));

@@ -1,0 +1,348 @@
+/**
+ * Sign-in through the identity providers (SPEC 4.2, CONTRACT.md): the Google redirect flow
+ * with PKCE, the Apple form_post flow, Apple native sign-in, linking by email, and revocation of
+ * Apple authorizations on account deletion.
+ */
+import { sha256 } from "@oslojs/crypto/sha2";
+import { encodeBase64urlNoPadding, encodeHexLowerCase } from "@oslojs/encoding";
+import type { Config } from "../config.ts";
+import type { Db } from "../schema.ts";
+import type { AccountsService, ClientInfo } from "../accounts/service.ts";
+import { toUser } from "../accounts/views.ts";
+import { AppError, badRequest, unauthorized } from "../errors.ts";
+import { uuidv7 } from "../lib/ids.ts";
+import { randomToken, sha256Hex, timingSafeEqualString } from "../lib/crypto.ts";
+import {
+  appleClientSecret,
+  emailVerified,
+  endpointsOf,
+  type IdentityClaims,
+  postForm,
+  type ProviderName,
+  verifyIdToken,
+} from "./providers.ts";
+import * as repo from "./repository.ts";
+import { deriveUsername } from "./username.ts";
+
+/** Where each client gets its tokens (CONTRACT.md); always in the fragment, never the query. */
+export const CLIENT_REDIRECTS = {
+  web: (config: Config) => `${config.webAppUrl}/auth/callback`,
+  desktop: () => "dds-desktop://auth/callback",
+  ios: () => "dds-ios://auth/callback",
+} as const;
+
+export type OauthClient = keyof typeof CLIENT_REDIRECTS;
+
+/** A sign-in must come back within this time. */
+const STATE_TTL_MS = 10 * 60 * 1000;
+
+const PROVIDER_LABEL: Record<ProviderName, string> = { google: "Google", apple: "Apple" };
+
+/** What a provider told us about the person signing in. */
+interface Identity {
+  provider: ProviderName;
+  claims: IdentityClaims;
+  name?: string;
+  refreshToken?: string;
+  clientId: string;
+}
+
+const encoder = new TextEncoder();
+
+export class OauthService {
+  constructor(
+    private readonly db: Db,
+    private readonly config: Config,
+    private readonly accounts: AccountsService,
+  ) {}
+
+  private callbackUrl(provider: ProviderName) {
+    return `${this.config.publicBaseUrl}/auth/oauth/${provider}/callback`;
+  }
+
+  /** 501 when the provider's web flow has no configuration (CONTRACT.md). */
+  private requireWebFlow(provider: ProviderName) {
+    const ok = provider === "google"
+      ? this.config.google.clientId && this.config.google.clientSecret
+      : this.config.apple.clientId && this.config.apple.teamId && this.config.apple.keyId &&
+        this.config.apple.privateKey;
+    if (!ok) {
+      throw new AppError("not_implemented", `${PROVIDER_LABEL[provider]} sign-in is not configured`);
+    }
+  }
+
+  /** `GET /auth/oauth/{provider}?client=`: the consent-screen URL with a fresh single-use state. */
+  async start(provider: ProviderName, client: string | null): Promise<string> {
+    this.requireWebFlow(provider);
+    if (!client || !Object.hasOwn(CLIENT_REDIRECTS, client)) {
+      throw badRequest("client must be web, desktop or ios");
+    }
+    const state = randomToken(32);
+    const verifier = randomToken(32);
+    const nonce = randomToken(16);
+    await repo.deleteExpiredStates(this.db);
+    await repo.insertState(this.db, {
+      state_digest: sha256Hex(state),
+      provider,
+      client,
+      code_verifier: verifier,
+      nonce,
+      expires_at: new Date(Date.now() + STATE_TTL_MS),
+    });
+    const endpoints = endpointsOf(this.config, provider);
+    const url = new URL(endpoints.authUrl);
+    const params = provider === "google"
+      ? {
+        response_type: "code",
+        client_id: this.config.google.clientId!,
+        redirect_uri: this.callbackUrl(provider),
+        scope: "openid email profile",
+        state,
+        nonce,
+        code_challenge: encodeBase64urlNoPadding(sha256(encoder.encode(verifier))),
+        code_challenge_method: "S256",
+        prompt: "select_account",
+      }
+      : {
+        response_type: "code",
+        response_mode: "form_post",
+        client_id: this.config.apple.clientId!,
+        redirect_uri: this.callbackUrl(provider),
+        scope: "name email",
+        state,
+        nonce,
+      };
+    for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
+    return url.toString();
+  }
+
+  /**
+   * The provider's redirect back (Google query, Apple form): consumes the state (unknown,
+   * expired or replayed: 400), exchanges the code, verifies the id token and signs in. Returns
+   * the client redirect with tokens, or with `error` in the fragment when the provider refused.
+   */
+  async callback(provider: ProviderName, params: URLSearchParams, info: ClientInfo) {
+    this.requireWebFlow(provider);
+    const state = params.get("state");
+    const row = state ? await repo.consumeState(this.db, sha256Hex(state), provider) : undefined;
+    if (!row) throw badRequest("Invalid or expired state");
+    const target = CLIENT_REDIRECTS[row.client as OauthClient](this.config);
+    const fail = (error: string, description: string) =>
+      `${target}#${new URLSearchParams({ error, error_description: description })}`;
+    const code = params.get("code");
+    if (params.get("error") || !code) {
+      return fail(params.get("error") ?? "invalid_request", "The provider did not sign you in");
+    }
+    let identity: Identity;
+    try {
+      identity = await this.exchange(provider, code, row.code_verifier, row.nonce);
+      if (provider === "apple") identity.name = appleFormName(params.get("user"));
+    } catch (error) {
+      if (error instanceof AppError) return fail("invalid_token", error.message);
+      return fail("server_error", "The provider could not be reached");
+    }
+    try {
+      const result = await this.signIn(identity, info);
+      return `${target}#${new URLSearchParams({
+        accessToken: result.accessToken,
+        refreshToken: result.refreshToken,
+      })}`;
+    } catch (error) {
+      if (error instanceof AppError && error.status < 500) return fail("access_denied", error.message);
+      throw error;
+    }
+  }
+
+  /** Code for tokens at the provider; the id token is checked for audience and nonce. */
+  private async exchange(
+    provider: ProviderName,
+    code: string,
+    verifier: string,
+    nonce: string,
+  ): Promise<Identity> {
+    const endpoints = endpointsOf(this.config, provider);
+    const clientId = provider === "google"
+      ? this.config.google.clientId!
+      : this.config.apple.clientId!;
+    const form: Record<string, string> = {
+      grant_type: "authorization_code",
+      code,
+      redirect_uri: this.callbackUrl(provider),
+      client_id: clientId,
+      client_secret: provider === "google"
+        ? this.config.google.clientSecret!
+        : await appleClientSecret(this.config, clientId),
+    };
+    if (provider === "google") form.code_verifier = verifier;
+    const tokens = await postForm(endpoints.tokenUrl, form);
+    if (typeof tokens.id_token !== "string") throw unauthorized("The provider sent no id token");
+    const claims = await verifyIdToken(tokens.id_token, endpoints, clientId);
+    if (typeof claims.nonce !== "string" || !timingSafeEqualString(claims.nonce, nonce)) {
+      throw unauthorized("Identity token nonce does not match");
+    }
+    return {
+      provider,
+      claims,
+      name: typeof claims.name === "string" ? claims.name : undefined,
+      refreshToken: typeof tokens.refresh_token === "string" ? tokens.refresh_token : undefined,
+      clientId,
+    };
+  }
+
+  /**
+   * `POST /auth/oauth/apple/native` (SPEC 4.2): verifies the identity token for the app's
+   * bundle id, checks the nonce, exchanges the authorization code for a refresh token kept for
+   * revocation, and signs in.
+   */
+  async appleNative(
+    input: {
+      identityToken: string;
+      authorizationCode?: string;
+      nonce?: string;
+      fullName?: { givenName?: string | null; familyName?: string | null } | null;
+    },
+    info: ClientInfo,
+  ) {
+    const bundleId = this.config.apple.bundleId;
+    if (!bundleId) {
+      throw new AppError("not_implemented", "Apple native sign-in is not configured");
+    }
+    const endpoints = endpointsOf(this.config, "apple");
+    const claims = await verifyIdToken(input.identityToken, endpoints, bundleId);
+    if (input.nonce !== undefined && !nonceMatches(claims.nonce, input.nonce)) {
+      throw unauthorized("Nonce does not match the identity token");
+    }
+    let refreshToken: string | undefined;
+    if (input.authorizationCode && this.config.apple.privateKey) {
+      try {
+        const tokens = await postForm(endpoints.tokenUrl, {
+          grant_type: "authorization_code",
+          code: input.authorizationCode,
+          client_id: bundleId,
+          client_secret: await appleClientSecret(this.config, bundleId),
+        });
+        if (typeof tokens.refresh_token === "string") refreshToken = tokens.refresh_token;
+      } catch {
+        throw unauthorized("Authorization code was rejected");
+      }
+    }
+    const name = [input.fullName?.givenName, input.fullName?.familyName]
+      .filter((p): p is string => typeof p === "string" && p.trim() !== "")
+      .map((p) => p.trim()).join(" ");
+    return await this.signIn(
+      { provider: "apple", claims, name: name || undefined, refreshToken, clientId: bundleId },
+      info,
+    );
+  }
+
+  /**
+   * SPEC 4.2: a known provider subject signs its user in; otherwise an existing account with the
+   * same (verified) email is linked; otherwise a new account with a derived username is made.
+   */
+  private async signIn(identity: Identity, info: ClientInfo) {
+    const { provider, claims } = identity;
+    const email = typeof claims.email === "string" ? claims.email.trim() : "";
+    const link = await repo.findLink(this.db, provider, claims.sub);
+    let userId: string;
+    if (link) {
+      userId = link.user_id;
+      await repo.updateLink(this.db, link.id, {
+        ...(email ? { email } : {}),
+        // Apple sends the name only on first authorization: a later sign-in keeps the stored one.
+        ...(identity.name ? { display_name: identity.name } : {}),
+        ...(identity.refreshToken
+          ? {
+            provider_refresh_token: identity.refreshToken,
+            provider_client_id: identity.clientId,
+          }
+          : {}),
+      });
+    } else {
+      if (!email) throw unauthorized("The identity token carries no email");
+      // Linking on an unverified email would hand the account to whoever typed it.
+      if (!emailVerified(claims)) throw unauthorized("The provider has not verified this email");
+      userId = await this.userForEmail(email);
+      const inserted = await repo.insertLink(this.db, {
+        id: uuidv7(),
+        user_id: userId,
+        provider,
+        provider_user_id: claims.sub,
+        email,
+        provider_refresh_token: identity.refreshToken ?? null,
+        provider_client_id: identity.refreshToken ? identity.clientId : null,
+        display_name: identity.name ?? null,
+      });
+      // A concurrent first sign-in of the same subject linked it first: use that link.
+      if (!inserted) userId = (await repo.findLink(this.db, provider, claims.sub))!.user_id;
+    }
+    const user = await repo.findUser(this.db, userId);
+    if (!user || user.disabled_at) throw unauthorized("Account is not available");
+    return { ...(await this.accounts.openSession(user.id, info)), user: toUser(user) };
+  }
+
+  /** The id of the account with this email, creating it (no password) when there is none. */
+  private async userForEmail(email: string): Promise<string> {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const existing = await repo.findUserByEmail(this.db, email);
+      if (existing) return existing.id;
+      try {
+        const user = await this.accounts.createUser({
+          email,
+          username: deriveUsername(email),
+          passwordHash: null,
+        });
+        return user.id;
+      } catch (error) {
+        // A taken username (retry with a new suffix) or a concurrent sign-up of the same email
+        // (the next round finds it).
+        if (!(error instanceof AppError && error.code === "conflict")) throw error;
+      }
+    }
+    throw new AppError("internal", "Could not create an account for this email");
+  }
+
+  /**
+   * Account deletion step (SPEC 4.1): revokes every Apple authorization of the user with the
+   * client that obtained it. A provider failure aborts the deletion (500, nothing deleted).
+   */
+  async revokeApple(userId: string): Promise<void> {
+    const links = await repo.linksWithTokens(this.db, userId, "apple");
+    if (!links.length) return;
+    const endpoints = endpointsOf(this.config, "apple");
+    for (const link of links) {
+      const clientId = link.provider_client_id ?? this.config.apple.clientId ??
+        this.config.apple.bundleId;
+      if (!clientId) throw new Error("No Apple client id to revoke the authorization with");
+      await postForm(endpoints.revokeUrl, {
+        client_id: clientId,
+        client_secret: await appleClientSecret(this.config, clientId),
+        token: link.provider_refresh_token!,
+        token_type_hint: "refresh_token",
+      });
+    }
+  }
+}
+
+/**
+ * SPEC 4.2: the request's nonce must equal the token's. Apps commonly give Apple the SHA-256
+ * hex of their raw nonce, so the hash of the presented nonce is accepted as equal too.
+ */
+export function nonceMatches(tokenNonce: unknown, presented: string): boolean {
+  if (typeof tokenNonce !== "string") return false;
+  return timingSafeEqualString(tokenNonce, presented) ||
+    timingSafeEqualString(tokenNonce, encodeHexLowerCase(sha256(encoder.encode(presented))));
+}
+
+/** The name in Apple's `user` form field (`{"name":{"firstName","lastName"},"email"}`). */
+export function appleFormName(field: string | null): string | undefined {
+  if (!field) return undefined;
+  try {
+    const name = (JSON.parse(field) as { name?: { firstName?: unknown; lastName?: unknown } })
+      .name;
+    const parts = [name?.firstName, name?.lastName]
+      .filter((p): p is string => typeof p === "string" && p.trim() !== "").map((p) => p.trim());
+    return parts.length ? parts.join(" ") : undefined;
+  } catch {
+    return undefined;
+  }
+}
