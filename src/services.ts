@@ -9,6 +9,7 @@ import { AccountsService } from "./accounts/service.ts";
 import { Authenticator } from "./accounts/authenticator.ts";
 import { PatsService } from "./pats/service.ts";
 import { BillingService } from "./billing/service.ts";
+import { unlinkDevicesOfUser } from "./devices/unlink.ts";
 
 /** Who is calling, once authenticated. */
 export type Caller =
@@ -36,6 +37,7 @@ export function createServices(config: Config, db: Db, secrets: Secrets): Servic
   const accounts = new AccountsService(db, tokens);
   const billing = new BillingService(db);
   accounts.subscriptionOf = (userId) => billing.summary(userId);
+  accounts.deletionSteps.inTransaction.push(unlinkDevicesOfUser);
   return {
     config,
     db,
