@@ -7,19 +7,12 @@ import { connect } from "./db/connect.ts";
 import { migrate } from "./db/migrator.ts";
 import { createHandler } from "./http/handler.ts";
 import { createLogger, type Logger } from "./http/log.ts";
-import type { RawRoute } from "./http/raw.ts";
-import { openApiRoute } from "./http/system_routes.ts";
 import { buildOpenApiDocument } from "./openapi/document.ts";
-import { domainRawRoutes } from "./raw_routes.ts";
+import { allRawRoutes } from "./raw_routes.ts";
 import { appRouter } from "./router.ts";
 import type { DB } from "./schema.ts";
 import { loadSecrets } from "./secrets.ts";
 import { createServices, type Services } from "./services.ts";
-
-/** The raw routes including the OpenAPI document route. */
-export function allRawRoutes(document: () => unknown): RawRoute[] {
-  return [...domainRawRoutes, openApiRoute(document)];
-}
 
 export interface App {
   services: Services;

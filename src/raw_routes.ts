@@ -1,6 +1,6 @@
-/** Every raw route of the service, in match order. Domains add theirs here. */
+/** Every raw route of the service, in match order. Domains add theirs to `domainRawRoutes`. */
 import type { RawRoute } from "./http/raw.ts";
-import { health } from "./http/system_routes.ts";
+import { health, openApiRoute } from "./http/system_routes.ts";
 import { deleteAccount } from "./accounts/delete_account.ts";
 import { stripeWebhook } from "./billing/webhook.ts";
 import { appleStart, googleStart } from "./oauth/start.ts";
@@ -15,3 +15,8 @@ export const domainRawRoutes: RawRoute[] = [
   appleStart,
   appleCallback,
 ];
+
+/** The raw routes including the OpenAPI document route. */
+export function allRawRoutes(document: () => unknown): RawRoute[] {
+  return [...domainRawRoutes, openApiRoute(document)];
+}

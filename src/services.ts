@@ -11,6 +11,7 @@ import { PatsService } from "./pats/service.ts";
 import { BillingService } from "./billing/service.ts";
 import { createStripe } from "./billing/stripe_client.ts";
 import { OauthService } from "./oauth/service.ts";
+import { unlinkDevicesOfUser } from "./devices/unlink.ts";
 
 /** Who is calling, once authenticated. */
 export type Caller =
@@ -45,6 +46,7 @@ export function createServices(config: Config, db: Db, secrets: Secrets): Servic
     (user) => oauth.revokeApple(user.id),
     (user) => billing.cancelForDeletion(user.id),
   );
+  accounts.deletionSteps.inTransaction.push(unlinkDevicesOfUser);
   return {
     config,
     db,

@@ -9,7 +9,8 @@ export function assertEquals<T>(
   expected: T,
   message?: string,
 ): asserts actual is T {
-  assert.deepStrictEqual(actual, expected, message);
+  // Cast: with the stripe types loaded, @types/node offers only (string) or (Error | fn).
+  assert.deepStrictEqual(actual, expected, message as string);
 }
 
 /** Asserts status, then content type (JSON when there is a body), then returns the body. */
