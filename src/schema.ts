@@ -9,8 +9,7 @@ import type { BillingTables } from "./billing/tables.ts";
 import type { DeviceTables } from "./devices/tables.ts";
 import type { OauthTables } from "./oauth/tables.ts";
 
-export interface DB extends AccountTables, PatTables, BillingTables, DeviceTables,
-  OauthTables {}
+export interface DB extends AccountTables, PatTables, BillingTables, DeviceTables, OauthTables {}
 
 /** Any executor: the pool or an open transaction. */
 export type Db = Kysely<DB>;

@@ -32,7 +32,8 @@ export async function keepCustomerId(db: Db, userId: string, customerId: string)
     .values({ user_id: userId, payment_customer_id: customerId })
     .onConflict((oc) =>
       oc.column("user_id").doUpdateSet({
-        payment_customer_id: sql`coalesce(subscriptions.payment_customer_id, excluded.payment_customer_id)`,
+        payment_customer_id:
+          sql`coalesce(subscriptions.payment_customer_id, excluded.payment_customer_id)`,
       })
     )
     .returning("payment_customer_id").executeTakeFirstOrThrow();

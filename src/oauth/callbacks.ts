@@ -42,7 +42,10 @@ export const appleCallback: RawRoute = {
   async handle(req, ctx) {
     const type = req.headers.get("content-type") ?? "";
     if (!/^application\/x-www-form-urlencoded\b/i.test(type)) {
-      throw new AppError("invalid_request", "Content-Type must be application/x-www-form-urlencoded");
+      throw new AppError(
+        "invalid_request",
+        "Content-Type must be application/x-www-form-urlencoded",
+      );
     }
     const body = await readLimited(req, FORM_LIMIT);
     const params = new URLSearchParams(new TextDecoder().decode(body));

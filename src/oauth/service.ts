@@ -67,7 +67,10 @@ export class OauthService {
       : this.config.apple.clientId && this.config.apple.teamId && this.config.apple.keyId &&
         this.config.apple.privateKey;
     if (!ok) {
-      throw new AppError("not_implemented", `${PROVIDER_LABEL[provider]} sign-in is not configured`);
+      throw new AppError(
+        "not_implemented",
+        `${PROVIDER_LABEL[provider]} sign-in is not configured`,
+      );
     }
   }
 
@@ -148,7 +151,9 @@ export class OauthService {
         refreshToken: result.refreshToken,
       })}`;
     } catch (error) {
-      if (error instanceof AppError && error.status < 500) return fail("access_denied", error.message);
+      if (error instanceof AppError && error.status < 500) {
+        return fail("access_denied", error.message);
+      }
       throw error;
     }
   }

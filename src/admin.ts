@@ -1,0 +1,46 @@
+/**
+ * `deno task admin <command>`: operator commands against the configured database (same config
+ * and migrations as the service). Stop the service first when it runs on the embedded database:
+ * PGlite serves one process at a time.
+ *
+ *   deno task admin set-plan <email|username> pro|free
+ */
+import { sql } from "kysely";
+import { ConfigError, loadConfig } from "./config.ts";
+import { connect } from "./db/connect.ts";
+import { migrate } from "./db/migrator.ts";
+import type { DB, Db } from "./schema.ts";
+import { setPlan } from "./billing/repository.ts";
+
+const USAGE = "Usage: deno task admin set-plan <email|username> pro|free";
+
+/** Runs one admin command; returns the line to print, throws an Error with the usage on misuse. */
+export async function runAdmin(db: Db, args: string[]): Promise<string> {
+  const [command, identifier, plan] = args;
+  if (command !== "set-plan" || !identifier || (plan !== "pro" && plan !== "free")) {
+    throw new Error(USAGE);
+  }
+  const key = identifier.trim().toLowerCase();
+  const user = await db.selectFrom("users").select(["id", "username"])
+    .where((eb) => eb.or([eb(sql`lower(email)`, "=", key), eb(sql`lower(username)`, "=", key)]))
+    .executeTakeFirst();
+  if (!user) throw new Error(`No user with email or username ${identifier}`);
+  await setPlan(db, user.id, plan);
+  return `${user.username} is now on the ${plan} plan`;
+}
+
+if (import.meta.main) {
+  try {
+    const config = loadConfig();
+    const connection = await connect<DB>({ url: config.databaseUrl, dataDir: config.dataDir });
+    try {
+      await migrate(connection.db);
+      console.log(await runAdmin(connection.db, Deno.args));
+    } finally {
+      await connection.close();
+    }
+  } catch (error) {
+    console.error(error instanceof ConfigError || error instanceof Error ? error.message : error);
+    Deno.exit(1);
+  }
+}
