@@ -1,4 +1,3 @@
-// deno-lint-ignore-file no-explicit-any -- events and replies are untyped JSON
 /**
  * SPEC 2.4, 2.5, 3.5, 4.4, 6: billing over HTTP with the real `stripe` SDK talking to a local
  * Stripe-compatible server, and webhooks signed with Stripe's own `t=…,v1=…` scheme.
@@ -7,7 +6,6 @@ import Stripe from "stripe";
 import { assert, assertEquals, expectError, expectStatus } from "./helpers/assert.ts";
 import { type Client, registerUser } from "./helpers/http.ts";
 import { serverSuite } from "./helpers/suite.ts";
-import type { TestServer } from "./helpers/server.ts";
 import { invoiceObject, startFakeStripe } from "./helpers/fake_stripe.ts";
 import { AppError } from "../src/errors.ts";
 import { runAdmin } from "../src/admin.ts";
@@ -565,5 +563,3 @@ bare.test("the webhook answers 400 to everything without a signing secret", asyn
 });
 
 bare.end();
-
-export type { TestServer };
