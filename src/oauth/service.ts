@@ -251,7 +251,7 @@ export class OauthService {
     let userId: string;
     if (link) {
       userId = link.user_id;
-      await repo.updateLink(this.db, link.id, {
+      const changes = {
         ...(email ? { email } : {}),
         // Apple sends the name only on first authorization: a later sign-in keeps the stored one.
         ...(identity.name ? { display_name: identity.name } : {}),
@@ -261,7 +261,8 @@ export class OauthService {
             provider_client_id: identity.clientId,
           }
           : {}),
-      });
+      };
+      if (Object.keys(changes).length) await repo.updateLink(this.db, link.id, changes);
     } else {
       if (!email) throw unauthorized("The identity token carries no email");
       // Linking on an unverified email would hand the account to whoever typed it.

@@ -12,6 +12,8 @@ export interface IssuedCode {
   /** PKCE S256 challenge the token request's `code_verifier` must match. */
   challenge?: string;
   refreshToken?: string;
+  /** Sign the id token with a key the JWKS does not publish. */
+  foreign?: boolean;
 }
 
 export interface FakeIdp {
@@ -54,7 +56,7 @@ export async function startFakeIdp(name: string): Promise<FakeIdp> {
       .setProtectedHeader({ alg: "RS256", kid })
       .setIssuer(issuer)
       .setIssuedAt(now)
-      .setExpirationTime(now + (options.expiresIn ?? 600))
+      .setExpirationTime(claims.exp ?? now + (options.expiresIn ?? 600))
       .sign(key);
   }
 
@@ -93,7 +95,9 @@ export async function startFakeIdp(name: string): Promise<FakeIdp> {
           return Response.json({ error: "invalid_grant" }, { status: 400 });
         }
       }
-      const idToken = await sign({ aud: form.client_id, ...issued.claims });
+      const idToken = await sign({ aud: form.client_id, ...issued.claims }, {
+        foreign: issued.foreign,
+      });
       return Response.json({
         access_token: `at-${crypto.randomUUID()}`,
         token_type: "Bearer",
