@@ -411,6 +411,26 @@ suite.test("the five events move the subscription as SPEC 3.5 says", async (api,
   await assertAppError(billing.requirePro(user.user.id), "plan_upgrade_required", 403);
 });
 
+suite.test(
+  "a recovered payment (subscription.updated active) lifts past_due",
+  async (api, server) => {
+    const user = await subscribedUser(api);
+    const t = now() + 30;
+    const failed = invoiceEvent("invoice.payment_failed", user.customer, user.subscription);
+    failed.created = t;
+    expectStatus(await deliver(api, failed), 200);
+    assertEquals((await subscriptionOf(api, user.accessToken)).status, "past_due");
+    const recovered = event(
+      "customer.subscription.updated",
+      subscriptionObject(user.subscription, user.customer, { status: "active" }),
+      { created: t + 1 },
+    );
+    expectStatus(await deliver(api, recovered), 200);
+    assertEquals((await subscriptionOf(api, user.accessToken)).status, "active");
+    await server.app.services.billing.requirePro(user.user.id);
+  },
+);
+
 suite.test("events find the user by stored customer id when they carry no user id", async (api) => {
   const user = await subscribedUser(api);
   const failed = event("invoice.payment_failed", {

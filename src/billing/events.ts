@@ -19,7 +19,7 @@ export interface EventEffect {
   subscriptionId?: string;
   /** True when the event starts a new subscription (checkout), so a different stored id is fine. */
   startsSubscription: boolean;
-  status?: "active" | "past_due" | "canceled";
+  status?: "active" | "trialing" | "past_due" | "canceled";
   plan?: string;
   interval?: "monthly" | "yearly";
   periodStart?: Date;
@@ -68,6 +68,17 @@ function subscriptionInterval(sub: Json, prices: Prices) {
       : priceId && priceId === prices.yearly
       ? "yearly"
       : undefined);
+}
+
+/**
+ * The provider's subscription status in our terms. Synced so that a recovered payment (past_due
+ * back to active) is seen; `incomplete*` states are transient and leave the status alone.
+ */
+function syncedStatus(value: unknown): EventEffect["status"] {
+  if (value === "active" || value === "trialing") return value;
+  if (value === "past_due" || value === "unpaid") return "past_due";
+  if (value === "canceled") return "canceled";
+  return undefined;
 }
 
 function firstItem(sub: Json): Json {
@@ -149,6 +160,7 @@ export function interpretEvent(event: Json, prices: Prices): EventEffect | null 
       }
       return {
         ...effect,
+        status: syncedStatus(object.status),
         plan: str(metadata.plan) ?? "pro",
         interval: subscriptionInterval(object, prices),
         cancelAtPeriodEnd: object.cancel_at_period_end === true ||
