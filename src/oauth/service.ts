@@ -8,21 +8,17 @@ import { encodeBase64urlNoPadding, encodeHexLowerCase } from "@oslojs/encoding";
 import type { Config } from "../config.ts";
 import type { Db } from "../schema.ts";
 import type { AccountsService, ClientInfo } from "../accounts/service.ts";
-import { toUser } from "../accounts/views.ts";
 import { AppError, badRequest, unauthorized } from "../errors.ts";
-import { uuidv7 } from "../lib/ids.ts";
 import { randomToken, sha256Hex, timingSafeEqualString } from "../lib/crypto.ts";
 import {
   appleClientSecret,
-  emailVerified,
   endpointsOf,
-  type IdentityClaims,
   postForm,
   type ProviderName,
   verifyIdToken,
 } from "./providers.ts";
 import * as repo from "./repository.ts";
-import { deriveUsername } from "./username.ts";
+import { type Identity, signIn } from "./linking.ts";
 
 /** Where each client gets its tokens (CONTRACT.md); always in the fragment, never the query. */
 export const CLIENT_REDIRECTS = {
@@ -37,15 +33,6 @@ export type OauthClient = keyof typeof CLIENT_REDIRECTS;
 const STATE_TTL_MS = 10 * 60 * 1000;
 
 const PROVIDER_LABEL: Record<ProviderName, string> = { google: "Google", apple: "Apple" };
-
-/** What a provider told us about the person signing in. */
-interface Identity {
-  provider: ProviderName;
-  claims: IdentityClaims;
-  name?: string;
-  refreshToken?: string;
-  clientId: string;
-}
 
 const encoder = new TextEncoder();
 
@@ -145,7 +132,7 @@ export class OauthService {
       return fail("server_error", "The provider could not be reached");
     }
     try {
-      const result = await this.signIn(identity, info);
+      const result = await signIn(this.db, this.accounts, identity, info);
       return `${target}#${new URLSearchParams({
         accessToken: result.accessToken,
         refreshToken: result.refreshToken,
@@ -234,77 +221,13 @@ export class OauthService {
     const name = [input.fullName?.givenName, input.fullName?.familyName]
       .filter((p): p is string => typeof p === "string" && p.trim() !== "")
       .map((p) => p.trim()).join(" ");
-    return await this.signIn(
-      { provider: "apple", claims, name: name || undefined, refreshToken, clientId: bundleId },
-      info,
-    );
-  }
-
-  /**
-   * SPEC 4.2: a known provider subject signs its user in; otherwise an existing account with the
-   * same (verified) email is linked; otherwise a new account with a derived username is made.
-   */
-  private async signIn(identity: Identity, info: ClientInfo) {
-    const { provider, claims } = identity;
-    const email = typeof claims.email === "string" ? claims.email.trim() : "";
-    const link = await repo.findLink(this.db, provider, claims.sub);
-    let userId: string;
-    if (link) {
-      userId = link.user_id;
-      const changes = {
-        ...(email ? { email } : {}),
-        // Apple sends the name only on first authorization: a later sign-in keeps the stored one.
-        ...(identity.name ? { display_name: identity.name } : {}),
-        ...(identity.refreshToken
-          ? {
-            provider_refresh_token: identity.refreshToken,
-            provider_client_id: identity.clientId,
-          }
-          : {}),
-      };
-      if (Object.keys(changes).length) await repo.updateLink(this.db, link.id, changes);
-    } else {
-      if (!email) throw unauthorized("The identity token carries no email");
-      // Linking on an unverified email would hand the account to whoever typed it.
-      if (!emailVerified(claims)) throw unauthorized("The provider has not verified this email");
-      userId = await this.userForEmail(email);
-      const inserted = await repo.insertLink(this.db, {
-        id: uuidv7(),
-        user_id: userId,
-        provider,
-        provider_user_id: claims.sub,
-        email,
-        provider_refresh_token: identity.refreshToken ?? null,
-        provider_client_id: identity.refreshToken ? identity.clientId : null,
-        display_name: identity.name ?? null,
-      });
-      // A concurrent first sign-in of the same subject linked it first: use that link.
-      if (!inserted) userId = (await repo.findLink(this.db, provider, claims.sub))!.user_id;
-    }
-    const user = await repo.findUser(this.db, userId);
-    if (!user || user.disabled_at) throw unauthorized("Account is not available");
-    return { ...(await this.accounts.openSession(user.id, info)), user: toUser(user) };
-  }
-
-  /** The id of the account with this email, creating it (no password) when there is none. */
-  private async userForEmail(email: string): Promise<string> {
-    for (let attempt = 0; attempt < 5; attempt++) {
-      const existing = await repo.findUserByEmail(this.db, email);
-      if (existing) return existing.id;
-      try {
-        const user = await this.accounts.createUser({
-          email,
-          username: deriveUsername(email),
-          passwordHash: null,
-        });
-        return user.id;
-      } catch (error) {
-        // A taken username (retry with a new suffix) or a concurrent sign-up of the same email
-        // (the next round finds it).
-        if (!(error instanceof AppError && error.code === "conflict")) throw error;
-      }
-    }
-    throw new AppError("internal", "Could not create an account for this email");
+    return await signIn(this.db, this.accounts, {
+      provider: "apple",
+      claims,
+      name: name || undefined,
+      refreshToken,
+      clientId: bundleId,
+    }, info);
   }
 
   /**
