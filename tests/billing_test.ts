@@ -146,6 +146,42 @@ suite.test("GET /auth/subscription is status none with nulls before any subscrip
   expectError(await api.post("/auth/subscription/portal"), 401);
 });
 
+suite.test("billing endpoints refuse PATs (403) and ended sessions (401)", async (api) => {
+  const user = await registerUser(api);
+  const pat = expectStatus(
+    await api.post("/api/personal-access-tokens", {
+      token: user.accessToken,
+      body: { name: "script" },
+    }),
+    201,
+  );
+  expectError(await api.get("/auth/subscription", { token: pat.token }), 403);
+  expectError(await api.get("/auth/subscription/invoices", { token: pat.token }), 403);
+  expectError(
+    await api.post("/auth/subscription/checkout", {
+      token: pat.token,
+      body: { interval: "monthly" },
+    }),
+    403,
+  );
+  expectError(await api.post("/auth/subscription/portal", { token: pat.token }), 403);
+  expectStatus(
+    await api.post("/auth/logout", {
+      token: user.accessToken,
+      body: { refreshToken: user.refreshToken },
+    }),
+    200,
+  );
+  expectError(await api.get("/auth/subscription", { token: user.accessToken }), 401);
+  expectError(
+    await api.post("/auth/subscription/checkout", {
+      token: user.accessToken,
+      body: { interval: "monthly" },
+    }),
+    401,
+  );
+});
+
 suite.test("checkout creates a subscription-mode session tagged with the user", async (api) => {
   const user = await registerUser(api);
   const before = stripe.calls.length;
