@@ -3,10 +3,12 @@
  * a real PostgreSQL instead of the embedded PGlite.
  */
 import { benchAuth } from "./auth.ts";
+import { benchBilling } from "./billing.ts";
 import { type BenchRow, printTable } from "./lib.ts";
 
 const databaseUrl = Deno.env.get("DATABASE_URL");
 const rows: BenchRow[] = [
   ...(await benchAuth(databaseUrl ? { DATABASE_URL: databaseUrl } : {})),
+  ...(await benchBilling(databaseUrl ? { DATABASE_URL: databaseUrl } : {})),
 ];
 printTable(rows);
