@@ -47,17 +47,21 @@ async function harness(): Promise<Harness> {
   const attempts = new Map<string, RenderAttempt[]>();
   const waiters = new Map<string, () => void>();
   const finished = new Set<string>();
-  await jobs.onRender(async ({ pushId }, attempt) => {
+  const finish = (pushId: string) => {
+    finished.add(pushId);
+    waiters.get(pushId)?.();
+  };
+  await jobs.onRender(({ pushId }, attempt) => {
     attempts.set(pushId, [...(attempts.get(pushId) ?? []), attempt]);
     const failures = pushId.startsWith("fail-all-")
       ? Infinity
       : Number(pushId.match(/^fail-(\d+)-/)?.[1] ?? 0);
     if (attempt.number <= failures) {
-      if (attempt.final) finished.add(pushId), waiters.get(pushId)?.();
-      throw new Error(`Render of ${pushId} failed on purpose`);
+      if (attempt.final) finish(pushId);
+      return Promise.reject(new Error(`Render of ${pushId} failed on purpose`));
     }
-    finished.add(pushId);
-    waiters.get(pushId)?.();
+    finish(pushId);
+    return Promise.resolve();
   });
   return {
     connection,
