@@ -45,9 +45,10 @@ export async function createApp(config: Config): Promise<App> {
   let jobs: Jobs | undefined;
   let renderer: Renderer | undefined;
   const closeAll = async () => {
-    // The pool first: a render still running finishes its job before the queue stops.
-    await renderer?.close();
+    // The queue first: a running render job finishes (it needs the pool and the database),
+    // then the pool, then the database.
     await jobs?.stop();
+    await renderer?.close();
     await connection.close();
   };
   try {
