@@ -69,3 +69,63 @@ Deno.test("bitmaps: unsupported, broken and oversized images are refused as valu
   const big = renderImageBitmaps(huge);
   assertEquals(big.ok ? "" : big.code, "too_large");
 });
+
+/** Inserts an EXIF APP1 segment with one IFD0 entry, Orientation = `value`, after the SOI. */
+function withExifOrientation(jpeg: Uint8Array, value: number): Uint8Array {
+  const app1 = Uint8Array.from([
+    0xff,
+    0xe1,
+    0x00,
+    34, // APP1, length 34
+    0x45,
+    0x78,
+    0x69,
+    0x66,
+    0x00,
+    0x00, // "Exif\0\0"
+    0x4d,
+    0x4d,
+    0x00,
+    0x2a,
+    0x00,
+    0x00,
+    0x00,
+    0x08, // big-endian TIFF, IFD0 at 8
+    0x00,
+    0x01, // one entry
+    0x01,
+    0x12,
+    0x00,
+    0x03,
+    0x00,
+    0x00,
+    0x00,
+    0x01,
+    0x00,
+    value,
+    0x00,
+    0x00, // Orientation SHORT
+    0x00,
+    0x00,
+    0x00,
+    0x00, // no next IFD
+  ]);
+  return Uint8Array.from([...jpeg.subarray(0, 2), ...app1, ...jpeg.subarray(2)]);
+}
+
+Deno.test("bitmaps: EXIF orientation turns a sideways JPEG upright", () => {
+  // Stored 16x8: left half black, right half white
+  const image = new Image(16, 8, { colorModel: "RGB" });
+  for (let y = 0; y < 8; y++) {
+    for (let x = 0; x < 16; x++) image.setPixel(x, y, x < 8 ? [0, 0, 0] : [255, 255, 255]);
+  }
+  const bit = (raw2: Uint8Array, x: number, y: number) =>
+    (raw2[y * 100 + (x >> 3)] >> (7 - (x & 7))) & 1;
+  const stored = rendered(renderImageBitmaps(encodeJpeg(image, { quality: 100 }))).raw2;
+  // as stored: 800x400 at y = 40, black on the left, white on the right
+  assertEquals([bit(stored, 200, 240), bit(stored, 600, 240), bit(stored, 400, 10)], [0, 1, 1]);
+  // orientation 6 (turn 90° clockwise): upright 8x16 → 240x480 at x = 280, black on top
+  const jpeg = withExifOrientation(encodeJpeg(image, { quality: 100 }), 6);
+  const upright = rendered(renderImageBitmaps(jpeg)).raw2;
+  assertEquals([bit(upright, 400, 100), bit(upright, 400, 380), bit(upright, 100, 240)], [0, 1, 1]);
+});
