@@ -13,7 +13,7 @@ import { createJobs } from "./jobs/boss.ts";
 import type { Jobs } from "./jobs/types.ts";
 import { buildOpenApiDocument } from "./openapi/document.ts";
 import { domainRawRoutes } from "./raw_routes.ts";
-import { createRenderPool } from "./render/pool.ts";
+import { createRenderPool, defaultThreads } from "./render/pool.ts";
 import type { Renderer } from "./render/types.ts";
 import { appRouter } from "./router.ts";
 import type { DB } from "./schema.ts";
@@ -56,8 +56,13 @@ export async function createApp(config: Config): Promise<App> {
     const report = (what: string) => (error: unknown) =>
       logger.error(`${what} error`, { error: error instanceof Error ? error.message : error });
     [jobs, renderer] = await Promise.all([
-      createJobs(connection, { databaseUrl: config.databaseUrl, onError: report("jobs") }),
-      createRenderPool({ onError: report("render pool") }),
+      // As many render jobs at once as the pool has workers: more would only queue in the pool.
+      createJobs(connection, {
+        databaseUrl: config.databaseUrl,
+        renderConcurrency: defaultThreads(),
+        onError: report("jobs"),
+      }),
+      createRenderPool({ threads: defaultThreads(), onError: report("render pool") }),
     ]);
   } catch (error) {
     await closeAll();
