@@ -12,11 +12,19 @@ import { BillingService } from "./billing/service.ts";
 import { createStripe } from "./billing/stripe_client.ts";
 import { OauthService } from "./oauth/service.ts";
 import { unlinkDevicesOfUser } from "./devices/unlink.ts";
+import type { Jobs } from "./jobs/types.ts";
+import type { Renderer } from "./render/types.ts";
 
 /** Who is calling, once authenticated. */
 export type Caller =
   | { kind: "user"; userId: string; sessionId: string; expiresAt: number }
   | { kind: "pat"; userId: string; patId: string };
+
+/** Long-lived infrastructure `createApp` opens and closes; the services only use it. */
+export interface Infrastructure {
+  jobs: Jobs;
+  renderer: Renderer;
+}
 
 /** Secrets that are generated and kept under DATA_DIR when not configured. */
 export interface Secrets {
@@ -31,10 +39,19 @@ export interface Services {
   pats: PatsService;
   billing: BillingService;
   oauth: OauthService;
+  /** Background jobs (pg-boss): enqueue renders, register their handler. */
+  jobs: Jobs;
+  /** The render pool (Piscina): uploaded image → the three push bitmaps. */
+  renderer: Renderer;
 }
 
 /** Wires the domain services together. */
-export function createServices(config: Config, db: Db, secrets: Secrets): Services {
+export function createServices(
+  config: Config,
+  db: Db,
+  secrets: Secrets,
+  infra: Infrastructure,
+): Services {
   const tokens = new AccessTokens(secrets.jwtSecret, config.accessTokenTtlSeconds);
   const pats = new PatsService(db);
   const accounts = new AccountsService(db, tokens);
@@ -55,5 +72,7 @@ export function createServices(config: Config, db: Db, secrets: Secrets): Servic
     pats,
     billing,
     oauth,
+    jobs: infra.jobs,
+    renderer: infra.renderer,
   };
 }
