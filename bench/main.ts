@@ -4,11 +4,13 @@
  */
 import { benchAuth } from "./auth.ts";
 import { benchBilling } from "./billing.ts";
+import { benchRender } from "./render.ts";
 import { type BenchRow, printTable } from "./lib.ts";
 
 const databaseUrl = Deno.env.get("DATABASE_URL");
 const rows: BenchRow[] = [
   ...(await benchAuth(databaseUrl ? { DATABASE_URL: databaseUrl } : {})),
   ...(await benchBilling(databaseUrl ? { DATABASE_URL: databaseUrl } : {})),
+  ...(await benchRender()),
 ];
 printTable(rows);
