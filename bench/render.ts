@@ -10,13 +10,7 @@ import { pack1bpp, pack2bpp } from "../src/render/pack.ts";
 import { encodePng1Bit } from "../src/render/png.ts";
 import { createRenderPool } from "../src/render/pool.ts";
 import { FRAME_HEIGHT as H, FRAME_WIDTH as W } from "../src/render/types.ts";
-
-/** One figure of the benchmark table. */
-export interface BenchRow {
-  name: string;
-  figure: number;
-  unit: string;
-}
+import { type BenchRow, printTable } from "./lib.ts";
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -93,18 +87,18 @@ export async function benchRender(options: { runs?: number } = {}): Promise<Benc
     return [
       {
         name: "render: dither+pack one 800x480 frame (1 bpp + 2 bpp)",
-        figure: round(ditherPack),
+        value: round(ditherPack),
         unit: "ms",
       },
-      { name: "render: 1-bit PNG encode of one frame", figure: round(png), unit: "ms" },
+      { name: "render: 1-bit PNG encode of one frame", value: round(png), unit: "ms" },
       {
         name: `render: custom push 1600x1200 JPEG through the pool, one at a time`,
-        figure: round(median(samples)),
+        value: round(median(samples)),
         unit: "ms/push",
       },
       {
         name: `render: custom pushes with the pool saturated (${pool.threads} workers)`,
-        figure: round(perSecond),
+        value: round(perSecond),
         unit: "pushes/s",
       },
     ];
@@ -113,8 +107,4 @@ export async function benchRender(options: { runs?: number } = {}): Promise<Benc
   }
 }
 
-if (import.meta.main) {
-  for (const row of await benchRender()) {
-    console.log(`${row.name.padEnd(72)} ${String(row.figure).padStart(9)} ${row.unit}`);
-  }
-}
+if (import.meta.main) printTable(await benchRender());
