@@ -9,6 +9,9 @@ import { AccountsService } from "./accounts/service.ts";
 import { Authenticator } from "./accounts/authenticator.ts";
 import { PatsService } from "./pats/service.ts";
 import { BillingService } from "./billing/service.ts";
+import { FactoryService } from "./factory/service.ts";
+import { BindingService } from "./binding/service.ts";
+import type { ManifestKeyRecord, NfcKeyring } from "./factory/keys.ts";
 
 /** Who is calling, once authenticated. */
 export type Caller =
@@ -18,6 +21,10 @@ export type Caller =
 /** Secrets that are generated and kept under DATA_DIR when not configured. */
 export interface Secrets {
   jwtSecret: string;
+  /** NFC master keys (NFC_MASTER_KEYS or generated). */
+  nfc: NfcKeyring;
+  /** Ed25519 manifest signing keys, oldest first; the last one signs. */
+  manifestKeys: ManifestKeyRecord[];
 }
 
 export interface Services {
@@ -27,6 +34,8 @@ export interface Services {
   auth: Authenticator;
   pats: PatsService;
   billing: BillingService;
+  factory: FactoryService;
+  binding: BindingService;
 }
 
 /** Wires the domain services together. */
@@ -43,5 +52,7 @@ export function createServices(config: Config, db: Db, secrets: Secrets): Servic
     auth: new Authenticator(db, tokens, pats),
     pats,
     billing,
+    factory: new FactoryService(db, config, secrets),
+    binding: new BindingService(db, secrets.nfc),
   };
 }

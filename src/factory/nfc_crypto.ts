@@ -76,7 +76,11 @@ export async function verifyProof(
   } catch {
     return false;
   }
-  const expected = await proofBytes(await deriveDeviceKey(masterKey, hwId), hwId, credentialVersion);
+  const expected = await proofBytes(
+    await deriveDeviceKey(masterKey, hwId),
+    hwId,
+    credentialVersion,
+  );
   return constantTimeEqual(given, expected);
 }
 

@@ -20,12 +20,16 @@ Deno.test("nfc: the device key is HKDF-SHA256 with the hwId as salt and the cont
   // Independent re-derivation through Web Crypto with the documented parameters.
   const ikm = await crypto.subtle.importKey("raw", master.slice(), "HKDF", false, ["deriveBits"]);
   const bits = new Uint8Array(
-    await crypto.subtle.deriveBits({
-      name: "HKDF",
-      hash: "SHA-256",
-      salt: new TextEncoder().encode(hwId),
-      info: new TextEncoder().encode("dds-nfc-bind-v2"),
-    }, ikm, 256),
+    await crypto.subtle.deriveBits(
+      {
+        name: "HKDF",
+        hash: "SHA-256",
+        salt: new TextEncoder().encode(hwId),
+        info: new TextEncoder().encode("dds-nfc-bind-v2"),
+      },
+      ikm,
+      256,
+    ),
   );
   assert.deepEqual(key, bits);
   assert.notDeepEqual(await deriveDeviceKey(master, hwId.replace("0", "1")), key);
@@ -57,12 +61,20 @@ Deno.test("nfc: canonical JSON sorts keys at every level and has no spaces", () 
 });
 
 Deno.test("nfc: Ed25519 file signatures verify and detect tampering", async () => {
-  const pair = await crypto.subtle.generateKey("Ed25519", true, ["sign", "verify"]) as CryptoKeyPair;
-  const publicKey = encodeBase64(new Uint8Array(await crypto.subtle.exportKey("raw", pair.publicKey)));
+  const pair = await crypto.subtle.generateKey("Ed25519", true, [
+    "sign",
+    "verify",
+  ]) as CryptoKeyPair;
+  const publicKey = encodeBase64(
+    new Uint8Array(await crypto.subtle.exportKey("raw", pair.publicKey)),
+  );
   const file: Record<string, unknown> = { schemaVersion: 1, serial: "S1", credentialVersion: 1 };
   file.manifestSignature = await signFile(pair.privateKey, file);
   assert.equal(await verifyFile(publicKey, file), true);
   // Key order of the JSON does not matter: the signature covers the canonical form.
-  assert.equal(await verifyFile(publicKey, JSON.parse(JSON.stringify({ serial: "S1", ...file }))), true);
+  assert.equal(
+    await verifyFile(publicKey, JSON.parse(JSON.stringify({ serial: "S1", ...file }))),
+    true,
+  );
   assert.equal(await verifyFile(publicKey, { ...file, serial: "S2" }), false);
 });

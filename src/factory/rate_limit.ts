@@ -14,7 +14,9 @@ export class FixedWindowLimiter {
       w = { start: now, count: 0 };
       this.windows.set(key, w);
     }
-    if (w.count >= this.limit) return Math.max(1, Math.ceil((w.start + this.windowMs - now) / 1000));
+    if (w.count >= this.limit) {
+      return Math.max(1, Math.ceil((w.start + this.windowMs - now) / 1000));
+    }
     w.count++;
     return null;
   }
