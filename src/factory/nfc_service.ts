@@ -350,6 +350,7 @@ export class NfcService {
         return { kind: "scope" as const, r };
       }
       if (r.status !== "pending") throw conflict(`Download request is already ${r.status}`);
+      const now = new Date();
       const row = await repo.decideDownloadRequest(
         trx,
         requestId,
@@ -357,9 +358,10 @@ export class NfcService {
           ? {
             status: "approved",
             decided_by: p.id,
-            expires_at: new Date(Date.now() + APPROVAL_WINDOW_MS),
+            decided_at: now,
+            expires_at: new Date(now.getTime() + APPROVAL_WINDOW_MS),
           }
-          : { status: "rejected", decided_by: p.id, reason: reason ?? null },
+          : { status: "rejected", decided_by: p.id, decided_at: now, reason: reason ?? null },
       );
       await writeAudit(trx, p, {
         action,

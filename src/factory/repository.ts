@@ -304,10 +304,16 @@ export function lockDownloadRequest(trx: Trx, id: string) {
 export function decideDownloadRequest(
   trx: Trx,
   id: string,
-  v: { status: string; decided_by: string; reason?: string | null; expires_at?: Date | null },
+  v: {
+    status: string;
+    decided_by: string;
+    decided_at: Date;
+    reason?: string | null;
+    expires_at?: Date | null;
+  },
 ) {
   return trx.updateTable("nfc_download_requests")
-    .set({ ...v, decided_at: new Date() }).where("id", "=", id).returningAll()
+    .set(v).where("id", "=", id).returningAll()
     .executeTakeFirstOrThrow();
 }
 
