@@ -904,3 +904,48 @@ split.test(
 );
 
 split.end();
+
+// ---- concurrency (meaningful on real PostgreSQL) -------------------------------------------
+
+const race = serverSuite("factory races", factoryEnv());
+
+race.test("concurrent registrations with one Idempotency-Key create one device", async (api) => {
+  const batch = await createBatch(api);
+  for (const serial of ["RACE-1", undefined]) {
+    const headers = { "idempotency-key": `race-${crypto.randomUUID()}` };
+    const body = { batchId: batch.id, ...(serial ? { serial } : {}) };
+    const replies = await Promise.all(
+      [0, 1, 2, 3].map(() => as(api, "op").post("/devices", { body, headers })),
+    );
+    assertEquals(replies.map((r) => r.status).sort(), [200, 200, 200, 201]);
+    assertEquals(new Set(replies.map((r) => r.body.id)).size, 1);
+  }
+  assertEquals(
+    expectStatus(await as(api, "aud").get(`/devices?batchId=${batch.id}`), 200).total,
+    2,
+  );
+});
+
+race.test("concurrent download requests: exactly one pending; one approval serves one download", async (api) => {
+  const { credential: c } = await provisionedDevice(api);
+  const replies = await Promise.all(
+    [0, 1, 2].map(() => as(api, "op").post(`/nfc-files/${c.id}/download-requests`)),
+  );
+  assertEquals(replies.map((r) => r.status).sort(), [201, 409, 409]);
+  const request = replies.find((r) => r.status === 201)!.body;
+  expectStatus(await as(api, "sup").post(`/download-requests/${request.id}:approve`), 200);
+  const downloads = await Promise.all(
+    [0, 1, 2].map(() => as(api, "op").get(`/nfc-files/${c.id}/download`)),
+  );
+  assertEquals(downloads.map((r) => r.status).sort(), [200, 403, 403]);
+});
+
+race.test("concurrent first generation of one device issues one credential", async (api) => {
+  const device = await registerDevice(api, (await createBatch(api)).id);
+  const replies = await Promise.all(
+    [0, 1, 2].map(() => as(api, "op").post(`/devices/${device.id}/nfc-files`)),
+  );
+  assertEquals(replies.map((r) => r.status).sort(), [201, 409, 409]);
+});
+
+race.end();

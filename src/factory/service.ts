@@ -212,23 +212,31 @@ export class FactoryService {
     const batch = await this.writableBatch(p, input.batchId, "device.register", input.sku);
     if (batch.status !== "open") throw conflict(`Batch ${batch.order_no} is closed`);
     const fingerprint = sha256Hex(canonicalJson(input));
+    const replay = async (trx: Trx) => {
+      if (idempotencyKey === undefined) return undefined;
+      const seen = await repo.findIdempotencyKey(trx, p.id, idempotencyKey);
+      if (!seen) return undefined;
+      if (seen.fingerprint !== fingerprint) {
+        throw conflict("Idempotency-Key was already used with a different request");
+      }
+      return { created: false, deviceId: seen.device_id };
+    };
     const attempt = () =>
       this.db.transaction().execute(async (trx) => {
-        if (idempotencyKey !== undefined) {
-          const seen = await repo.findIdempotencyKey(trx, p.id, idempotencyKey);
-          if (seen) {
-            if (seen.fingerprint !== fingerprint) {
-              throw conflict("Idempotency-Key was already used with a different request");
-            }
-            return { created: false, deviceId: seen.device_id };
-          }
-        }
+        const earlier = await replay(trx);
+        if (earlier) return earlier;
         const [device] = await this.insertDevices(trx, p, batch, [{
           row: 0,
           ...input,
           serial: input.serial ?? "",
         }]);
-        if (!device) throw conflict(`Serial ${input.serial} already exists in this batch`);
+        if (!device) {
+          // A concurrent request with the same key may have taken the serial and committed
+          // while this insert waited on it: a fresh statement sees its key row.
+          const concurrent = await replay(trx);
+          if (concurrent) return concurrent;
+          throw conflict(`Serial ${input.serial} already exists in this batch`);
+        }
         if (idempotencyKey !== undefined) {
           await repo.insertIdempotencyKey(trx, {
             principal_id: p.id,
