@@ -20,5 +20,5 @@ export const approveDownloadRequest = factoryProcedure(SUPERVISORS, "download_re
   .input(z.object({ requestId: z.string() }))
   .output(downloadRequestSchema)
   .mutation(({ ctx, input }) =>
-    ctx.services.factory.nfc.decide(ctx.principal, input.requestId, "approve")
+    ctx.services.factory.downloads.decide(ctx.principal, input.requestId, "approve")
   );

@@ -21,7 +21,10 @@ export const createDownloadRequest = factoryProcedure(WRITERS, "download_request
   .input(z.object({ credentialId: z.string() }))
   .output(downloadRequestSchema)
   .mutation(async ({ ctx, input }) => {
-    const request = await ctx.services.factory.nfc.createRequest(ctx.principal, input.credentialId);
+    const request = await ctx.services.factory.downloads.createRequest(
+      ctx.principal,
+      input.credentialId,
+    );
     ctx.response.status = 201;
     return request;
   });

@@ -25,5 +25,5 @@ export const generateBatchNfcFiles = factoryProcedure(SUPERVISORS, "nfc_file.gen
     z.object({ batchId: z.uuid(), generated: z.number().int(), items: z.array(credentialSchema) }),
   )
   .mutation(({ ctx, input }) =>
-    ctx.services.factory.nfc.generateBatch(ctx.principal, input.batchId)
+    ctx.services.factory.credentials.generateBatch(ctx.principal, input.batchId)
   );

@@ -14,7 +14,10 @@ export const generateNfcFile = factoryProcedure(WRITERS, "nfc_file.generate")
   .input(z.object({ deviceId: z.string() }))
   .output(credentialSchema)
   .mutation(async ({ ctx, input }) => {
-    const credential = await ctx.services.factory.nfc.generate(ctx.principal, input.deviceId);
+    const credential = await ctx.services.factory.credentials.generate(
+      ctx.principal,
+      input.deviceId,
+    );
     ctx.response.status = 201;
     return credential;
   });

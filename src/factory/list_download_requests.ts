@@ -15,4 +15,4 @@ export const listDownloadRequests = factoryProcedure(ANY_ROLE, "download_request
     ...paging(50, 200),
   }))
   .output(pageOf(downloadRequestSchema))
-  .query(({ ctx, input }) => ctx.services.factory.nfc.listRequests(ctx.principal, input));
+  .query(({ ctx, input }) => ctx.services.factory.downloads.listRequests(ctx.principal, input));

@@ -8,4 +8,4 @@ export const listManifestKeys = factoryProcedure(ANY_ROLE, "manifest_key.list")
   .meta(factoryMeta("GET", "/manifest-keys", "List manifest signing keys"))
   .input(z.void())
   .output(z.array(manifestKeySchema))
-  .query(({ ctx }) => ctx.services.factory.nfc.manifestKeys());
+  .query(({ ctx }) => ctx.services.factory.credentials.manifestKeys());

@@ -59,7 +59,7 @@ export const importDevices: RawRoute = {
     } catch {
       throw badRequest("CSV file must be UTF-8");
     }
-    return json(await ctx.services.factory.importCsv(p, batchId, text));
+    return json(await ctx.services.factory.registration.importCsv(p, batchId, text));
   },
   doc: {
     tags: ["factory"],
@@ -108,7 +108,10 @@ export const downloadNfcFile: RawRoute = {
   path: `${PREFIX}/nfc-files/{credentialId}/download`,
   async handle(_req, ctx) {
     const p = await authenticateFactory(ctx.services, ctx.bearer, WRITERS, "nfc_file.download");
-    const { file, fileName } = await ctx.services.factory.nfc.download(p, ctx.params.credentialId);
+    const { file, fileName } = await ctx.services.factory.downloads.download(
+      p,
+      ctx.params.credentialId,
+    );
     return new Response(JSON.stringify(file, null, 2), {
       headers: {
         "content-type": "application/json",
@@ -157,7 +160,7 @@ export const downloadZip: RawRoute = {
     ) {
       throw badRequest("batchId must be a UUID");
     }
-    const { zip, fileName } = await ctx.services.factory.nfc.downloadZip(p, body.batchId);
+    const { zip, fileName } = await ctx.services.factory.downloads.downloadZip(p, body.batchId);
     return new Response(zip, {
       headers: {
         "content-type": "application/zip",

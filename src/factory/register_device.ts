@@ -28,7 +28,7 @@ export const registerDevice = factoryProcedure(WRITERS, "device.register")
   .output(registeredDeviceSchema)
   .mutation(async ({ ctx, input }) => {
     const key = ctx.req.headers.get("idempotency-key") ?? undefined;
-    const result = await ctx.services.factory.register(ctx.principal, input, key);
+    const result = await ctx.services.factory.registration.register(ctx.principal, input, key);
     ctx.response.status = result.created ? 201 : 200;
     return result.device;
   });

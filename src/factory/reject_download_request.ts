@@ -17,5 +17,5 @@ export const rejectDownloadRequest = factoryProcedure(SUPERVISORS, "download_req
   }))
   .output(downloadRequestSchema)
   .mutation(({ ctx, input }) =>
-    ctx.services.factory.nfc.decide(ctx.principal, input.requestId, "reject", input.reason)
+    ctx.services.factory.downloads.decide(ctx.principal, input.requestId, "reject", input.reason)
   );

@@ -22,5 +22,5 @@ export const revokeAndReissue = factoryProcedure(SUPERVISORS, "nfc_credential.re
   .input(z.object({ deviceId: z.string(), reason: z.string().trim().max(500).optional() }))
   .output(credentialSchema)
   .mutation(({ ctx, input }) =>
-    ctx.services.factory.nfc.revokeAndReissue(ctx.principal, input.deviceId, input.reason)
+    ctx.services.factory.credentials.revokeAndReissue(ctx.principal, input.deviceId, input.reason)
   );

@@ -1,198 +1,34 @@
 /**
- * NFC credentials, files and downloads (SPEC 2.14, 3.4b, 3.5b, 4.8). Proofs are never stored:
- * a file is rebuilt from the master key whenever it is downloaded, and signed with the current
- * manifest key. Every change writes its audit row in its own transaction.
+ * Downloads and download requests (SPEC 3.5b, 4.8, 8): first download direct, repeat downloads
+ * by supervisors or through one approved request, a per-principal rate limit, the batch ZIP.
  */
 import { zipSync } from "fflate";
 import type { Config } from "../config.ts";
 import { AppError, badRequest, conflict, forbidden, notFound } from "../errors.ts";
 import { isUniqueViolation } from "../db/errors.ts";
 import { isUuid, uuidv7 } from "../lib/ids.ts";
-import type { Db, Trx } from "../schema.ts";
+import type { Db } from "../schema.ts";
 import { writeAudit } from "./audit.ts";
-import { importManifestPrivateKey, type ManifestKeyRecord, type NfcKeyring } from "./keys.ts";
-import { bindUri, computeProof, sha256HexOf, signFile } from "./nfc_crypto.ts";
+import type { CredentialsService } from "./credentials_service.ts";
 import { inScope, type Principal } from "./principals.ts";
 import { FixedWindowLimiter } from "./rate_limit.ts";
-import * as repo from "./repository.ts";
+import * as credRepo from "./credentials_repository.ts";
 import type { FactoryService } from "./service.ts";
-import { toDeviceView, toDownloadRequest } from "./views.ts";
+import { toDownloadRequest } from "./views.ts";
 
 /** How long an approved download request stays usable (SPEC 8 leaves it open). */
 export const APPROVAL_WINDOW_MS = 15 * 60 * 1000;
-/** The `type` of a `.nfc.json` file. */
-export const NFC_FILE_TYPE = "dds.nfc-bind-credential";
 
-export class NfcService {
+export class DownloadsService {
   private readonly limiter: FixedWindowLimiter;
-  private signingKey?: Promise<CryptoKey>;
 
   constructor(
     private readonly db: Db,
-    private readonly config: Config,
-    private readonly keys: { nfc: NfcKeyring; manifestKeys: ManifestKeyRecord[] },
+    config: Config,
+    private readonly credentials: CredentialsService,
     private readonly factory: FactoryService,
   ) {
     this.limiter = new FixedWindowLimiter(config.factoryDownloadsPerMinute, 60_000);
-  }
-
-  /** SPEC 2.14: the public halves of the manifest signing keys. */
-  manifestKeys() {
-    return this.keys.manifestKeys.map((k) => ({
-      id: k.id,
-      publicKey: k.publicKey,
-      algorithm: "ed25519" as const,
-      createdAt: k.createdAt,
-    }));
-  }
-
-  /** The newest manifest key signs. */
-  private currentManifestKey() {
-    return this.keys.manifestKeys[this.keys.manifestKeys.length - 1];
-  }
-
-  // ---- issue -------------------------------------------------------------------------------
-
-  /** Issues credential `version` for a locked device with the active master key. */
-  private async issue(
-    trx: Trx,
-    p: Principal,
-    device: { id: string; hw_id: string; batch_id: string | null },
-    version: number,
-  ) {
-    const keyId = this.keys.nfc.activeKeyId;
-    const proof = await computeProof(this.keys.nfc.keys[keyId], device.hw_id, version);
-    const payload = bindUri(this.config.nfc.uriScheme, {
-      keyId,
-      hwId: device.hw_id,
-      credentialVersion: version,
-      proof,
-    });
-    const credential = await repo.insertCredential(trx, {
-      id: uuidv7(),
-      device_id: device.id,
-      key_id: keyId,
-      credential_version: version,
-      payload_sha256: await sha256HexOf(payload),
-      issued_by: p.id,
-      issued_at: new Date(),
-    });
-    await repo.setDeviceCredential(trx, device.id, {
-      nfc_status: "generated",
-      credential_version: version,
-      nfc_key_id: keyId,
-    });
-    return credential;
-  }
-
-  private async credentialView(deviceId: string) {
-    const row = await repo.findDeviceView(this.db, deviceId);
-    return toDeviceView(this.config.nfc.uriScheme, row!).credential!;
-  }
-
-  /** POST /devices/{id}/nfc-files: the first credential; 409 when one is already valid. */
-  async generate(p: Principal, deviceId: string) {
-    const device = await this.factory.writableDevice(p, deviceId, "nfc_file.generate");
-    await this.db.transaction().execute(async (trx) => {
-      const locked = await repo.lockDevice(trx, deviceId);
-      if (!locked) throw notFound(`Device ${deviceId} not found`);
-      if (locked.credential_version > 0) {
-        throw conflict(`NFC credential version ${locked.credential_version} is already generated`);
-      }
-      const c = await this.issue(trx, p, locked, 1);
-      await writeAudit(trx, p, {
-        action: "nfc_file.generate",
-        batchId: device.batch_id,
-        deviceId,
-        detail: { credentialId: c.id, credentialVersion: 1, keyId: c.key_id },
-      });
-    });
-    return await this.credentialView(deviceId);
-  }
-
-  /** Batch generate: every pending device of the batch gets credential version 1. */
-  async generateBatch(p: Principal, batchId: string) {
-    await this.factory.writableBatch(p, batchId, "nfc_file.generate");
-    const pending = await repo.pendingDeviceIds(this.db, batchId);
-    const items = [];
-    for (const { id } of pending) {
-      const issued = await this.db.transaction().execute(async (trx) => {
-        const locked = await repo.lockDevice(trx, id);
-        if (!locked || locked.credential_version > 0) return false; // generated meanwhile
-        const c = await this.issue(trx, p, locked, 1);
-        await writeAudit(trx, p, {
-          action: "nfc_file.generate",
-          batchId,
-          deviceId: id,
-          detail: { credentialId: c.id, credentialVersion: 1, keyId: c.key_id, via: "batch" },
-        });
-        return true;
-      });
-      if (issued) items.push(await this.credentialView(id));
-    }
-    return { batchId, generated: items.length, items };
-  }
-
-  /**
-   * SPEC 3.4b: the current credential is revoked (its file 404 and its proof refused by
-   * binding from this moment) and version + 1 is issued in the same transaction.
-   */
-  async revokeAndReissue(p: Principal, deviceId: string, reason?: string) {
-    const device = await this.factory.writableDevice(p, deviceId, "nfc_credential.revoke");
-    await this.db.transaction().execute(async (trx) => {
-      const locked = await repo.lockDevice(trx, deviceId);
-      if (!locked) throw notFound(`Device ${deviceId} not found`);
-      const current = await repo.lockCurrentCredential(trx, deviceId, locked.credential_version);
-      if (!current) throw conflict("Device has no NFC credential to revoke");
-      await repo.revokeCredential(trx, current.id);
-      await repo.rejectPendingFor(trx, current.id, p.id);
-      const next = await this.issue(trx, p, locked, current.credential_version + 1);
-      await writeAudit(trx, p, {
-        action: "nfc_credential.revoke",
-        batchId: device.batch_id,
-        deviceId,
-        detail: {
-          revokedCredentialId: current.id,
-          revokedVersion: current.credential_version,
-          credentialId: next.id,
-          credentialVersion: next.credential_version,
-          ...(reason ? { reason } : {}),
-        },
-      });
-    });
-    return await this.credentialView(deviceId);
-  }
-
-  // ---- files and downloads -----------------------------------------------------------------
-
-  /** The signed `.nfc.json` of a credential (SPEC 2.14). */
-  async buildFile(c: repo.CredentialRow) {
-    const proof = await computeProof(this.keys.nfc.keys[c.key_id], c.hw_id, c.credential_version);
-    const manifestKey = this.currentManifestKey();
-    const file: Record<string, unknown> = {
-      schemaVersion: 1,
-      type: NFC_FILE_TYPE,
-      serial: c.serial ?? "",
-      hwId: c.hw_id,
-      thingName: c.thing_name,
-      batchId: c.batch_id,
-      sku: c.sku ?? "",
-      hwRevision: c.hw_revision ?? "",
-      keyId: c.key_id,
-      credentialVersion: c.credential_version,
-      nfcPayload: bindUri(this.config.nfc.uriScheme, {
-        keyId: c.key_id,
-        hwId: c.hw_id,
-        credentialVersion: c.credential_version,
-        proof,
-      }),
-      payloadSha256: c.payload_sha256,
-      issuedAt: c.issued_at.toISOString(),
-      manifestKeyId: manifestKey.id,
-    };
-    this.signingKey ??= importManifestPrivateKey(manifestKey);
-    file.manifestSignature = await signFile(await this.signingKey, file);
-    return file;
   }
 
   /** SPEC 8: the per-principal download limit; 429 with Retry-After when exceeded. */
@@ -212,7 +48,7 @@ export class NfcService {
   async download(p: Principal, credentialId: string) {
     await this.rateLimit(p, "nfc_file.download");
     if (!isUuid(credentialId)) throw badRequest("credentialId must be a UUID");
-    const c = await repo.findCredential(this.db, credentialId);
+    const c = await credRepo.findCredential(this.db, credentialId);
     if (!c || c.status === "revoked") throw notFound(`Credential ${credentialId} not found`);
     await this.factory.authorize(
       p,
@@ -221,21 +57,21 @@ export class NfcService {
       "nfc_file.download",
     );
     const outcome = await this.db.transaction().execute(async (trx) => {
-      const locked = await repo.lockCredential(trx, credentialId);
+      const locked = await credRepo.lockCredential(trx, credentialId);
       if (!locked || locked.status === "revoked") return { kind: "gone" as const };
       let via = "first";
       let requestId: string | undefined;
       if (locked.download_count > 0) {
         if (p.role === "supervisor") via = "supervisor";
         else {
-          const approval = await repo.lockUsableApproval(trx, credentialId, p.id, new Date());
+          const approval = await credRepo.lockUsableApproval(trx, credentialId, p.id, new Date());
           if (!approval) return { kind: "denied" as const };
-          await repo.markApprovalUsed(trx, approval.id);
+          await credRepo.markApprovalUsed(trx, approval.id);
           via = "approval";
           requestId = approval.id;
         }
       }
-      await repo.markDownloaded(trx, credentialId, locked.device_id);
+      await credRepo.markDownloaded(trx, credentialId, locked.device_id);
       await writeAudit(trx, p, {
         action: "nfc_file.download",
         batchId: locked.batch_id,
@@ -250,7 +86,7 @@ export class NfcService {
       });
       return {
         kind: "ok" as const,
-        file: await this.buildFile(locked),
+        file: await this.credentials.buildFile(locked),
         serial: locked.serial ?? c.hw_id,
       };
     });
@@ -273,14 +109,14 @@ export class NfcService {
     await this.rateLimit(p, "nfc_file.download_zip");
     const batch = await this.factory.writableBatch(p, batchId, "nfc_file.download_zip");
     const files = await this.db.transaction().execute(async (trx) => {
-      const credentials = await repo.lockBatchCredentials(trx, batchId);
+      const credentials = await credRepo.lockBatchCredentials(trx, batchId);
       if (!credentials.length) throw notFound(`Batch ${batch.order_no} has no NFC files`);
       const out: Record<string, Uint8Array> = {};
       const encoder = new TextEncoder();
       for (const c of credentials) {
-        await repo.markDownloaded(trx, c.id, c.device_id);
+        await credRepo.markDownloaded(trx, c.id, c.device_id);
         out[`${c.serial ?? c.hw_id}.nfc.json`] = encoder.encode(
-          JSON.stringify(await this.buildFile(c), null, 2),
+          JSON.stringify(await this.credentials.buildFile(c), null, 2),
         );
       }
       await writeAudit(
@@ -308,7 +144,7 @@ export class NfcService {
 
   async createRequest(p: Principal, credentialId: string) {
     if (!isUuid(credentialId)) throw badRequest("credentialId must be a UUID");
-    const c = await repo.findCredential(this.db, credentialId);
+    const c = await credRepo.findCredential(this.db, credentialId);
     if (!c || c.status === "revoked") throw notFound(`Credential ${credentialId} not found`);
     await this.factory.authorize(
       p,
@@ -318,7 +154,7 @@ export class NfcService {
     );
     try {
       return await this.db.transaction().execute(async (trx) => {
-        const row = await repo.insertDownloadRequest(trx, {
+        const row = await credRepo.insertDownloadRequest(trx, {
           id: uuidv7(),
           credential_id: credentialId,
           requested_by: p.id,
@@ -344,14 +180,14 @@ export class NfcService {
     if (!isUuid(requestId)) throw badRequest("requestId must be a UUID");
     const action = `download_request.${decision}`;
     const result = await this.db.transaction().execute(async (trx) => {
-      const r = await repo.lockDownloadRequest(trx, requestId);
+      const r = await credRepo.lockDownloadRequest(trx, requestId);
       if (!r) return { kind: "missing" as const };
       if (!inScope(p, { id: r.batch_id!, orderNo: r.order_no }, r.sku)) {
         return { kind: "scope" as const, r };
       }
       if (r.status !== "pending") throw conflict(`Download request is already ${r.status}`);
       const now = new Date();
-      const row = await repo.decideDownloadRequest(
+      const row = await credRepo.decideDownloadRequest(
         trx,
         requestId,
         decision === "approve"
@@ -394,7 +230,7 @@ export class NfcService {
     p: Principal,
     f: { status?: string; batchId?: string; limit: number; offset: number },
   ) {
-    const { rows, total } = await repo.listDownloadRequests(this.db, p, {
+    const { rows, total } = await credRepo.listDownloadRequests(this.db, p, {
       ...f,
       requestedBy: p.role === "operator" ? p.id : undefined,
     });
