@@ -3,6 +3,7 @@
  * and Ed25519 manifest signing keys. Loaded once at start-up by `secrets.ts`.
  */
 import { decodeBase64, encodeBase64 } from "@oslojs/encoding";
+import { ConfigError } from "../config.ts";
 
 /** NFC master keys by key id; `activeKeyId` signs new credentials, all keys still verify. */
 export interface NfcKeyring {
@@ -24,14 +25,14 @@ export function nfcKeyringOf(keys: Record<string, string>, activeKeyId?: string)
   for (const [id, b64] of Object.entries(keys)) {
     const bytes = decodeBase64(b64);
     if (bytes.byteLength !== 32) {
-      throw new Error(`Invalid NFC_MASTER_KEYS: key ${id} is not 32 bytes`);
+      throw new ConfigError(`Invalid NFC_MASTER_KEYS: key ${id} is not 32 bytes`);
     }
     decoded[id] = bytes;
   }
   const ids = Object.keys(decoded);
-  if (!ids.length) throw new Error("Invalid NFC_MASTER_KEYS: no keys");
+  if (!ids.length) throw new ConfigError("Invalid NFC_MASTER_KEYS: no keys");
   const active = activeKeyId ?? ids[0];
-  if (!decoded[active]) throw new Error(`Invalid NFC_ACTIVE_KEY_ID: no key ${active}`);
+  if (!decoded[active]) throw new ConfigError(`Invalid NFC_ACTIVE_KEY_ID: no key ${active}`);
   return { keys: decoded, activeKeyId: active };
 }
 
