@@ -10,6 +10,11 @@ export function insertCredential(trx: Trx, row: Insertable<NfcCredentialsTable>)
   return trx.insertInto("nfc_credentials").values(row).returningAll().executeTakeFirstOrThrow();
 }
 
+/** Inserts several credentials in one statement (callers keep it under 1000 rows). */
+export function insertCredentials(trx: Trx, rows: Insertable<NfcCredentialsTable>[]) {
+  return trx.insertInto("nfc_credentials").values(rows).execute();
+}
+
 /** A credential with what a file and a scope check need. */
 function credentialSelect(db: Db) {
   return db.selectFrom("nfc_credentials as c")
@@ -50,6 +55,18 @@ export function lockBatchCredentials(trx: Trx, batchId: string) {
   return credentialSelect(trx).where("d.batch_id", "=", batchId)
     .where("c.status", "in", ["generated", "downloaded"])
     .orderBy("d.serial").forUpdate("c").execute();
+}
+
+/** `markDownloaded` for many credentials, 1000 per statement. */
+export async function markManyDownloaded(trx: Trx, rows: Array<{ id: string; device_id: string }>) {
+  for (let i = 0; i < rows.length; i += 1000) {
+    const chunk = rows.slice(i, i + 1000);
+    await trx.updateTable("nfc_credentials")
+      .set((eb) => ({ download_count: eb("download_count", "+", 1), status: "downloaded" }))
+      .where("id", "in", chunk.map((r) => r.id)).execute();
+    await trx.updateTable("devices").set({ nfc_status: "downloaded", updated_at: new Date() })
+      .where("id", "in", chunk.map((r) => r.device_id)).execute();
+  }
 }
 
 export function markDownloaded(trx: Trx, credentialId: string, deviceId: string) {

@@ -17,6 +17,8 @@ import type { FactoryService } from "./service.ts";
 import { toDeviceView } from "./views.ts";
 
 /** The `type` of a `.nfc.json` file. */
+/** Devices per transaction in batch generation. */
+const BATCH_CHUNK = 500;
 export const NFC_FILE_TYPE = "dds.nfc-bind-credential";
 
 export class CredentialsService {
@@ -55,13 +57,7 @@ export class CredentialsService {
     version: number,
   ) {
     const keyId = this.keys.nfc.activeKeyId;
-    const proof = await computeProof(this.keys.nfc.keys[keyId], device.hw_id, version);
-    const payload = bindUri(this.config.nfc.uriScheme, {
-      keyId,
-      hwId: device.hw_id,
-      credentialVersion: version,
-      proof,
-    });
+    const payload = await this.payload(keyId, device.hw_id, version);
     const credential = await credRepo.insertCredential(trx, {
       id: uuidv7(),
       device_id: device.id,
@@ -77,6 +73,12 @@ export class CredentialsService {
       nfc_key_id: keyId,
     });
     return credential;
+  }
+
+  /** The full bind URI of a credential (holds the proof: never stored, never logged). */
+  private async payload(keyId: string, hwId: string, version: number) {
+    const proof = await computeProof(this.keys.nfc.keys[keyId], hwId, version);
+    return bindUri(this.config.nfc.uriScheme, { keyId, hwId, credentialVersion: version, proof });
   }
 
   private async credentialView(deviceId: string) {
@@ -107,23 +109,48 @@ export class CredentialsService {
   /** Batch generate: every pending device of the batch gets credential version 1. */
   async generateBatch(p: Principal, batchId: string) {
     await this.factory.writableBatch(p, batchId, "nfc_file.generate");
-    const pending = await repo.pendingDeviceIds(this.db, batchId);
-    const items = [];
-    for (const { id } of pending) {
-      const issued = await this.db.transaction().execute(async (trx) => {
-        const locked = await repo.lockDevice(trx, id);
-        if (!locked || locked.credential_version > 0) return false; // generated meanwhile
-        const c = await this.issue(trx, p, locked, 1);
-        await writeAudit(trx, p, {
-          action: "nfc_file.generate",
-          batchId,
-          deviceId: id,
-          detail: { credentialId: c.id, credentialVersion: 1, keyId: c.key_id, via: "batch" },
+    const pending = (await repo.pendingDeviceIds(this.db, batchId)).map((d) => d.id);
+    const keyId = this.keys.nfc.activeKeyId;
+    const generated: string[] = [];
+    // Chunks of devices per transaction: a 10k-device batch is 20 transactions, not 10k.
+    for (let i = 0; i < pending.length; i += BATCH_CHUNK) {
+      const ids = await this.db.transaction().execute(async (trx) => {
+        // Re-checked under the lock: a device generated meanwhile is skipped, not reissued.
+        const devices = await repo.lockPendingDevices(trx, pending.slice(i, i + BATCH_CHUNK));
+        if (!devices.length) return [];
+        const issuedAt = new Date();
+        const rows = await Promise.all(devices.map(async (d) => ({
+          id: uuidv7(),
+          device_id: d.id,
+          key_id: keyId,
+          credential_version: 1,
+          payload_sha256: await sha256HexOf(await this.payload(keyId, d.hw_id, 1)),
+          issued_by: p.id,
+          issued_at: issuedAt,
+        })));
+        await credRepo.insertCredentials(trx, rows);
+        await repo.setDevicesCredential(trx, devices.map((d) => d.id), {
+          nfc_status: "generated",
+          credential_version: 1,
+          nfc_key_id: keyId,
         });
-        return true;
+        await writeAudit(
+          trx,
+          p,
+          ...rows.map((c) => ({
+            action: "nfc_file.generate",
+            batchId,
+            deviceId: c.device_id,
+            detail: { credentialId: c.id, credentialVersion: 1, keyId, via: "batch" },
+          })),
+        );
+        return devices.map((d) => d.id);
       });
-      if (issued) items.push(await this.credentialView(id));
+      generated.push(...ids);
     }
+    const views = await repo.findDeviceViews(this.db, generated);
+    const scheme = this.config.nfc.uriScheme;
+    const items = views.map((row) => toDeviceView(scheme, row).credential!);
     return { batchId, generated: items.length, items };
   }
 
@@ -165,7 +192,6 @@ export class CredentialsService {
 
   /** The signed `.nfc.json` of a credential (SPEC 2.14). */
   async buildFile(c: credRepo.CredentialRow) {
-    const proof = await computeProof(this.keys.nfc.keys[c.key_id], c.hw_id, c.credential_version);
     const manifestKey = this.currentManifestKey();
     const file: Record<string, unknown> = {
       schemaVersion: 1,
@@ -178,12 +204,7 @@ export class CredentialsService {
       hwRevision: c.hw_revision ?? "",
       keyId: c.key_id,
       credentialVersion: c.credential_version,
-      nfcPayload: bindUri(this.config.nfc.uriScheme, {
-        keyId: c.key_id,
-        hwId: c.hw_id,
-        credentialVersion: c.credential_version,
-        proof,
-      }),
+      nfcPayload: await this.payload(c.key_id, c.hw_id, c.credential_version),
       payloadSha256: c.payload_sha256,
       issuedAt: c.issued_at.toISOString(),
       manifestKeyId: manifestKey.id,

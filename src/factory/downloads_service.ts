@@ -113,12 +113,11 @@ export class DownloadsService {
       if (!credentials.length) throw notFound(`Batch ${batch.order_no} has no NFC files`);
       const out: Record<string, Uint8Array> = {};
       const encoder = new TextEncoder();
-      for (const c of credentials) {
-        await credRepo.markDownloaded(trx, c.id, c.device_id);
-        out[`${c.serial ?? c.hw_id}.nfc.json`] = encoder.encode(
-          JSON.stringify(await this.credentials.buildFile(c), null, 2),
-        );
-      }
+      await credRepo.markManyDownloaded(trx, credentials);
+      const built = await Promise.all(credentials.map((c) => this.credentials.buildFile(c)));
+      credentials.forEach((c, i) => {
+        out[`${c.serial ?? c.hw_id}.nfc.json`] = encoder.encode(JSON.stringify(built[i], null, 2));
+      });
       await writeAudit(
         trx,
         p,

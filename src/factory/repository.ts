@@ -101,6 +101,18 @@ function deviceSelect(db: Db) {
     ]);
 }
 
+/** Several devices with their batch and current credential, in id order. */
+export async function findDeviceViews(db: Db, ids: string[]): Promise<DeviceJoinRow[]> {
+  const out: DeviceJoinRow[] = [];
+  for (let i = 0; i < ids.length; i += 1000) {
+    out.push(
+      ...await deviceSelect(db).where("d.id", "in", ids.slice(i, i + 1000)).orderBy("d.id")
+        .execute(),
+    );
+  }
+  return out;
+}
+
 /** One device with its batch and current credential, or undefined. */
 export function findDeviceView(db: Db, id: string): Promise<DeviceJoinRow | undefined> {
   return deviceSelect(db).where("d.id", "=", id).executeTakeFirst();
@@ -191,6 +203,23 @@ export function setDeviceCredential(
     .where("id", "=", id).execute();
 }
 
+/** Same columns for several devices (batch generation: all version 1 with one key). */
+export function setDevicesCredential(
+  trx: Trx,
+  ids: string[],
+  v: { nfc_status: string; credential_version: number; nfc_key_id: string },
+) {
+  return trx.updateTable("devices")
+    .set({ ...v, lifecycle_status: "provisioned", updated_at: new Date() })
+    .where("id", "in", ids).execute();
+}
+
+/** Locks those of `ids` that still have no credential. */
+export function lockPendingDevices(trx: Trx, ids: string[]) {
+  return trx.selectFrom("devices").select(["id", "hw_id"]).where("id", "in", ids)
+    .where("credential_version", "=", 0).orderBy("id").forUpdate().execute();
+}
+
 /** Devices of a batch waiting for their first credential. */
 export function pendingDeviceIds(db: Db, batchId: string) {
   return db.selectFrom("devices").select("id").where("batch_id", "=", batchId)
@@ -213,9 +242,11 @@ export function insertIdempotencyKey(
 
 // ---- audit ---------------------------------------------------------------------------------
 
-export function insertAudit(db: Db, rows: Insertable<FactoryAuditLogsTable>[]) {
-  if (!rows.length) return Promise.resolve();
-  return db.insertInto("factory_audit_logs").values(rows).execute().then(() => {});
+/** Inserts audit rows, 1000 per statement (PostgreSQL allows 65535 bind parameters). */
+export async function insertAudit(db: Db, rows: Insertable<FactoryAuditLogsTable>[]) {
+  for (let i = 0; i < rows.length; i += 1000) {
+    await db.insertInto("factory_audit_logs").values(rows.slice(i, i + 1000)).execute();
+  }
 }
 
 export interface AuditFilters {
