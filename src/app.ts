@@ -7,19 +7,16 @@ import { connect } from "./db/connect.ts";
 import { migrate } from "./db/migrator.ts";
 import { createHandler } from "./http/handler.ts";
 import { createLogger, type Logger } from "./http/log.ts";
-import type { RawRoute } from "./http/raw.ts";
-import { openApiRoute } from "./http/system_routes.ts";
+import { createJobs } from "./jobs/boss.ts";
+import type { Jobs } from "./jobs/types.ts";
 import { buildOpenApiDocument } from "./openapi/document.ts";
-import { domainRawRoutes } from "./raw_routes.ts";
+import { allRawRoutes } from "./raw_routes.ts";
+import { createRenderPool, defaultThreads } from "./render/pool.ts";
+import type { Renderer } from "./render/types.ts";
 import { appRouter } from "./router.ts";
 import type { DB } from "./schema.ts";
 import { loadSecrets } from "./secrets.ts";
 import { createServices, type Services } from "./services.ts";
-
-/** The raw routes including the OpenAPI document route. */
-export function allRawRoutes(document: () => unknown): RawRoute[] {
-  return [...domainRawRoutes, openApiRoute(document)];
-}
 
 export interface App {
   services: Services;
@@ -38,13 +35,33 @@ export async function createApp(config: Config): Promise<App> {
   const logger = createLogger(config.logLevel);
   const secrets = await loadSecrets(config);
   const connection = await connect<DB>({ url: config.databaseUrl, dataDir: config.dataDir });
+  let jobs: Jobs | undefined;
+  let renderer: Renderer | undefined;
+  const closeAll = async () => {
+    // The queue first: a running render job finishes (it needs the pool and the database),
+    // then the pool, then the database.
+    await jobs?.stop();
+    await renderer?.close();
+    await connection.close();
+  };
   try {
     await migrate(connection.db);
+    const report = (what: string) => (error: unknown) =>
+      logger.error(`${what} error`, { error: error instanceof Error ? error.message : error });
+    [jobs, renderer] = await Promise.all([
+      // As many render jobs at once as the pool has workers: more would only queue in the pool.
+      createJobs(connection, {
+        databaseUrl: config.databaseUrl,
+        renderConcurrency: defaultThreads(),
+        onError: report("jobs"),
+      }),
+      createRenderPool({ threads: defaultThreads(), onError: report("render pool") }),
+    ]);
   } catch (error) {
-    await connection.close();
+    await closeAll();
     throw error;
   }
-  const services = createServices(config, connection.db, secrets);
+  const services = createServices(config, connection.db, secrets, { jobs, renderer });
   let document: unknown;
   const raw = allRawRoutes(() => (document ??= buildOpenApiDocument(raw)));
   const handler = (ingress: "combined" | "user" | "factory") =>
@@ -61,6 +78,6 @@ export async function createApp(config: Config): Promise<App> {
     userHandler: handler(config.factoryPort === undefined ? "combined" : "user"),
     factoryHandler: config.factoryPort === undefined ? undefined : handler("factory"),
     embedded,
-    close: () => connection.close(),
+    close: closeAll,
   };
 }

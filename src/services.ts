@@ -12,11 +12,20 @@ import { BillingService } from "./billing/service.ts";
 import { FactoryService } from "./factory/service.ts";
 import { BindingService } from "./binding/service.ts";
 import type { ManifestKeyRecord, NfcKeyring } from "./factory/keys.ts";
+import { unlinkDevicesOfUser } from "./devices/unlink.ts";
+import type { Jobs } from "./jobs/types.ts";
+import type { Renderer } from "./render/types.ts";
 
 /** Who is calling, once authenticated. */
 export type Caller =
   | { kind: "user"; userId: string; sessionId: string; expiresAt: number }
   | { kind: "pat"; userId: string; patId: string };
+
+/** Long-lived infrastructure `createApp` opens and closes; the services only use it. */
+export interface Infrastructure {
+  jobs: Jobs;
+  renderer: Renderer;
+}
 
 /** Secrets that are generated and kept under DATA_DIR when not configured. */
 export interface Secrets {
@@ -36,15 +45,25 @@ export interface Services {
   billing: BillingService;
   factory: FactoryService;
   binding: BindingService;
+  /** Background jobs (pg-boss): enqueue renders, register their handler. */
+  jobs: Jobs;
+  /** The render pool (Piscina): uploaded image → the three push bitmaps. */
+  renderer: Renderer;
 }
 
 /** Wires the domain services together. */
-export function createServices(config: Config, db: Db, secrets: Secrets): Services {
+export function createServices(
+  config: Config,
+  db: Db,
+  secrets: Secrets,
+  infra: Infrastructure,
+): Services {
   const tokens = new AccessTokens(secrets.jwtSecret, config.accessTokenTtlSeconds);
   const pats = new PatsService(db);
   const accounts = new AccountsService(db, tokens);
   const billing = new BillingService(db);
   accounts.subscriptionOf = (userId) => billing.summary(userId);
+  accounts.deletionSteps.inTransaction.push(unlinkDevicesOfUser);
   return {
     config,
     db,
@@ -54,5 +73,7 @@ export function createServices(config: Config, db: Db, secrets: Secrets): Servic
     billing,
     factory: new FactoryService(db, config, secrets),
     binding: new BindingService(db, secrets.nfc),
+    jobs: infra.jobs,
+    renderer: infra.renderer,
   };
 }

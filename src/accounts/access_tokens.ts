@@ -14,27 +14,34 @@ const AUDIENCE = "dds:user";
 
 /** Signs and verifies access tokens with one secret and lifetime. */
 export class AccessTokens {
-  readonly #key: Uint8Array<ArrayBuffer>;
+  // Imported once: jose would otherwise import raw key bytes on every sign and verify.
+  readonly #key: Promise<CryptoKey>;
   constructor(secret: string, readonly ttlSeconds: number) {
-    this.#key = new TextEncoder().encode(secret);
+    this.#key = crypto.subtle.importKey(
+      "raw",
+      new TextEncoder().encode(secret),
+      { name: "HMAC", hash: "SHA-256" },
+      false,
+      ["sign", "verify"],
+    );
   }
 
   /** A fresh token for a session, valid for the configured lifetime. */
-  sign(userId: string, sessionId: string): Promise<string> {
-    return new SignJWT({ sid: sessionId })
+  async sign(userId: string, sessionId: string): Promise<string> {
+    return await new SignJWT({ sid: sessionId })
       .setProtectedHeader({ alg: "HS256", typ: "JWT" })
       .setSubject(userId)
       .setIssuer(ISSUER)
       .setAudience(AUDIENCE)
       .setIssuedAt()
       .setExpirationTime(Math.floor(Date.now() / 1000) + this.ttlSeconds)
-      .sign(this.#key);
+      .sign(await this.#key);
   }
 
   /** The claims of a valid token, or null for anything else (bad signature, expired, alg none). */
   async verify(token: string): Promise<AccessClaims | null> {
     try {
-      const { payload } = await jwtVerify(token, this.#key, {
+      const { payload } = await jwtVerify(token, await this.#key, {
         algorithms: ["HS256"],
         issuer: ISSUER,
         audience: AUDIENCE,

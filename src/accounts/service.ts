@@ -217,14 +217,11 @@ export class AccountsService {
       try {
         await step(user);
       } catch (cause) {
-        console.error(
-          JSON.stringify({
-            level: "error",
-            msg: "account deletion step failed",
-            cause: String(cause),
-          }),
+        // SPEC 4.1: a provider failure aborts the deletion with 500 before anything is deleted.
+        throw Object.assign(
+          new AppError("internal", "Account deletion failed; nothing was deleted"),
+          { cause },
         );
-        throw new AppError("internal", "Account deletion failed; nothing was deleted");
       }
     }
     await this.db.transaction().execute(async (trx) => {

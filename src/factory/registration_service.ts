@@ -14,9 +14,9 @@ import { canonicalJson } from "./nfc_crypto.ts";
 import { inScope, type Principal } from "./principals.ts";
 import * as repo from "./repository.ts";
 import type { FactoryService } from "./service.ts";
+import { newClaimCode } from "../devices/unlink.ts";
 import { toDeviceView, toRegistered } from "./views.ts";
 
-const CLAIM_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{8,128}$/;
 const IMPORT_CHUNK = 500;
 
@@ -114,7 +114,7 @@ export class RegistrationService {
         batch_id: batch.id,
         sku: r.sku ?? batch.sku,
         hw_revision: r.hwRevision ?? batch.hw_revision,
-        claim_code: randomString(6, CLAIM_ALPHABET),
+        claim_code: newClaimCode(),
       };
     });
     const inserted = await repo.insertDevices(trx, fresh);

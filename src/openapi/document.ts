@@ -2,6 +2,7 @@
 import { generateOpenApiDocument } from "trpc-to-openapi";
 import { appRouter } from "../router.ts";
 import type { RawRoute } from "../http/raw.ts";
+import { allRawRoutes } from "../raw_routes.ts";
 
 export const API_VERSION = "0.1.0";
 
@@ -26,4 +27,10 @@ export function buildOpenApiDocument(raw: RawRoute[]) {
     // deno-lint-ignore no-explicit-any
     paths: paths as any,
   });
+}
+
+/** The document as committed in `openapi/openapi.json`: two-space JSON, trailing newline. */
+export function renderOpenApi(): string {
+  const raw: RawRoute[] = allRawRoutes(() => ({}));
+  return JSON.stringify(buildOpenApiDocument(raw), null, 2) + "\n";
 }

@@ -1,0 +1,200 @@
+/** SPEC 4.1 account deletion: one transaction, devices unlinked not deleted, second call 404. */
+import { assert, expectError, expectStatus } from "./helpers/assert.ts";
+import { registerUser } from "./helpers/http.ts";
+import { serverSuite } from "./helpers/suite.ts";
+import { uuidv7 } from "../src/lib/ids.ts";
+
+const suite = serverSuite("account deletion");
+
+suite.test("deletes the account with 204; the second call is 404", async (api) => {
+  const user = await registerUser(api);
+  const reply = await api.delete("/auth/account", {
+    token: user.accessToken,
+    body: { confirm: true, password: user.password },
+  });
+  assert.equal(reply.status, 204);
+  assert.equal(reply.body, null);
+  expectError(
+    await api.delete("/auth/account", {
+      token: user.accessToken,
+      body: { confirm: true, password: user.password },
+    }),
+    404,
+  );
+  expectError(
+    await api.post("/auth/login", {
+      body: { identifier: user.user.email, password: user.password },
+    }),
+    401,
+  );
+  expectError(await api.post("/auth/refresh", { body: { refreshToken: user.refreshToken } }), 401);
+  expectError(await api.get("/auth/me", { token: user.accessToken }), 401);
+  // The email is free again.
+  expectStatus(
+    await api.post("/auth/register", {
+      body: { email: user.user.email, username: user.user.username, password: "password123" },
+    }),
+    201,
+  );
+});
+
+suite.test("confirm must be true and the body well formed (400)", async (api) => {
+  const user = await registerUser(api);
+  const del = (body: unknown) => api.delete("/auth/account", { token: user.accessToken, body });
+  expectError(await del({ confirm: false, password: user.password }), 400);
+  expectError(await del({ password: user.password }), 400);
+  expectError(await del({ confirm: "true", password: user.password }), 400);
+  expectError(
+    await api.delete("/auth/account", {
+      token: user.accessToken,
+      raw: "{oops",
+      headers: { "content-type": "application/json" },
+    }),
+    400,
+  );
+  expectStatus(await api.get("/auth/me", { token: user.accessToken }), 200);
+});
+
+suite.test("a wrong or missing password is 401 and deletes nothing", async (api) => {
+  const user = await registerUser(api);
+  expectError(
+    await api.delete("/auth/account", {
+      token: user.accessToken,
+      body: { confirm: true, password: "wrong!!!" },
+    }),
+    401,
+  );
+  expectError(
+    await api.delete("/auth/account", { token: user.accessToken, body: { confirm: true } }),
+    401,
+  );
+  expectError(
+    await api.delete("/auth/account", { body: { confirm: true, password: user.password } }),
+    401,
+  );
+  expectError(
+    await api.delete("/auth/account", {
+      token: "nonsense",
+      body: { confirm: true, password: user.password },
+    }),
+    401,
+  );
+  expectStatus(await api.get("/auth/me", { token: user.accessToken }), 200);
+});
+
+suite.test("a user without a password may omit it", async (api, server) => {
+  const user = await registerUser(api);
+  await server.app.services.db.updateTable("users").set({ password_hash: null })
+    .where("id", "=", user.user.id).execute();
+  assert.equal(
+    (await api.delete("/auth/account", { token: user.accessToken, body: { confirm: true } }))
+      .status,
+    204,
+  );
+});
+
+suite.test(
+  "sessions, PATs and links go; devices are unlinked, not deleted",
+  async (api, server) => {
+    const db = server.app.services.db;
+    const user = await registerUser(api);
+    const other = await registerUser(api);
+    const pat = expectStatus(
+      await api.post("/api/personal-access-tokens", {
+        token: user.accessToken,
+        body: { name: "x" },
+      }),
+      201,
+    );
+    const deviceId = uuidv7();
+    const otherDeviceId = uuidv7();
+    for (const [id, owner] of [[deviceId, user.user.id], [otherDeviceId, other.user.id]]) {
+      await db.insertInto("devices").values({
+        id,
+        hw_id: id.replaceAll("-", ""),
+        thing_name: `thing-${id}`,
+        owner_id: owner,
+        bound_at: new Date(),
+      }).execute();
+    }
+    await db.insertInto("oauth_accounts").values({
+      id: uuidv7(),
+      user_id: user.user.id,
+      provider: "google",
+      provider_user_id: `g-${user.user.id}`,
+    }).execute();
+
+    expectStatus(
+      await api.delete("/auth/account", {
+        token: user.accessToken,
+        body: { confirm: true, password: user.password },
+      }),
+      204,
+    );
+    for (
+      const table of [
+        "sessions",
+        "refresh_tokens",
+        "personal_access_tokens",
+        "oauth_accounts",
+      ] as const
+    ) {
+      const rows = await db.selectFrom(table).select("user_id").where("user_id", "=", user.user.id)
+        .execute();
+      assert.equal(rows.length, 0, `${table} still has rows`);
+    }
+    expectStatus(await api.get("/api/sdk/v1/me", { token: pat.token }), 401);
+    const device = await db.selectFrom("devices").selectAll().where("id", "=", deviceId)
+      .executeTakeFirstOrThrow();
+    assert.equal(device.owner_id, null);
+    assert.equal(device.bound_at, null);
+    const untouched = await db.selectFrom("devices").selectAll().where("id", "=", otherDeviceId)
+      .executeTakeFirstOrThrow();
+    assert.equal(untouched.owner_id, other.user.id);
+  },
+);
+
+suite.test(
+  "a failing pre-deletion step (provider revocation) gives 500 and deletes nothing",
+  async (api, server) => {
+    const user = await registerUser(api);
+    const steps = server.app.services.accounts.deletionSteps.before;
+    const failing = (u: { id: string }) =>
+      u.id === user.user.id ? Promise.reject(new Error("provider down")) : Promise.resolve();
+    steps.push(failing);
+    try {
+      expectError(
+        await api.delete("/auth/account", {
+          token: user.accessToken,
+          body: { confirm: true, password: user.password },
+        }),
+        500,
+      );
+    } finally {
+      steps.splice(steps.indexOf(failing), 1);
+    }
+    expectStatus(await api.get("/auth/me", { token: user.accessToken }), 200);
+  },
+);
+
+suite.test("a failing step inside the transaction rolls everything back", async (api, server) => {
+  const user = await registerUser(api);
+  const steps = server.app.services.accounts.deletionSteps.inTransaction;
+  const failing = async (trx: Parameters<typeof steps[number]>[0], userId: string) => {
+    await trx.deleteFrom("sessions").where("user_id", "=", userId).execute();
+    if (userId === user.user.id) throw new Error("boom after a partial write");
+  };
+  steps.push(failing);
+  try {
+    const reply = await api.delete("/auth/account", {
+      token: user.accessToken,
+      body: { confirm: true, password: user.password },
+    });
+    expectError(reply, 500);
+  } finally {
+    steps.splice(steps.indexOf(failing), 1);
+  }
+  expectStatus(await api.get("/auth/me", { token: user.accessToken }), 200);
+});
+
+suite.end();

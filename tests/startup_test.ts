@@ -1,0 +1,98 @@
+/** `deno task start` as a process: banner, persistence across restarts, clean SIGTERM, bad config. */
+import { assert, expectStatus } from "./helpers/assert.ts";
+import { client } from "./helpers/http.ts";
+import { externalDatabaseUrl } from "./helpers/server.ts";
+
+const MAIN = new URL("../src/main.ts", import.meta.url).pathname;
+
+function freePort(): number {
+  const listener = Deno.listen({ port: 0, hostname: "127.0.0.1" });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  return port;
+}
+
+/** Starts the service as `deno task start` would, on free ports, with an embedded database. */
+async function spawn(env: Record<string, string>) {
+  const port = freePort();
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", MAIN],
+    env: {
+      PORT: String(port),
+      MQTT_PORT: String(freePort()),
+      HOST: "127.0.0.1",
+      LOG_LEVEL: "silent",
+      ...env,
+    },
+    clearEnv: true,
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 300; i++) {
+    try {
+      const res = await fetch(`${url}/health`);
+      await res.body?.cancel();
+      if (res.ok) break;
+    } catch { /* starting */ }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    url,
+    async stop() {
+      child.kill("SIGTERM");
+      const [status, out] = await Promise.all([child.status, new Response(child.stdout).text()]);
+      await child.stderr.cancel();
+      return { code: status.code, out };
+    },
+  };
+}
+
+Deno.test({
+  name: "startup: the embedded database persists across restarts and SIGTERM exits cleanly",
+  ignore: externalDatabaseUrl !== undefined, // the embedded default is what this proves
+  fn: async () => {
+    const dataDir = await Deno.makeTempDir({ prefix: "dds-start-" });
+    try {
+      const first = await spawn({ DATA_DIR: dataDir, PATH: Deno.env.get("PATH") ?? "" });
+      const reg = expectStatus(
+        await client(first.url).post("/auth/register", {
+          body: { email: "keep@example.com", username: "keeper", password: "password123" },
+        }),
+        201,
+      );
+      const stopped = await first.stop();
+      assert.equal(stopped.code, 0);
+      assert.match(stopped.out, /listening/);
+      assert.match(stopped.out, /PGlite/);
+      assert.match(stopped.out, /JWT_SECRET: generated/);
+      assert.match(stopped.out, /Shutting down/);
+
+      const second = await spawn({ DATA_DIR: dataDir });
+      const api = client(second.url);
+      expectStatus(
+        await api.post("/auth/login", { body: { identifier: "keeper", password: "password123" } }),
+        200,
+      );
+      // The generated JWT secret was kept too: the old access token still works.
+      expectStatus(await api.get("/auth/me", { token: reg.accessToken }), 200);
+      assert.equal((await second.stop()).code, 0);
+    } finally {
+      await Deno.remove(dataDir, { recursive: true }).catch(() => {});
+    }
+  },
+});
+
+Deno.test("startup: a bad variable stops start-up with one line naming it", async () => {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", MAIN],
+    env: { PORT: "not-a-port" },
+    clearEnv: true,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.equal(out.code, 1);
+  const stderr = new TextDecoder().decode(out.stderr).trim();
+  assert.equal(stderr.split("\n").length, 1, stderr);
+  assert.match(stderr, /^Invalid PORT: /);
+});
