@@ -1,7 +1,7 @@
 /**
  * NFC credentials and files (SPEC 2.14, 3.4b). Proofs are never stored: a file is rebuilt from
  * the master key whenever it is downloaded, and signed with the current manifest key. Every
- * change writes its audit row in its own transaction.
+ * change writes its audit row in the transaction of the change.
  */
 import type { Config } from "../config.ts";
 import { conflict, notFound } from "../errors.ts";
@@ -16,9 +16,9 @@ import * as repo from "./repository.ts";
 import type { FactoryService } from "./service.ts";
 import { toDeviceView } from "./views.ts";
 
-/** The `type` of a `.nfc.json` file. */
 /** Devices per transaction in batch generation. */
 const BATCH_CHUNK = 500;
+/** The `type` of a `.nfc.json` file. */
 export const NFC_FILE_TYPE = "dds.nfc-bind-credential";
 
 export class CredentialsService {
@@ -29,8 +29,7 @@ export class CredentialsService {
     private readonly config: Config,
     private readonly keys: { nfc: NfcKeyring; manifestKeys: ManifestKeyRecord[] },
     private readonly factory: FactoryService,
-  ) {
-  }
+  ) {}
 
   /** SPEC 2.14: the public halves of the manifest signing keys. */
   manifestKeys() {
