@@ -520,6 +520,14 @@ suite.test("download: 200 signed file that verifies with the published key and d
   assert.ok(key, "the signing key is published");
   assertEquals(await verifyFile(key.publicKey, file), true);
   assertEquals(await verifyFile(key.publicKey, { ...file, serial: "SIG-2" }), false);
+  // SPEC 2.14: the full proof is obtainable only through the download endpoint.
+  const elsewhere = await Promise.all([
+    as(api, "sup").get(`/devices/${device.id}`),
+    as(api, "sup").get(`/devices?batchId=${batch.id}`),
+    as(api, "sup").get(`/audit-logs?batchId=${batch.id}&limit=200`),
+    as(api, "sup").post(`/devices/${device.id}/nfc-credentials:revoke-and-reissue`),
+  ]);
+  for (const reply of elsewhere) assert.ok(!JSON.stringify(reply.body).includes(proof));
 });
 
 suite.test("download refusals: 403 auditor, 404 unknown credential, 400 bad id", async (api) => {
