@@ -97,6 +97,7 @@ const schema = z.object({
   TARGETLESS_MAX_RENDITIONS_PER_PRESENTATION: positiveOrDefault(20),
   TARGETLESS_MAX_CONCURRENT_RENDITIONS: positiveOrDefault(8),
   ANALYZE_SCHEDULE: z.string().default("0 * * * *"),
+  FACTORY_DOWNLOADS_PER_MINUTE: positiveOrDefault(30),
   LOG_LEVEL: z.enum(["info", "silent"]).default("info"),
 });
 
@@ -130,6 +131,8 @@ function shape(env: z.output<typeof schema>) {
       activeKeyId: env.NFC_ACTIVE_KEY_ID,
       uriScheme: env.NFC_URI_SCHEME,
     },
+    /** Factory file downloads (single and ZIP) per principal per minute (SPEC 8: not shown). */
+    factoryDownloadsPerMinute: env.FACTORY_DOWNLOADS_PER_MINUTE,
     stripe: {
       secretKey: env.STRIPE_SECRET_KEY,
       webhookSecret: env.STRIPE_WEBHOOK_SECRET,

@@ -5,6 +5,7 @@ import { deleteAccount } from "./accounts/delete_account.ts";
 import { stripeWebhook } from "./billing/webhook.ts";
 import { appleStart, googleStart } from "./oauth/start.ts";
 import { appleCallback, googleCallback } from "./oauth/callbacks.ts";
+import { factoryRawRoutes } from "./factory/raw_routes.ts";
 
 export const domainRawRoutes: RawRoute[] = [
   health,
@@ -14,6 +15,7 @@ export const domainRawRoutes: RawRoute[] = [
   googleCallback,
   appleStart,
   appleCallback,
+  ...factoryRawRoutes,
 ];
 
 /** The raw routes including the OpenAPI document route. */

@@ -9,6 +9,8 @@ import { versionedMe } from "./accounts/versioned_me.ts";
 import { patsRouter } from "./pats/router.ts";
 import { billingRouter } from "./billing/router.ts";
 import { oauthRouter } from "./oauth/router.ts";
+import { factoryRouter } from "./factory/router.ts";
+import { bindingRouter } from "./binding/router.ts";
 
 /** The procedures of a versioned surface; each is added once and mounted on both prefixes. */
 function versioned(surface: Surface) {
@@ -20,6 +22,9 @@ export const appRouter = router({
   pats: patsRouter,
   billing: billingRouter,
   oauth: oauthRouter,
+  factory: factoryRouter,
+  // Before any `/api/devices/{id}/…` router: `bind/code` must not be read as a device id.
+  binding: bindingRouter,
   app: versioned(APP_SURFACE),
   sdk: versioned(SDK_SURFACE),
 });

@@ -6,10 +6,15 @@ import type { Kysely, Transaction } from "kysely";
 import type { AccountTables } from "./accounts/tables.ts";
 import type { PatTables } from "./pats/tables.ts";
 import type { BillingTables } from "./billing/tables.ts";
-import type { DeviceTables } from "./devices/tables.ts";
+import type { DevicesTable, DeviceTables } from "./devices/tables.ts";
 import type { OauthTables } from "./oauth/tables.ts";
+import type { FactoryDeviceColumns, FactoryTables } from "./factory/tables.ts";
 
-export interface DB extends AccountTables, PatTables, BillingTables, DeviceTables, OauthTables {}
+export interface DB
+  extends AccountTables, PatTables, BillingTables, DeviceTables, OauthTables, FactoryTables {
+  /** The factory adds its credential columns to the shared devices table. */
+  devices: DevicesTable & FactoryDeviceColumns;
+}
 
 /** Any executor: the pool or an open transaction. */
 export type Db = Kysely<DB>;

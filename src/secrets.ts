@@ -5,11 +5,18 @@
 import { randomToken } from "./lib/crypto.ts";
 import type { Config } from "./config.ts";
 import type { Secrets } from "./services.ts";
+import {
+  generateManifestKey,
+  generateMasterKey,
+  type ManifestKeyRecord,
+  nfcKeyringOf,
+} from "./factory/keys.ts";
 
 /** Loads (or creates) `DATA_DIR/secrets.json` and overlays configured values. */
 export async function loadSecrets(config: Config): Promise<Secrets & { generated: string[] }> {
   const file = `${config.dataDir}/secrets.json`;
-  let stored: Record<string, string> = {};
+  // deno-lint-ignore no-explicit-any -- a small JSON file of strings and key records
+  let stored: Record<string, any> = {};
   try {
     stored = JSON.parse(await Deno.readTextFile(file));
   } catch (error) {
@@ -20,9 +27,27 @@ export async function loadSecrets(config: Config): Promise<Secrets & { generated
     stored.jwtSecret = randomToken(48);
     generated.push("JWT_SECRET");
   }
+  // CONTRACT.md: without NFC_MASTER_KEYS one master key is generated once and kept.
+  if (!config.nfc.masterKeys && !stored.nfcMasterKeys) {
+    stored.nfcMasterKeys = { k1: generateMasterKey() };
+    generated.push("NFC_MASTER_KEYS");
+  }
+  // Manifest signing keys are always the service's own: generated once, kept, never exported.
+  if (!Array.isArray(stored.manifestKeys) || !stored.manifestKeys.length) {
+    stored.manifestKeys = [await generateManifestKey(`mk-${Date.now().toString(36)}`)];
+    generated.push("manifest signing key");
+  }
   if (generated.length) {
     await Deno.mkdir(config.dataDir, { recursive: true });
     await Deno.writeTextFile(file, JSON.stringify(stored, null, 2), { mode: 0o600 });
   }
-  return { jwtSecret: config.jwtSecret ?? stored.jwtSecret, generated };
+  const nfc = config.nfc.masterKeys
+    ? nfcKeyringOf(config.nfc.masterKeys, config.nfc.activeKeyId)
+    : nfcKeyringOf(stored.nfcMasterKeys, config.nfc.activeKeyId);
+  return {
+    jwtSecret: config.jwtSecret ?? stored.jwtSecret,
+    nfc,
+    manifestKeys: stored.manifestKeys as ManifestKeyRecord[],
+    generated,
+  };
 }

@@ -11,6 +11,9 @@ import { PatsService } from "./pats/service.ts";
 import { BillingService } from "./billing/service.ts";
 import { createStripe } from "./billing/stripe_client.ts";
 import { OauthService } from "./oauth/service.ts";
+import { FactoryService } from "./factory/service.ts";
+import { BindingService } from "./binding/service.ts";
+import type { ManifestKeyRecord, NfcKeyring } from "./factory/keys.ts";
 import { unlinkDevicesOfUser } from "./devices/unlink.ts";
 import type { Jobs } from "./jobs/types.ts";
 import type { Renderer } from "./render/types.ts";
@@ -29,6 +32,10 @@ export interface Infrastructure {
 /** Secrets that are generated and kept under DATA_DIR when not configured. */
 export interface Secrets {
   jwtSecret: string;
+  /** NFC master keys (NFC_MASTER_KEYS or generated). */
+  nfc: NfcKeyring;
+  /** Ed25519 manifest signing keys, oldest first; the last one signs. */
+  manifestKeys: ManifestKeyRecord[];
 }
 
 export interface Services {
@@ -39,6 +46,8 @@ export interface Services {
   pats: PatsService;
   billing: BillingService;
   oauth: OauthService;
+  factory: FactoryService;
+  binding: BindingService;
   /** Background jobs (pg-boss): enqueue renders, register their handler. */
   jobs: Jobs;
   /** The render pool (Piscina): uploaded image → the three push bitmaps. */
@@ -72,6 +81,8 @@ export function createServices(
     pats,
     billing,
     oauth,
+    factory: new FactoryService(db, config, secrets),
+    binding: new BindingService(db, secrets.nfc),
     jobs: infra.jobs,
     renderer: infra.renderer,
   };

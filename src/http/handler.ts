@@ -17,6 +17,8 @@ import type { RawRoute } from "./raw.ts";
 import { RouteTable } from "./routes.ts";
 
 const FACTORY_PREFIX = "/internal/factory";
+/** Key of the factory router in `src/router.ts`. */
+const FACTORY_TRPC_PREFIX = "factory.";
 
 /** Which paths a listener serves: everything, the user API only, or the factory console only. */
 export type Ingress = "combined" | "user" | "factory";
@@ -40,6 +42,22 @@ function bearerOf(req: Request): string | null {
   return match ? match[1] : null;
 }
 
+/**
+ * The ingress split holds for `/trpc` too: the factory router's procedures (named `factory.*`)
+ * are served only where the factory console is, and the factory port serves nothing else.
+ */
+function servesTrpc(ingress: Ingress, path: string): boolean {
+  if (ingress === "combined") return true;
+  let names: string[];
+  try {
+    names = decodeURIComponent(path.slice("/trpc/".length)).split(",");
+  } catch {
+    return false;
+  }
+  const factory = names.map((n) => n.startsWith(FACTORY_TRPC_PREFIX));
+  return ingress === "factory" ? factory.every(Boolean) : !factory.some(Boolean);
+}
+
 function servesPath(ingress: Ingress, path: string): boolean {
   const factory = path === FACTORY_PREFIX || path.startsWith(`${FACTORY_PREFIX}/`);
   return ingress === "combined" || (ingress === "factory") === factory;
@@ -54,6 +72,7 @@ export function createHandler(options: HandlerOptions) {
   async function dispatch(req: Request, ctx: Context, url: URL, holder: { template: string }) {
     if (url.pathname === "/trpc" || url.pathname.startsWith("/trpc/")) {
       holder.template = "/trpc";
+      if (!servesTrpc(ingress, url.pathname)) throw new AppError("not_found", "Not found");
       return await fetchRequestHandler({
         endpoint: "/trpc",
         req: await withLimitedBody(req),

@@ -1,0 +1,36 @@
+import { z } from "zod";
+import { userProcedure } from "../trpc/auth.ts";
+import { boundDeviceSchema } from "./views.ts";
+
+// Loose field types on purpose: a wrongly typed credential field gets the same 400 as a wrong
+// proof (SPEC 4.5: one indistinguishable error), not a zod message naming the field.
+const loose = <T extends z.ZodType>(schema: T) => schema.optional().catch(undefined);
+
+/** POST /api/devices/bind/nfc: binds a registered device to the caller by its NFC credential. */
+export const bindNfc = userProcedure
+  .meta({
+    openapi: {
+      method: "POST",
+      path: "/api/devices/bind/nfc",
+      tags: ["devices"],
+      summary: "Bind a device with its NFC credential",
+      protect: true,
+      errorResponses: {
+        400:
+          "Invalid NFC credential (malformed, wrong proof, unsupported version, unknown key, or revoked)",
+        401: "Unauthorized",
+        403: "Called with a personal access token",
+        404: "Device not registered at the factory",
+        409: "Device bound to another user",
+      },
+    },
+  })
+  .input(z.object({
+    version: loose(z.number().int()),
+    keyId: loose(z.string()),
+    hwId: loose(z.string()),
+    credentialVersion: loose(z.number().int()),
+    proof: loose(z.string()),
+  }))
+  .output(z.object({ device: boundDeviceSchema, status: z.enum(["bound", "already_bound"]) }))
+  .mutation(({ ctx, input }) => ctx.services.binding.bindNfc(ctx.caller.userId, input));

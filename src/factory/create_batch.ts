@@ -1,0 +1,29 @@
+import { z } from "zod";
+import { SUPERVISORS } from "./principals.ts";
+import { factoryMeta, factoryProcedure } from "./auth.ts";
+import { batchSchema } from "./views.ts";
+
+const text = z.string().trim().min(1).max(100);
+
+/** POST /internal/factory/batches (supervisor): 201 batch; 409 for a taken order number. */
+export const createBatch = factoryProcedure(SUPERVISORS, "batch.create")
+  .meta(factoryMeta("POST", "/batches", "Create a batch", {
+    400: "Invalid body",
+    403: "Not a supervisor, or order number / SKU outside the scope",
+    409: "Order number already exists",
+  }))
+  .input(
+    z.object({
+      orderNo: text,
+      sku: text,
+      hwRevision: text.optional(),
+      plannedQuantity: z.number().int().min(0).max(10_000_000).optional(),
+      factoryId: text.optional(),
+    }).strict(),
+  )
+  .output(batchSchema)
+  .mutation(async ({ ctx, input }) => {
+    const batch = await ctx.services.factory.createBatch(ctx.principal, input);
+    ctx.response.status = 201;
+    return batch;
+  });

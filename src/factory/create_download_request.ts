@@ -1,0 +1,30 @@
+import { z } from "zod";
+import { WRITERS } from "./principals.ts";
+import { factoryMeta, factoryProcedure } from "./auth.ts";
+import { downloadRequestSchema } from "./views.ts";
+
+/** POST /internal/factory/nfc-files/{credentialId}/download-requests: 201 pending request. */
+export const createDownloadRequest = factoryProcedure(WRITERS, "download_request.create")
+  .meta(
+    factoryMeta(
+      "POST",
+      "/nfc-files/{credentialId}/download-requests",
+      "Request a repeat download",
+      {
+        400: "credentialId is not a UUID",
+        403: "Auditor, or credential outside the scope",
+        404: "Credential missing or revoked",
+        409: "A request is already pending for this credential",
+      },
+    ),
+  )
+  .input(z.object({ credentialId: z.string() }))
+  .output(downloadRequestSchema)
+  .mutation(async ({ ctx, input }) => {
+    const request = await ctx.services.factory.downloads.createRequest(
+      ctx.principal,
+      input.credentialId,
+    );
+    ctx.response.status = 201;
+    return request;
+  });

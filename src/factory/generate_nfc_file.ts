@@ -1,0 +1,23 @@
+import { z } from "zod";
+import { WRITERS } from "./principals.ts";
+import { factoryMeta, factoryProcedure } from "./auth.ts";
+import { credentialSchema } from "./views.ts";
+
+/** POST /internal/factory/devices/{deviceId}/nfc-files: 201 CredentialView, 409 when issued. */
+export const generateNfcFile = factoryProcedure(WRITERS, "nfc_file.generate")
+  .meta(factoryMeta("POST", "/devices/{deviceId}/nfc-files", "Generate the NFC credential", {
+    400: "deviceId is not a UUID",
+    403: "Auditor, or device outside the scope",
+    404: "Device not found",
+    409: "A credential is already generated for this device",
+  }))
+  .input(z.object({ deviceId: z.string() }))
+  .output(credentialSchema)
+  .mutation(async ({ ctx, input }) => {
+    const credential = await ctx.services.factory.credentials.generate(
+      ctx.principal,
+      input.deviceId,
+    );
+    ctx.response.status = 201;
+    return credential;
+  });

@@ -1,0 +1,26 @@
+import { z } from "zod";
+import { ANY_ROLE } from "./principals.ts";
+import { factoryMeta, factoryProcedure } from "./auth.ts";
+import { batchStatsSchema } from "./get_batch_stats.ts";
+import { countsSchema } from "./views.ts";
+import { uuidQuery } from "./inputs.ts";
+
+const globalStatsSchema = z.object({ batches: z.number().int(), counts: countsSchema })
+  .meta({ id: "FactoryGlobalStats" });
+
+/**
+ * GET /internal/factory/stats: with `batchId` the batch statistics, without it the same counts
+ * over every batch in the principal's scope plus the number of batches.
+ */
+export const getStats = factoryProcedure(ANY_ROLE, "stats.read")
+  .meta(factoryMeta("GET", "/stats", "Statistics, per batch or global", {
+    400: "batchId is not a UUID",
+    404: "Batch not found or outside the scope",
+  }))
+  .input(z.object({ batchId: uuidQuery.optional() }))
+  .output(z.union([batchStatsSchema, globalStatsSchema]))
+  .query(({ ctx, input }) =>
+    input.batchId
+      ? ctx.services.factory.batchStats(ctx.principal, input.batchId)
+      : ctx.services.factory.globalStats(ctx.principal)
+  );

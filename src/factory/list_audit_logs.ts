@@ -1,0 +1,27 @@
+import { z } from "zod";
+import { ANY_ROLE } from "./principals.ts";
+import { factoryMeta, factoryProcedure } from "./auth.ts";
+import { paging, uuidQuery } from "./inputs.ts";
+import { auditLogSchema, pageOf } from "./views.ts";
+
+const time = z.iso.datetime({ offset: true, message: "must be an RFC 3339 timestamp" });
+
+/** GET /internal/factory/audit-logs: newest first, filtered, within the scope. */
+export const listAuditLogs = factoryProcedure(ANY_ROLE, "audit.list")
+  .meta(factoryMeta("GET", "/audit-logs", "List audit log entries", { 400: "Invalid query" }))
+  .input(z.object({
+    batchId: uuidQuery.optional(),
+    deviceId: uuidQuery.optional(),
+    action: z.string().trim().min(1).max(100).optional(),
+    from: time.optional(),
+    to: time.optional(),
+    ...paging(50, 200),
+  }))
+  .output(pageOf(auditLogSchema))
+  .query(({ ctx, input }) =>
+    ctx.services.factory.listAudit(ctx.principal, {
+      ...input,
+      from: input.from ? new Date(input.from) : undefined,
+      to: input.to ? new Date(input.to) : undefined,
+    })
+  );

@@ -1,0 +1,18 @@
+import { z } from "zod";
+import { ANY_ROLE } from "./principals.ts";
+import { factoryMeta, factoryProcedure } from "./auth.ts";
+import { paging, uuidQuery } from "./inputs.ts";
+import { downloadRequestSchema, pageOf } from "./views.ts";
+
+/** GET /internal/factory/download-requests: requests in scope (an operator's own only). */
+export const listDownloadRequests = factoryProcedure(ANY_ROLE, "download_request.list")
+  .meta(
+    factoryMeta("GET", "/download-requests", "List download requests", { 400: "Invalid query" }),
+  )
+  .input(z.object({
+    status: z.enum(["pending", "approved", "rejected"]).optional(),
+    batchId: uuidQuery.optional(),
+    ...paging(50, 200),
+  }))
+  .output(pageOf(downloadRequestSchema))
+  .query(({ ctx, input }) => ctx.services.factory.downloads.listRequests(ctx.principal, input));

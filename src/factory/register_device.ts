@@ -1,0 +1,34 @@
+import { z } from "zod";
+import { WRITERS } from "./principals.ts";
+import { factoryMeta, factoryProcedure } from "./auth.ts";
+import { SERIAL } from "./inputs.ts";
+import { registeredDeviceSchema } from "./views.ts";
+
+const text = z.string().trim().min(1).max(100);
+
+/**
+ * POST /internal/factory/devices: 201 new device, 200 on an Idempotency-Key replay. hwId and
+ * thingName are assigned by the service; the body cannot set them (strict schema).
+ */
+export const registerDevice = factoryProcedure(WRITERS, "device.register")
+  .meta(factoryMeta("POST", "/devices", "Register a device", {
+    400: "Invalid body or Idempotency-Key",
+    403: "Auditor, or batch / SKU outside the scope",
+    404: "Batch not found",
+    409: "Serial taken in the batch, Idempotency-Key reused with another body, or batch closed",
+  }))
+  .input(
+    z.object({
+      batchId: z.uuid({ message: "must be a UUID" }),
+      serial: z.string().regex(SERIAL, "must be 1-64 letters, digits or ._:-").optional(),
+      sku: text.optional(),
+      hwRevision: text.optional(),
+    }).strict(),
+  )
+  .output(registeredDeviceSchema)
+  .mutation(async ({ ctx, input }) => {
+    const key = ctx.req.headers.get("idempotency-key") ?? undefined;
+    const result = await ctx.services.factory.registration.register(ctx.principal, input, key);
+    ctx.response.status = result.created ? 201 : 200;
+    return result.device;
+  });

@@ -1,0 +1,197 @@
+/**
+ * Device registration (SPEC 4.8): single registration with Idempotency-Key and the CSV import.
+ * The service assigns hwId (32 hex), thingName and the claim code; the caller never does.
+ */
+import { badRequest, conflict } from "../errors.ts";
+import { isUniqueViolation } from "../db/errors.ts";
+import { uuidv7 } from "../lib/ids.ts";
+import { randomString, sha256Hex } from "../lib/crypto.ts";
+import type { Config } from "../config.ts";
+import type { Db, Trx } from "../schema.ts";
+import { auditRow, writeAudit } from "./audit.ts";
+import { type ImportRow, parseImport } from "./csv.ts";
+import { canonicalJson } from "./nfc_crypto.ts";
+import { inScope, type Principal } from "./principals.ts";
+import * as repo from "./repository.ts";
+import type { FactoryService } from "./service.ts";
+import { newClaimCode } from "../devices/unlink.ts";
+import { toDeviceView, toRegistered } from "./views.ts";
+
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{8,128}$/;
+const IMPORT_CHUNK = 500;
+
+export interface RegisterInput {
+  batchId: string;
+  serial?: string;
+  sku?: string;
+  hwRevision?: string;
+}
+
+export class RegistrationService {
+  constructor(
+    private readonly db: Db,
+    private readonly config: Config,
+    private readonly factory: FactoryService,
+  ) {}
+
+  /**
+   * Registers one device (SPEC 4.8): the service assigns hwId and thingName. With an
+   * Idempotency-Key, a replay of the same body answers 200 with the same device and a different
+   * body under the same key 409; without one, a taken (batch, serial) is 409.
+   */
+  async register(p: Principal, input: RegisterInput, idempotencyKey?: string) {
+    if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
+      throw badRequest("Idempotency-Key must be 8-128 printable ASCII characters");
+    }
+    const batch = await this.factory.writableBatch(p, input.batchId, "device.register", input.sku);
+    if (batch.status !== "open") throw conflict(`Batch ${batch.order_no} is closed`);
+    const fingerprint = sha256Hex(canonicalJson(input));
+    const replay = async (trx: Trx) => {
+      if (idempotencyKey === undefined) return undefined;
+      const seen = await repo.findIdempotencyKey(trx, p.id, idempotencyKey);
+      if (!seen) return undefined;
+      if (seen.fingerprint !== fingerprint) {
+        throw conflict("Idempotency-Key was already used with a different request");
+      }
+      return { created: false, deviceId: seen.device_id };
+    };
+    const attempt = () =>
+      this.db.transaction().execute(async (trx) => {
+        const earlier = await replay(trx);
+        if (earlier) return earlier;
+        const [device] = await this.insertDevices(trx, p, batch, [{
+          row: 0,
+          ...input,
+          serial: input.serial ?? "",
+        }]);
+        if (!device) {
+          // A concurrent request with the same key may have taken the serial and committed
+          // while this insert waited on it: a fresh statement sees its key row.
+          const concurrent = await replay(trx);
+          if (concurrent) return concurrent;
+          throw conflict(`Serial ${input.serial} already exists in this batch`);
+        }
+        if (idempotencyKey !== undefined) {
+          await repo.insertIdempotencyKey(trx, {
+            principal_id: p.id,
+            key: idempotencyKey,
+            fingerprint,
+            device_id: device.id,
+          });
+        }
+        return { created: true, deviceId: device.id };
+      });
+    let outcome;
+    try {
+      outcome = await attempt();
+    } catch (error) {
+      // A concurrent request with the same key won the insert: answer as its replay.
+      if (!isUniqueViolation(error, "factory_idempotency_keys_pkey")) throw error;
+      outcome = await attempt();
+    }
+    const view = toDeviceView(
+      this.config.nfc.uriScheme,
+      (await repo.findDeviceView(this.db, outcome.deviceId))!,
+    );
+    return { created: outcome.created, device: toRegistered(view) };
+  }
+
+  /** Inserts devices with their audit rows; returns only the ones newly created. */
+  private async insertDevices(
+    trx: Trx,
+    p: Principal,
+    batch: { id: string; sku: string; hw_revision: string | null },
+    rows: ImportRow[],
+  ) {
+    const fresh = rows.map((r) => {
+      const hwId = randomString(32, "0123456789abcdef");
+      return {
+        id: uuidv7(),
+        hw_id: hwId,
+        thing_name: `dds-${hwId}`,
+        // Without a serial the device gets one from its hardware id.
+        serial: r.serial || hwId.slice(0, 12).toUpperCase(),
+        batch_id: batch.id,
+        sku: r.sku ?? batch.sku,
+        hw_revision: r.hwRevision ?? batch.hw_revision,
+        claim_code: newClaimCode(),
+      };
+    });
+    const inserted = await repo.insertDevices(trx, fresh);
+    const ids = new Set(inserted.map((d) => d.id));
+    const created = fresh.filter((d) => ids.has(d.id));
+    await repo.insertAudit(
+      trx,
+      created.map((d) =>
+        auditRow(p, {
+          action: "device.register",
+          batchId: batch.id,
+          deviceId: d.id,
+          detail: { serial: d.serial, hwId: d.hw_id },
+        })
+      ),
+    );
+    return created;
+  }
+
+  /**
+   * CSV import (SPEC 4.8): good rows land, bad rows are reported; a serial already registered
+   * with the same SKU and revision counts as idempotent, with different ones as an error.
+   */
+  async importCsv(p: Principal, batchId: string, text: string) {
+    const batch = await this.factory.writableBatch(p, batchId, "device.import");
+    if (batch.status !== "open") throw conflict(`Batch ${batch.order_no} is closed`);
+    const parsed = parseImport(text);
+    if (!parsed.ok) throw badRequest(parsed.error);
+    const errors = [...parsed.errors];
+    let ok = 0;
+    let idempotent = 0;
+    const seen = new Set<string>();
+    const rows = parsed.rows.filter((r) => {
+      const sku = r.sku ?? batch.sku;
+      if (seen.has(r.serial)) {
+        errors.push({ row: r.row, serial: r.serial, error: "serial repeats an earlier row" });
+        return false;
+      }
+      seen.add(r.serial);
+      if (!inScope(p, { id: batch.id, orderNo: batch.order_no }, sku)) {
+        errors.push({ row: r.row, serial: r.serial, error: `sku ${sku} is outside your scope` });
+        return false;
+      }
+      return true;
+    });
+    for (let i = 0; i < rows.length; i += IMPORT_CHUNK) {
+      const chunk = rows.slice(i, i + IMPORT_CHUNK);
+      await this.db.transaction().execute(async (trx) => {
+        const created = await this.insertDevices(trx, p, batch, chunk);
+        ok += created.length;
+        const createdSerials = new Set(created.map((d) => d.serial));
+        const clashes = chunk.filter((r) => !createdSerials.has(r.serial));
+        const existing = new Map(
+          (await repo.findDevicesBySerial(trx, batch.id, clashes.map((r) => r.serial)))
+            .map((d) => [d.serial, d]),
+        );
+        for (const r of clashes) {
+          const d = existing.get(r.serial);
+          const same = d && d.sku === (r.sku ?? batch.sku) &&
+            d.hw_revision === (r.hwRevision ?? batch.hw_revision);
+          if (same) idempotent++;
+          else {
+            errors.push({
+              row: r.row,
+              serial: r.serial,
+              error: "serial already registered with a different sku or hwRevision",
+            });
+          }
+        }
+      });
+    }
+    errors.sort((a, b) => a.row - b.row);
+    await writeAudit(this.db, p, {
+      action: "device.import",
+      batchId: batch.id,
+      detail: { ok, idempotent, errors: errors.length },
+    });
+    return { ok, idempotent, errors };
+  }
+}

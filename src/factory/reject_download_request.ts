@@ -1,0 +1,21 @@
+import { z } from "zod";
+import { SUPERVISORS } from "./principals.ts";
+import { factoryMeta, factoryProcedure } from "./auth.ts";
+import { downloadRequestSchema } from "./views.ts";
+
+/** POST /internal/factory/download-requests/{requestId}:reject (supervisor): `{reason}` required. */
+export const rejectDownloadRequest = factoryProcedure(SUPERVISORS, "download_request.reject")
+  .meta(factoryMeta("POST", "/download-requests/{requestId}:reject", "Reject a download request", {
+    400: "Missing reason, or requestId is not a UUID",
+    403: "Not a supervisor, or request outside the scope",
+    404: "Request not found",
+    409: "Request is not pending",
+  }))
+  .input(z.object({
+    requestId: z.string(),
+    reason: z.string({ message: "is required" }).trim().min(1, "is required").max(500),
+  }))
+  .output(downloadRequestSchema)
+  .mutation(({ ctx, input }) =>
+    ctx.services.factory.downloads.decide(ctx.principal, input.requestId, "reject", input.reason)
+  );

@@ -1,0 +1,76 @@
+/** Table types of the factory console (migrations/0100_factory.sql). */
+import type { ColumnType, Generated } from "kysely";
+
+export interface FactoryBatchesTable {
+  id: string;
+  order_no: string;
+  sku: string;
+  hw_revision: string | null;
+  planned_quantity: number;
+  factory_id: string | null;
+  status: Generated<string>;
+  created_at: ColumnType<Date, Date | undefined, never>;
+  created_by: string;
+}
+
+export interface NfcCredentialsTable {
+  id: string;
+  device_id: string;
+  key_id: string;
+  credential_version: number;
+  status: Generated<string>;
+  payload_sha256: string;
+  issued_by: string;
+  issued_at: Date;
+  download_count: Generated<number>;
+  revoked_at: Date | null;
+}
+
+export interface NfcDownloadRequestsTable {
+  id: string;
+  credential_id: string;
+  requested_by: string;
+  status: Generated<string>;
+  reason: string | null;
+  decided_by: string | null;
+  decided_at: Date | null;
+  expires_at: Date | null;
+  used_at: Date | null;
+  created_at: ColumnType<Date, Date | undefined, never>;
+}
+
+export interface FactoryIdempotencyKeysTable {
+  principal_id: string;
+  key: string;
+  fingerprint: string;
+  device_id: string;
+  created_at: ColumnType<Date, Date | undefined, never>;
+}
+
+export interface FactoryAuditLogsTable {
+  id: string;
+  action: string;
+  result: string;
+  principal_id: string | null;
+  principal_name: string | null;
+  batch_id: string | null;
+  device_id: string | null;
+  /** A JSON object; pass the raw object (postgres.js jsonb). */
+  detail: ColumnType<Record<string, unknown>, Record<string, unknown> | undefined, never>;
+  created_at: ColumnType<Date, Date | undefined, never>;
+}
+
+/** The device columns the factory adds (migrations/0100_factory.sql). */
+export interface FactoryDeviceColumns {
+  nfc_status: Generated<string>;
+  credential_version: Generated<number>;
+  nfc_key_id: string | null;
+}
+
+export interface FactoryTables {
+  factory_batches: FactoryBatchesTable;
+  nfc_credentials: NfcCredentialsTable;
+  nfc_download_requests: NfcDownloadRequestsTable;
+  factory_idempotency_keys: FactoryIdempotencyKeysTable;
+  factory_audit_logs: FactoryAuditLogsTable;
+}
