@@ -6,9 +6,19 @@ import type { Kysely, Transaction } from "kysely";
 import type { AccountTables } from "./accounts/tables.ts";
 import type { PatTables } from "./pats/tables.ts";
 import type { BillingTables } from "./billing/tables.ts";
-import type { DeviceTables } from "./devices/tables.ts";
+import type { DeviceCommandTables, DeviceTables } from "./devices/tables.ts";
+import type { FileTables } from "./files/tables.ts";
+import type { PushTables } from "./pushes/tables.ts";
 
-export interface DB extends AccountTables, PatTables, BillingTables, DeviceTables {}
+export interface DB
+  extends
+    AccountTables,
+    PatTables,
+    BillingTables,
+    DeviceTables,
+    DeviceCommandTables,
+    FileTables,
+    PushTables {}
 
 /** Any executor: the pool or an open transaction. */
 export type Db = Kysely<DB>;

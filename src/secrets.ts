@@ -20,9 +20,22 @@ export async function loadSecrets(config: Config): Promise<Secrets & { generated
     stored.jwtSecret = randomToken(48);
     generated.push("JWT_SECRET");
   }
+  // Never configured, always generated: the embedded object store's URL-signing key and the
+  // password of the service's own client on the embedded MQTT broker.
+  for (const name of ["storageSecret", "mqttServiceSecret"] as const) {
+    if (!stored[name]) {
+      stored[name] = randomToken(32);
+      generated.push(name);
+    }
+  }
   if (generated.length) {
     await Deno.mkdir(config.dataDir, { recursive: true });
     await Deno.writeTextFile(file, JSON.stringify(stored, null, 2), { mode: 0o600 });
   }
-  return { jwtSecret: config.jwtSecret ?? stored.jwtSecret, generated };
+  return {
+    jwtSecret: config.jwtSecret ?? stored.jwtSecret,
+    storageSecret: stored.storageSecret,
+    mqttServiceSecret: stored.mqttServiceSecret,
+    generated: generated.filter((name) => name === "JWT_SECRET"),
+  };
 }

@@ -18,6 +18,10 @@ export type Caller =
 /** Secrets that are generated and kept under DATA_DIR when not configured. */
 export interface Secrets {
   jwtSecret: string;
+  /** HMAC key of the embedded object store's signed URLs and upload policies. */
+  storageSecret: string;
+  /** Password of the service's own client on the embedded MQTT broker. */
+  mqttServiceSecret: string;
 }
 
 export interface Services {
