@@ -9,8 +9,12 @@ import { createHandler } from "./http/handler.ts";
 import { createLogger, type Logger } from "./http/log.ts";
 import type { RawRoute } from "./http/raw.ts";
 import { openApiRoute } from "./http/system_routes.ts";
+import { createJobs } from "./jobs/boss.ts";
+import type { Jobs } from "./jobs/types.ts";
 import { buildOpenApiDocument } from "./openapi/document.ts";
 import { domainRawRoutes } from "./raw_routes.ts";
+import { createRenderPool } from "./render/pool.ts";
+import type { Renderer } from "./render/types.ts";
 import { appRouter } from "./router.ts";
 import type { DB } from "./schema.ts";
 import { loadSecrets } from "./secrets.ts";
@@ -38,13 +42,27 @@ export async function createApp(config: Config): Promise<App> {
   const logger = createLogger(config.logLevel);
   const secrets = await loadSecrets(config);
   const connection = await connect<DB>({ url: config.databaseUrl, dataDir: config.dataDir });
+  let jobs: Jobs | undefined;
+  let renderer: Renderer | undefined;
+  const closeAll = async () => {
+    // The pool first: a render still running finishes its job before the queue stops.
+    await renderer?.close();
+    await jobs?.stop();
+    await connection.close();
+  };
   try {
     await migrate(connection.db);
+    const report = (what: string) => (error: unknown) =>
+      logger.error(`${what} error`, { error: error instanceof Error ? error.message : error });
+    [jobs, renderer] = await Promise.all([
+      createJobs(connection, { databaseUrl: config.databaseUrl, onError: report("jobs") }),
+      createRenderPool({ onError: report("render pool") }),
+    ]);
   } catch (error) {
-    await connection.close();
+    await closeAll();
     throw error;
   }
-  const services = createServices(config, connection.db, secrets);
+  const services = createServices(config, connection.db, secrets, { jobs, renderer });
   let document: unknown;
   const raw = allRawRoutes(() => (document ??= buildOpenApiDocument(raw)));
   const handler = (ingress: "combined" | "user" | "factory") =>
@@ -61,6 +79,6 @@ export async function createApp(config: Config): Promise<App> {
     userHandler: handler(config.factoryPort === undefined ? "combined" : "user"),
     factoryHandler: config.factoryPort === undefined ? undefined : handler("factory"),
     embedded,
-    close: () => connection.close(),
+    close: closeAll,
   };
 }

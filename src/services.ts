@@ -9,11 +9,19 @@ import { AccountsService } from "./accounts/service.ts";
 import { Authenticator } from "./accounts/authenticator.ts";
 import { PatsService } from "./pats/service.ts";
 import { BillingService } from "./billing/service.ts";
+import type { Jobs } from "./jobs/types.ts";
+import type { Renderer } from "./render/types.ts";
 
 /** Who is calling, once authenticated. */
 export type Caller =
   | { kind: "user"; userId: string; sessionId: string; expiresAt: number }
   | { kind: "pat"; userId: string; patId: string };
+
+/** Long-lived infrastructure `createApp` opens and closes; the services only use it. */
+export interface Infrastructure {
+  jobs: Jobs;
+  renderer: Renderer;
+}
 
 /** Secrets that are generated and kept under DATA_DIR when not configured. */
 export interface Secrets {
@@ -31,10 +39,19 @@ export interface Services {
   auth: Authenticator;
   pats: PatsService;
   billing: BillingService;
+  /** Background jobs (pg-boss): enqueue renders, register their handler. */
+  jobs: Jobs;
+  /** The render pool (Piscina): uploaded image → the three push bitmaps. */
+  renderer: Renderer;
 }
 
 /** Wires the domain services together. */
-export function createServices(config: Config, db: Db, secrets: Secrets): Services {
+export function createServices(
+  config: Config,
+  db: Db,
+  secrets: Secrets,
+  infra: Infrastructure,
+): Services {
   const tokens = new AccessTokens(secrets.jwtSecret, config.accessTokenTtlSeconds);
   const pats = new PatsService(db);
   const accounts = new AccountsService(db, tokens);
@@ -47,5 +64,7 @@ export function createServices(config: Config, db: Db, secrets: Secrets): Servic
     auth: new Authenticator(db, tokens, pats),
     pats,
     billing,
+    jobs: infra.jobs,
+    renderer: infra.renderer,
   };
 }
