@@ -7,6 +7,8 @@ import { APP_SURFACE, SDK_SURFACE, type Surface } from "./trpc/surfaces.ts";
 import { accountsRouter } from "./accounts/router.ts";
 import { versionedMe } from "./accounts/versioned_me.ts";
 import { patsRouter } from "./pats/router.ts";
+import { devicesRouter } from "./devices/router.ts";
+import { pushesRouter } from "./pushes/router.ts";
 
 /** The procedures of a versioned surface; each is added once and mounted on both prefixes. */
 function versioned(surface: Surface) {
@@ -16,6 +18,8 @@ function versioned(surface: Surface) {
 export const appRouter = router({
   accounts: accountsRouter,
   pats: patsRouter,
+  devices: devicesRouter,
+  pushes: pushesRouter,
   app: versioned(APP_SURFACE),
   sdk: versioned(SDK_SURFACE),
 });

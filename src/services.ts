@@ -11,6 +11,10 @@ import { PatsService } from "./pats/service.ts";
 import { BillingService } from "./billing/service.ts";
 import type { Jobs } from "./jobs/types.ts";
 import type { Renderer } from "./render/types.ts";
+import type { ObjectStore } from "./storage/object_store.ts";
+import { type DeviceMessenger, DevicesService } from "./devices/service.ts";
+import { PushesService } from "./pushes/service.ts";
+import { PushRenderer } from "./pushes/render.ts";
 
 /** Who is calling, once authenticated. */
 export type Caller =
@@ -21,6 +25,11 @@ export type Caller =
 export interface Infrastructure {
   jobs: Jobs;
   renderer: Renderer;
+  /** Object storage: S3 or the embedded disk store. */
+  storage: ObjectStore;
+  /** The MQTT gateway, as the devices see it. */
+  messenger: DeviceMessenger;
+  log?: (msg: string, fields?: Record<string, unknown>) => void;
 }
 
 /** Secrets that are generated and kept under DATA_DIR when not configured. */
@@ -43,6 +52,11 @@ export interface Services {
   jobs: Jobs;
   /** The render pool (Piscina): uploaded image → the three push bitmaps. */
   renderer: Renderer;
+  storage: ObjectStore;
+  devices: DevicesService;
+  pushes: PushesService;
+  /** The render job handler, registered with `jobs.onRender` at start-up. */
+  pushRenderer: PushRenderer;
 }
 
 /** Wires the domain services together. */
@@ -57,6 +71,10 @@ export function createServices(
   const accounts = new AccountsService(db, tokens);
   const billing = new BillingService(db);
   accounts.subscriptionOf = (userId) => billing.summary(userId);
+  const devices = new DevicesService(db, infra.messenger, infra.log);
+  const pushes = new PushesService(db, devices, infra.storage, infra.jobs, infra.messenger, infra.log);
+  // SPEC 4.1: account deletion unlinks devices (claimable again) and deletes their pushes.
+  accounts.deletionSteps.inTransaction.push((trx, userId) => devices.unlinkAllOf(trx, userId));
   return {
     config,
     db,
@@ -66,5 +84,9 @@ export function createServices(
     billing,
     jobs: infra.jobs,
     renderer: infra.renderer,
+    storage: infra.storage,
+    devices,
+    pushes,
+    pushRenderer: new PushRenderer(pushes, infra.renderer, infra.log),
   };
 }

@@ -6,7 +6,7 @@
  */
 import type { Selectable } from "kysely";
 import { uuidv7 } from "../lib/ids.ts";
-import type { RenderJob } from "../jobs/types.ts";
+import type { RenderAttempt, RenderJob } from "../jobs/types.ts";
 import type { Renderer } from "../render/types.ts";
 import { renderPrefix } from "../storage/keys.ts";
 import * as files from "../files/repository.ts";
@@ -34,7 +34,7 @@ export class PushRenderer {
   ) {}
 
   /** The `jobs.onRender` handler; a throw tells the queue to retry with backoff. */
-  async handle(job: RenderJob): Promise<void> {
+  async handle(job: RenderJob, attempt?: RenderAttempt): Promise<void> {
     const { db, store } = this.pushes;
     const push = await repo.findPush(db, job.pushId);
     // Deleted (unbind) or already rendered (a retried job): nothing to do.
@@ -74,7 +74,12 @@ export class PushRenderer {
       await store.deletePrefix(prefix).catch(() => {});
       const message = error instanceof Error ? error.message : String(error);
       await repo.recordRenderFailure(db, push.id, message);
-      this.log("render failed", { pushId: push.id, error: message });
+      this.log("render failed", {
+        pushId: push.id,
+        error: message,
+        attempt: attempt?.number,
+        final: attempt?.final,
+      });
       if (error instanceof PermanentRenderFailure) return;
       throw error;
     }
