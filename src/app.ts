@@ -14,7 +14,7 @@ import type { Jobs } from "./jobs/types.ts";
 import { buildOpenApiDocument } from "./openapi/document.ts";
 import { domainRawRoutes } from "./raw_routes.ts";
 import { createRenderPool } from "./render/pool.ts";
-import { openMessaging, type Messaging } from "./mqtt/messaging.ts";
+import { type Messaging, openMessaging } from "./mqtt/messaging.ts";
 import type { InboundMessage } from "./mqtt/gateway.ts";
 import { deviceInbox } from "./devices/mqtt_inbox.ts";
 import { DiskObjectStore } from "./storage/disk.ts";

@@ -72,7 +72,14 @@ export function createServices(
   const billing = new BillingService(db);
   accounts.subscriptionOf = (userId) => billing.summary(userId);
   const devices = new DevicesService(db, infra.messenger, infra.log);
-  const pushes = new PushesService(db, devices, infra.storage, infra.jobs, infra.messenger, infra.log);
+  const pushes = new PushesService(
+    db,
+    devices,
+    infra.storage,
+    infra.jobs,
+    infra.messenger,
+    infra.log,
+  );
   // SPEC 4.1: account deletion unlinks devices (claimable again) and deletes their pushes.
   accounts.deletionSteps.inTransaction.push((trx, userId) => devices.unlinkAllOf(trx, userId));
   return {

@@ -39,7 +39,8 @@ export async function startEmbeddedBroker(options: BrokerOptions): Promise<Embed
   const broker = await Aedes.createBroker({
     authenticate(client, username, password, done) {
       if (username === SERVICE_USERNAME) {
-        const ok = password !== undefined && timingSafeEqualString(password.toString(), options.serviceSecret);
+        const ok = password !== undefined &&
+          timingSafeEqualString(password.toString(), options.serviceSecret);
         if (!ok) return done(authError("Bad service credentials", 4), false);
         identities.set(client, { service: true });
         return done(null, true);

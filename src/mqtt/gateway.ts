@@ -7,7 +7,7 @@
 import mqtt, { type MqttClient } from "mqtt";
 import type { Socket } from "node:net";
 import { AppError } from "../errors.ts";
-import { SERVICE_SUBSCRIPTION, parseTopic, topicOf } from "./topics.ts";
+import { parseTopic, SERVICE_SUBSCRIPTION, topicOf } from "./topics.ts";
 
 export interface InboundMessage {
   thingName: string;
@@ -96,7 +96,10 @@ export class MqttGateway {
   /** Fails fast with 503 when the broker is not reachable (checked before any state change). */
   assertConnected(): void {
     if (!this.client.connected) {
-      throw new AppError("unavailable", "Device messaging is unavailable: the MQTT broker is unreachable");
+      throw new AppError(
+        "unavailable",
+        "Device messaging is unavailable: the MQTT broker is unreachable",
+      );
     }
   }
 
@@ -111,11 +114,16 @@ export class MqttGateway {
       const fail = () =>
         reject(new AppError("unavailable", "Message was not acknowledged by the MQTT broker"));
       const timer = setTimeout(fail, timeoutMs);
-      this.client.publish(topicOf(thingName, channel), JSON.stringify(body), { qos: 1 }, (error) => {
-        clearTimeout(timer);
-        if (error) fail();
-        else resolve();
-      });
+      this.client.publish(
+        topicOf(thingName, channel),
+        JSON.stringify(body),
+        { qos: 1 },
+        (error) => {
+          clearTimeout(timer);
+          if (error) fail();
+          else resolve();
+        },
+      );
     });
   }
 

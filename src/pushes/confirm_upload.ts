@@ -25,6 +25,4 @@ export const confirmUpload = userProcedure
     title: z.string().max(200).optional(),
   }))
   .output(z.object({ pushId: z.uuid() }))
-  .mutation(({ ctx, input }) =>
-    confirm(ctx.services.pushes, ctx.caller.userId, input.id, input)
-  );
+  .mutation(({ ctx, input }) => confirm(ctx.services.pushes, ctx.caller.userId, input.id, input));

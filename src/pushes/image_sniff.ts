@@ -6,7 +6,8 @@ const SIGNATURES: Array<{ type: string; test: (b: Uint8Array) => boolean }> = [
   { type: "image/gif", test: (b) => starts(b, [0x47, 0x49, 0x46, 0x38]) },
   {
     type: "image/webp",
-    test: (b) => starts(b, [0x52, 0x49, 0x46, 0x46]) && starts(b.subarray(8), [0x57, 0x45, 0x42, 0x50]),
+    test: (b) =>
+      starts(b, [0x52, 0x49, 0x46, 0x46]) && starts(b.subarray(8), [0x57, 0x45, 0x42, 0x50]),
   },
   { type: "image/bmp", test: (b) => starts(b, [0x42, 0x4d]) },
 ];

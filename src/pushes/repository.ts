@@ -5,7 +5,9 @@ import type { Anchor } from "./cursor.ts";
 import type { PushesTable, PushStatus } from "./tables.ts";
 
 /** `created_at` as exact UTC text with microseconds, for cursors. */
-const createdAtText = sql<string>`to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+const createdAtText = sql<
+  string
+>`to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 
 export function insertPush(db: Db, row: Insertable<PushesTable>) {
   return db.insertInto("pushes").values(row).returningAll().executeTakeFirstOrThrow();

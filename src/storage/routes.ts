@@ -90,7 +90,9 @@ export const storageDownload: RawRoute = {
     const key = ctx.params.key;
     const expires = Number(url.searchParams.get("expires"));
     const signature = url.searchParams.get("signature") ?? "";
-    if (!Number.isInteger(expires) || !verify(store.secret, downloadMessage(key, expires), signature)) {
+    if (
+      !Number.isInteger(expires) || !verify(store.secret, downloadMessage(key, expires), signature)
+    ) {
       throw denied("Signature is invalid");
     }
     if (expires * 1000 < Date.now()) throw denied("URL has expired");

@@ -47,7 +47,12 @@ export class S3ObjectStore implements ObjectStore {
 
   async put(key: string, bytes: Uint8Array, contentType: string): Promise<void> {
     await this.client.send(
-      new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: bytes, ContentType: contentType }),
+      new PutObjectCommand({
+        Bucket: this.bucket,
+        Key: key,
+        Body: bytes,
+        ContentType: contentType,
+      }),
     );
   }
 

@@ -9,7 +9,9 @@ export function assertEquals<T>(
   expected: T,
   message?: string,
 ): asserts actual is T {
-  assert.deepStrictEqual(actual, expected, message);
+  // Two calls: with mqtt/aedes in the graph, @types/node 26 types `message` as overloads.
+  if (message === undefined) assert.deepStrictEqual(actual, expected);
+  else assert.deepStrictEqual(actual, expected, message);
 }
 
 /** Asserts status, then content type (JSON when there is a body), then returns the body. */
