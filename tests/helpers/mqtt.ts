@@ -58,7 +58,10 @@ export async function connectDevice(url: string, thingName: string): Promise<Dev
 }
 
 /** Polls `check` until it returns a truthy value (a state change made by a background handler). */
-export async function eventually<T>(check: () => Promise<T>, what = "condition"): Promise<T> {
+export async function eventually<T>(
+  check: () => Promise<T | null | undefined | false>,
+  what = "condition",
+): Promise<T> {
   const deadline = Date.now() + 60_000;
   while (true) {
     const value = await check();
