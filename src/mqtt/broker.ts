@@ -62,6 +62,7 @@ export async function startEmbeddedBroker(options: BrokerOptions): Promise<Embed
       const who = client && identities.get(client);
       if (!client || (who && "service" in who)) return callback(null);
       if (who && packet.topic.startsWith(`devices/${who.thingName}/up/`)) return callback(null);
+      // MQTT 3.1.1 cannot refuse a single publish: the broker drops the message and the client.
       callback(new Error(`Publishing to ${packet.topic} is not allowed`));
     },
     authorizeSubscribe(client, subscription, callback) {
@@ -70,7 +71,8 @@ export async function startEmbeddedBroker(options: BrokerOptions): Promise<Embed
       if (who && subscription.topic.startsWith(`devices/${who.thingName}/`)) {
         return callback(null, subscription);
       }
-      callback(new Error(`Subscribing to ${subscription.topic} is not allowed`));
+      // A refused subscription gets a failure return code (0x80); the connection stays up.
+      callback(null, null);
     },
   });
   const sockets = new Set<net.Socket>();
