@@ -13,7 +13,7 @@ import { createJobs } from "./jobs/boss.ts";
 import type { Jobs } from "./jobs/types.ts";
 import { buildOpenApiDocument } from "./openapi/document.ts";
 import { domainRawRoutes } from "./raw_routes.ts";
-import { createRenderPool } from "./render/pool.ts";
+import { createRenderPool, defaultThreads } from "./render/pool.ts";
 import { type Messaging, openMessaging } from "./mqtt/messaging.ts";
 import type { InboundMessage } from "./mqtt/gateway.ts";
 import { deviceInbox } from "./devices/mqtt_inbox.ts";
@@ -58,9 +58,10 @@ export async function createApp(config: Config): Promise<App> {
   const closeAll = async () => {
     // Devices first: no new push requests arrive while the rest shuts down.
     await messaging?.close();
-    // The pool first: a render still running finishes its job before the queue stops.
-    await renderer?.close();
+    // The queue next: a running render job finishes (it needs the pool and the database),
+    // then the pool, then the database.
     await jobs?.stop();
+    await renderer?.close();
     await connection.close();
   };
   try {
@@ -68,8 +69,13 @@ export async function createApp(config: Config): Promise<App> {
     const report = (what: string) => (error: unknown) =>
       logger.error(`${what} error`, { error: error instanceof Error ? error.message : error });
     [jobs, renderer] = await Promise.all([
-      createJobs(connection, { databaseUrl: config.databaseUrl, onError: report("jobs") }),
-      createRenderPool({ onError: report("render pool") }),
+      // As many render jobs at once as the pool has workers: more would only queue in the pool.
+      createJobs(connection, {
+        databaseUrl: config.databaseUrl,
+        renderConcurrency: defaultThreads(),
+        onError: report("jobs"),
+      }),
+      createRenderPool({ threads: defaultThreads(), onError: report("render pool") }),
     ]);
   } catch (error) {
     await closeAll();

@@ -5,6 +5,7 @@
  * a push never points at a half-written set of files.
  */
 import type { Selectable } from "kysely";
+import { AppError } from "../errors.ts";
 import { uuidv7 } from "../lib/ids.ts";
 import type { RenderAttempt, RenderJob } from "../jobs/types.ts";
 import type { Renderer } from "../render/types.ts";
@@ -80,7 +81,8 @@ export class PushRenderer {
         attempt: attempt?.number,
         final: attempt?.final,
       });
-      if (error instanceof PermanentRenderFailure) return;
+      // The renderer rejects with AppError (415/413) for images no retry can fix.
+      if (error instanceof PermanentRenderFailure || error instanceof AppError) return;
       throw error;
     }
   }

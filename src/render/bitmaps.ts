@@ -7,6 +7,7 @@ import { decode } from "image-js";
 import { ditherFloydSteinberg } from "./dither.ts";
 import { fitOnWhite } from "./fit.ts";
 import { toGrey } from "./grey.ts";
+import { orient } from "./orient.ts";
 import { pack1bpp, pack2bpp } from "./pack.ts";
 import { encodePng1Bit } from "./png.ts";
 import { sniffImage } from "./sniff.ts";
@@ -21,6 +22,8 @@ export type RenderFailureCode = "unsupported_format" | "undecodable" | "too_larg
 export type RenderResult =
   | { ok: true; bitmaps: PushBitmaps }
   | { ok: false; code: RenderFailureCode; message: string };
+
+const ORIENTATION_TAG = 274;
 
 /** Formats image-js 1.7 decodes; WebP and GIF it cannot. */
 const DECODABLE = new Set(["png", "jpeg", "bmp", "tiff"]);
@@ -68,14 +71,14 @@ export function renderImageBitmaps(source: Uint8Array): RenderResult {
       return { ok: false, code: "too_large", message: "Image is over the pixel limit" };
     }
     const raw = image.getRawImage();
-    ({ width, height } = raw);
-    grey = toGrey({
-      width,
-      height,
-      channels: raw.channels,
-      maxValue: image.maxValue,
-      data: raw.data,
-    });
+    const stored = {
+      width: raw.width,
+      height: raw.height,
+      data: toGrey({ ...raw, maxValue: image.maxValue }),
+    };
+    // Phones store photos as the sensor saw them and put the turn in EXIF (TIFF tag 274).
+    const orientation = Number(image.meta?.tiff.fields.get(ORIENTATION_TAG) ?? 1);
+    ({ data: grey, width, height } = orient(stored, orientation));
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);
     return { ok: false, code: "undecodable", message: `Image could not be decoded: ${detail}` };

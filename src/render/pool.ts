@@ -75,7 +75,8 @@ export class RenderPool implements Renderer {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    await this.#pool.close({ force: true });
+    // Not forced: renders already running finish and their callers get their bitmaps.
+    await this.#pool.close();
   }
 }
 

@@ -17,7 +17,10 @@ export interface TestServer extends RunningServer {
 export const externalDatabaseUrl = Deno.env.get("DATABASE_URL") || undefined;
 export const externalMqttUrl = Deno.env.get("MQTT_URL") || undefined;
 
-async function createDatabase(adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+/** A fresh database on the external server, for tests that open their own connection. */
+export async function createDatabase(
+  adminUrl: string,
+): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `dds_test_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
   const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
   await admin.unsafe(`CREATE DATABASE ${name}`);

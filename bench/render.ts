@@ -1,0 +1,120 @@
+/**
+ * Render benchmarks (issue 4): dither+pack of one 800x480 frame in-process, and the full
+ * custom-push render (decode, fit, grey, dither, pack, PNG) through the Piscina pool, one at a
+ * time (ms per push) and with the pool saturated (pushes per second).
+ * Run alone: `deno run -A bench/render.ts`.
+ */
+import { encodeJpeg, Image } from "image-js";
+import { ditherFloydSteinberg } from "../src/render/dither.ts";
+import { pack1bpp, pack2bpp } from "../src/render/pack.ts";
+import { encodePng1Bit } from "../src/render/png.ts";
+import { createRenderPool } from "../src/render/pool.ts";
+import { FRAME_HEIGHT as H, FRAME_WIDTH as W } from "../src/render/types.ts";
+
+/** One figure of the benchmark table. */
+export interface BenchRow {
+  name: string;
+  figure: number;
+  unit: string;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+const round = (value: number, digits = 1) => Number(value.toFixed(digits));
+
+/** A photo-like grey frame: gradients plus deterministic noise, so dithering has work to do. */
+function syntheticFrame(): Uint8Array {
+  const frame = new Uint8Array(W * H);
+  let seed = 42;
+  for (let i = 0; i < frame.length; i++) {
+    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+    const x = i % W;
+    const y = Math.floor(i / W);
+    frame[i] = Math.min(255, Math.max(0, (x * 255) / W * 0.6 + (y * 255) / H * 0.3 + (seed % 40)));
+  }
+  return frame;
+}
+
+/** A 1600x1200 colour JPEG, the size of a typical phone upload after the client's resize. */
+function syntheticUpload(): Uint8Array {
+  const width = 1600;
+  const height = 1200;
+  const image = new Image(width, height, { colorModel: "RGB" });
+  const data = image.getRawImage().data;
+  for (let y = 0, p = 0; y < height; y++) {
+    for (let x = 0; x < width; x++, p += 3) {
+      data[p] = (x * 255) / width;
+      data[p + 1] = (y * 255) / height;
+      data[p + 2] = (x ^ y) & 0xff;
+    }
+  }
+  return encodeJpeg(image, { quality: 85 });
+}
+
+function time(fn: () => void, runs: number): number {
+  const samples: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const start = performance.now();
+    fn();
+    samples.push(performance.now() - start);
+  }
+  return median(samples);
+}
+
+/** Runs the render benchmarks and returns their rows. */
+export async function benchRender(options: { runs?: number } = {}): Promise<BenchRow[]> {
+  const runs = options.runs ?? 15;
+  const frame = syntheticFrame();
+  time(() => pack1bpp(ditherFloydSteinberg(frame, W, H, 2), W, H), 3); // JIT warm-up
+  const ditherPack = time(() => {
+    pack1bpp(ditherFloydSteinberg(frame, W, H, 2), W, H);
+    pack2bpp(ditherFloydSteinberg(frame, W, H, 4), W, H);
+  }, runs);
+  const raw2 = pack1bpp(ditherFloydSteinberg(frame, W, H, 2), W, H);
+  const png = time(() => encodePng1Bit(raw2, W, H), runs);
+
+  const upload = syntheticUpload();
+  const pool = await createRenderPool();
+  try {
+    await pool.renderImage(upload);
+    const samples: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      const start = performance.now();
+      await pool.renderImage(upload);
+      samples.push(performance.now() - start);
+    }
+    const batch = Math.max(8, pool.threads * 6);
+    const start = performance.now();
+    await Promise.all(Array.from({ length: batch }, () => pool.renderImage(upload)));
+    const perSecond = batch / ((performance.now() - start) / 1000);
+    return [
+      {
+        name: "render: dither+pack one 800x480 frame (1 bpp + 2 bpp)",
+        figure: round(ditherPack),
+        unit: "ms",
+      },
+      { name: "render: 1-bit PNG encode of one frame", figure: round(png), unit: "ms" },
+      {
+        name: `render: custom push 1600x1200 JPEG through the pool, one at a time`,
+        figure: round(median(samples)),
+        unit: "ms/push",
+      },
+      {
+        name: `render: custom pushes with the pool saturated (${pool.threads} workers)`,
+        figure: round(perSecond),
+        unit: "pushes/s",
+      },
+    ];
+  } finally {
+    await pool.close();
+  }
+}
+
+if (import.meta.main) {
+  for (const row of await benchRender()) {
+    console.log(`${row.name.padEnd(72)} ${String(row.figure).padStart(9)} ${row.unit}`);
+  }
+}

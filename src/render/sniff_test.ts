@@ -1,0 +1,23 @@
+import { encodeJpeg, Image } from "image-js";
+import { assertEquals } from "../../tests/helpers/assert.ts";
+import { encodePng1Bit } from "./png.ts";
+import { sniffImage } from "./sniff.ts";
+
+const ascii = (text: string) => Uint8Array.from(text, (c) => c.charCodeAt(0));
+
+Deno.test("sniff: PNG and JPEG with their sizes", () => {
+  assertEquals(sniffImage(encodePng1Bit(new Uint8Array(2 * 3), 9, 3)), {
+    format: "png",
+    width: 9,
+    height: 3,
+  });
+  const jpeg = encodeJpeg(new Image(7, 5, { colorModel: "RGB" }));
+  assertEquals(sniffImage(jpeg), { format: "jpeg", width: 7, height: 5 });
+});
+
+Deno.test("sniff: other formats by magic bytes, unknown is undefined", () => {
+  assertEquals(sniffImage(ascii("RIFF\0\0\0\0WEBPVP8 ")), { format: "webp" });
+  assertEquals(sniffImage(ascii("GIF89a")), { format: "gif" });
+  assertEquals(sniffImage(ascii("hello world")), undefined);
+  assertEquals(sniffImage(new Uint8Array(0)), undefined);
+});

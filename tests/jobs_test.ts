@@ -1,0 +1,169 @@
+/**
+ * Render jobs on pg-boss against the real database of the run: the embedded PGlite, or a fresh
+ * database on the server in DATABASE_URL. Waits are bounded but never asserted on.
+ */
+import { sql } from "kysely";
+import { connect, type Connection } from "../src/db/connect.ts";
+import { createJobs, type PgBossJobs } from "../src/jobs/boss.ts";
+import type { RenderAttempt } from "../src/jobs/types.ts";
+import type { DB } from "../src/schema.ts";
+import { assert, assertEquals } from "./helpers/assert.ts";
+import { createDatabase, externalDatabaseUrl } from "./helpers/server.ts";
+
+interface Harness {
+  connection: Connection<DB>;
+  jobs: PgBossJobs;
+  /** Every attempt the handler saw, by push id. */
+  attempts: Map<string, RenderAttempt[]>;
+  /** Resolves when push `id` has been handled successfully. */
+  done(id: string): Promise<void>;
+  jobState(id: string): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+/** One database and one Jobs for the file (creating PGlite costs seconds); the last test closes. */
+let shared: Promise<Harness> | undefined;
+const options = { sanitizeOps: false, sanitizeResources: false };
+
+function jobsTest(name: string, fn: (h: Harness) => Promise<void>) {
+  Deno.test({
+    name: `jobs: ${name}`,
+    ...options,
+    fn: async () => await fn(await (shared ??= harness())),
+  });
+}
+
+/** Pushes whose id starts with `fail-N-` throw on their first N attempts; `fail-all-` always. */
+async function harness(): Promise<Harness> {
+  const database = externalDatabaseUrl ? await createDatabase(externalDatabaseUrl) : undefined;
+  const connection = await connect<DB>({ url: database?.url, dataDir: "memory://" });
+  const jobs = await createJobs(connection, {
+    databaseUrl: database?.url,
+    retryLimit: 2,
+    retryDelaySeconds: 1,
+    pollingIntervalSeconds: 0.5,
+    onError: (error) => console.error(error),
+  });
+  const attempts = new Map<string, RenderAttempt[]>();
+  const waiters = new Map<string, () => void>();
+  const finished = new Set<string>();
+  const finish = (pushId: string) => {
+    finished.add(pushId);
+    waiters.get(pushId)?.();
+  };
+  await jobs.onRender(({ pushId }, attempt) => {
+    attempts.set(pushId, [...(attempts.get(pushId) ?? []), attempt]);
+    const failures = pushId.startsWith("fail-all-")
+      ? Infinity
+      : Number(pushId.match(/^fail-(\d+)-/)?.[1] ?? 0);
+    if (attempt.number <= failures) {
+      if (attempt.final) finish(pushId);
+      return Promise.reject(new Error(`Render of ${pushId} failed on purpose`));
+    }
+    finish(pushId);
+    return Promise.resolve();
+  });
+  return {
+    connection,
+    jobs,
+    attempts,
+    done(id) {
+      if (finished.has(id)) return Promise.resolve();
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`${id} not handled in 30 s`)), 30_000);
+        waiters.set(id, () => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    },
+    async jobState(id) {
+      const rows = await sql<{ state: string }>`
+        SELECT state FROM pgboss.job WHERE name = 'render' AND data->>'pushId' = ${id}
+      `.execute(connection.db);
+      return rows.rows.map((r) => r.state);
+    },
+    async close() {
+      await jobs.stop();
+      await connection.close();
+      await database?.drop();
+    },
+  };
+}
+
+jobsTest(
+  "an enqueue in a rolled-back transaction never exists; a committed one runs",
+  async (h) => {
+    await h.connection.db.transaction().execute(async (trx) => {
+      await h.jobs.enqueueRender({ pushId: "committed" }, trx);
+      await sql`SELECT 1`.execute(trx);
+    });
+    await h.done("committed");
+    const rollback = new Error("roll back");
+    const outcome = await h.connection.db.transaction().execute(async (trx) => {
+      await h.jobs.enqueueRender({ pushId: "never" }, trx);
+      throw rollback;
+    }).catch((e) => e);
+    assertEquals(outcome, rollback);
+    await h.jobs.enqueueRender({ pushId: "after" });
+    await h.done("after");
+    assertEquals(await h.jobState("never"), []);
+    assertEquals(h.attempts.has("never"), false);
+    assertEquals(h.attempts.get("committed")?.length, 1);
+  },
+);
+
+jobsTest("a failing handler is retried with backoff until it succeeds", async (h) => {
+  await h.jobs.enqueueRender({ pushId: "fail-2-a" });
+  await h.done("fail-2-a");
+  assertEquals(h.attempts.get("fail-2-a"), [
+    { number: 1, final: false },
+    { number: 2, final: false },
+    { number: 3, final: true },
+  ]);
+  // pg-boss marks the job completed right after the handler returns.
+  for (let i = 0; i < 50 && (await h.jobState("fail-2-a"))[0] !== "completed"; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  assertEquals(await h.jobState("fail-2-a"), ["completed"]);
+});
+
+jobsTest("after the final attempt fails the job is failed for good", async (h) => {
+  await h.jobs.enqueueRender({ pushId: "fail-all-b" });
+  await h.done("fail-all-b");
+  for (let i = 0; i < 50 && (await h.jobState("fail-all-b"))[0] !== "failed"; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  assertEquals(await h.jobState("fail-all-b"), ["failed"]);
+  assertEquals(h.attempts.get("fail-all-b")?.map((a) => a.final), [false, false, true]);
+});
+
+jobsTest("an enqueue without a transaction survives another request's rollback", async (h) => {
+  // On PGlite (one session) this is the trap STACK.md names: without the Kysely lock the send
+  // would run inside the other transaction and vanish with it.
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  let started!: () => void;
+  const opened = new Promise<void>((r) => (started = r));
+  const other = h.connection.db.transaction().execute(async (trx) => {
+    await sql`SELECT 1`.execute(trx);
+    started();
+    await held;
+    throw new Error("roll back");
+  }).catch(() => "rolled back");
+  await opened;
+  const sent = h.jobs.enqueueRender({ pushId: "outside" });
+  release();
+  assertEquals(await other, "rolled back");
+  await sent;
+  await h.done("outside");
+  assert.ok((await h.jobState("outside")).length === 1);
+});
+
+Deno.test({
+  name: "jobs: stop drains the workers and closes cleanly",
+  ...options,
+  fn: async () => {
+    if (shared) await (await shared).close();
+  },
+});
