@@ -9,6 +9,7 @@ import { serverSuite } from "./helpers/suite.ts";
 import { createDevice, deviceRow, insertPush, pushRow } from "./helpers/devices.ts";
 import { connectDevice, eventually } from "./helpers/mqtt.ts";
 import { externalMqttUrl } from "./helpers/server.ts";
+import { runDeviceSim } from "../tools/device_sim.ts";
 
 const suite = serverSuite("mqtt");
 
@@ -131,6 +132,34 @@ suite.test("an unbound device gets no_push", async (_api, s) => {
     await sim.close();
   }
 });
+
+suite.test(
+  "device-sim fetches the current push, saves the bitmap and confirms it",
+  async (api, s) => {
+    const alice = await registerUser(api);
+    const d = await createDevice(s, alice.user.id);
+    const pushId = await insertPush(s, d, alice.user.id);
+    const outDir = await Deno.makeTempDir({ prefix: "dds-sim-" });
+    try {
+      const result = await runDeviceSim({
+        thing: d.thingName,
+        mqttUrl: s.app.mqttUrl,
+        format: "raw2",
+        outDir,
+        heartbeatSeconds: 60,
+        once: true,
+        log: () => {},
+      });
+      assertEquals([result.pushId, result.bytes], [pushId, 48000]);
+      assert.equal((await Deno.stat(result.file!)).size, 48000);
+      await eventually(async () => (await pushRow(s, pushId)).status === "CONFIRMED", "confirm");
+      const row = await deviceRow(s, d.id);
+      assertEquals([row.battery, row.firmware], [100, "sim-1.0"]);
+    } finally {
+      await Deno.remove(outDir, { recursive: true });
+    }
+  },
+);
 
 if (!externalMqttUrl) {
   suite.test(
