@@ -86,14 +86,14 @@ export async function createApp(config: Config): Promise<App> {
   const storage: ObjectStore = config.s3
     ? new S3ObjectStore(config.s3)
     : new DiskObjectStore(`${config.dataDir}/objects`, secrets.storageSecret, () => publicBaseUrl);
-  // Device messages arrive before the services exist only in theory; they wait for them here.
-  let inbox: ((message: InboundMessage) => Promise<void>) | undefined;
-  let services: Services | undefined;
+  // The broker starts before the services exist; its callbacks reach them through this holder.
+  const late: { inbox?: (message: InboundMessage) => Promise<void>; services?: Services } = {};
   try {
     messaging = await openMessaging(config, {
       serviceSecret: secrets.mqttServiceSecret,
-      isKnownThing: async (thingName) => (await services?.devices.isKnownThing(thingName)) ?? false,
-      onMessage: async (message) => await inbox?.(message),
+      isKnownThing: async (thingName) =>
+        (await late.services?.devices.isKnownThing(thingName)) ?? false,
+      onMessage: async (message) => await late.inbox?.(message),
       onError: (msg, fields) => logger.error(msg, fields),
     });
   } catch (error) {
@@ -101,14 +101,15 @@ export async function createApp(config: Config): Promise<App> {
     throw error;
   }
   const log = (msg: string, fields?: Record<string, unknown>) => logger.info(msg, fields);
-  services = createServices(config, connection.db, secrets, {
+  const services = createServices(config, connection.db, secrets, {
     jobs,
     renderer,
     storage,
     messenger: messaging.gateway,
     log,
   });
-  inbox = deviceInbox(services.devices, services.pushes, messaging.gateway);
+  late.services = services;
+  late.inbox = deviceInbox(services.devices, services.pushes, messaging.gateway);
   const pushRenderer = services.pushRenderer;
   await jobs.onRender((job, attempt) => pushRenderer.handle(job, attempt));
   let document: unknown;

@@ -146,6 +146,13 @@ export class PushesService {
 
   /** `GET /api/devices/{id}/push` (rule 1). */
   async current(userId: string, deviceId: string, format: PushFormat): Promise<PushUrl> {
+    // Fast path without a transaction: with a latest push, rule 1 changes nothing. A refresh
+    // racing this read only means the caller was served just before it.
+    const device = await this.devices.owned(userId, deviceId);
+    if (device.latest_push_id) {
+      const latest = await repo.findPush(this.db, device.latest_push_id);
+      if (latest) return await this.urlOf(latest, format, false);
+    }
     const result = await this.db.transaction().execute(async (trx) =>
       this.latestOrPromote(trx, await this.devices.lockOwned(trx, userId, deviceId))
     );
