@@ -429,6 +429,14 @@ suite.test(
       await api.post(`${base}/custom-push/confirm`, { token, body: { fileId: t1.fileId } }),
       409,
     );
+    // An image the render pool cannot decode (GIF) is not confirmable either.
+    const t2 = await ticket();
+    assert.equal(await upload(t2, new TextEncoder().encode("GIF89a\x01\x00")), 204);
+    expectError(
+      await api.post(`${base}/custom-push/confirm`, { token, body: { fileId: t2.fileId } }),
+      409,
+      /cannot be rendered/,
+    );
   },
 );
 

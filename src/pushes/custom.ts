@@ -5,7 +5,7 @@
 import { AppError, badRequest, conflict, notFound } from "../errors.ts";
 import { uuidv7 } from "../lib/ids.ts";
 import * as files from "../files/repository.ts";
-import { sniffImageType } from "./image_sniff.ts";
+import { RENDERABLE_TYPES, sniffImageType } from "./image_sniff.ts";
 import { CUSTOM_IMAGE_TEMPLATE, type PushesService } from "./service.ts";
 
 /** SPEC 8: presigned upload tickets live 15 minutes and allow images up to 10 MB. */
@@ -81,6 +81,9 @@ export async function confirmUpload(
   const bytes = await pushes.store.get(file.object_key);
   const sniffed = bytes && sniffImageType(bytes.subarray(0, 16));
   if (!sniffed) throw conflict("Uploaded file is not an image");
+  if (!RENDERABLE_TYPES.has(sniffed)) {
+    throw conflict(`Image type ${sniffed} cannot be rendered; use PNG, JPEG, BMP or TIFF`);
+  }
   const push = await pushes.db.transaction().execute(async (trx) => {
     // The row lock makes two concurrent confirms of one upload produce one push.
     const locked = await files.lockFile(trx, file.id);

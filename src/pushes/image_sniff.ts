@@ -10,7 +10,14 @@ const SIGNATURES: Array<{ type: string; test: (b: Uint8Array) => boolean }> = [
       starts(b, [0x52, 0x49, 0x46, 0x46]) && starts(b.subarray(8), [0x57, 0x45, 0x42, 0x50]),
   },
   { type: "image/bmp", test: (b) => starts(b, [0x42, 0x4d]) },
+  {
+    type: "image/tiff",
+    test: (b) => starts(b, [0x49, 0x49, 0x2a, 0x00]) || starts(b, [0x4d, 0x4d, 0x00, 0x2a]),
+  },
 ];
+
+/** What the render pool decodes (docs/decisions.md, render): the rest would never render. */
+export const RENDERABLE_TYPES = new Set(["image/png", "image/jpeg", "image/bmp", "image/tiff"]);
 
 function starts(bytes: Uint8Array, prefix: number[]): boolean {
   return bytes.length >= prefix.length && prefix.every((v, i) => bytes[i] === v);

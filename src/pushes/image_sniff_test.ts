@@ -11,4 +11,5 @@ Deno.test("image types are recognised by their magic bytes", () => {
   assert.equal(sniffImageType(webp), "image/webp");
   assert.equal(sniffImageType(new TextEncoder().encode("<svg></svg>")), null);
   assert.equal(sniffImageType(new Uint8Array(0)), null);
+  assert.equal(sniffImageType(new Uint8Array([0x49, 0x49, 0x2a, 0x00])), "image/tiff");
 });
