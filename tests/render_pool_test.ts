@@ -7,6 +7,7 @@ import { encodeJpeg, Image } from "image-js";
 import { AppError } from "../src/errors.ts";
 import { createRenderPool } from "../src/render/pool.ts";
 import { assert, assertEquals } from "./helpers/assert.ts";
+import { startTestServer } from "./helpers/server.ts";
 
 function photoLike(width: number, height: number): Image {
   const image = new Image(width, height, { colorModel: "RGB" });
@@ -72,4 +73,25 @@ Deno.test("render pool: closed pools refuse work", async () => {
   const error = await pool.renderImage(new Uint8Array(8)).catch((e) => e);
   assert.ok(error instanceof AppError);
   assertEquals(error.code, "unavailable");
+});
+
+Deno.test({
+  name: "render pool: the app exposes a warm renderer and jobs on its services, and closes them",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  fn: async () => {
+    const server = await startTestServer();
+    try {
+      const { renderer, jobs } = server.app.services;
+      const black = encode({ width: 4, height: 4, data: new Uint8Array(16), channels: 1 });
+      const { raw2, raw4, png } = await renderer.renderImage(black);
+      assertEquals([raw2.length, raw4.length, decode(png).depth], [48000, 96000, 1]);
+      assertEquals(typeof jobs.enqueueRender, "function");
+    } finally {
+      await server.close();
+    }
+    // Closed with the app: the pool refuses further work.
+    const error = await server.app.services.renderer.renderImage(new Uint8Array(8)).catch((e) => e);
+    assert.ok(error instanceof AppError);
+  },
 });

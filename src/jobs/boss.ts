@@ -3,7 +3,7 @@
  * queue with retries and exponential backoff. Enqueueing inside a caller's transaction makes
  * the job part of it, so a rolled-back request never leaves a job behind.
  */
-import { fromKysely, PgBoss } from "pg-boss";
+import { fromKysely, type JobWithMetadata, PgBoss } from "pg-boss";
 import type { Connection } from "../db/connect.ts";
 import type { Trx } from "../schema.ts";
 import { lockedPglite } from "./pglite_db.ts";
@@ -45,8 +45,8 @@ export class PgBossJobs implements Jobs {
   }
 
   async onRender(handler: (job: RenderJob, attempt: RenderAttempt) => Promise<void>) {
-    const { retryLimit, pollingIntervalSeconds, renderConcurrency } = this.options;
-    await this.boss.work<RenderJob>(
+    const { pollingIntervalSeconds, renderConcurrency } = this.options;
+    await this.boss.work(
       QUEUES.render,
       {
         pollingIntervalSeconds,
@@ -55,11 +55,13 @@ export class PgBossJobs implements Jobs {
         notifyPollingIntervalSeconds: pollingIntervalSeconds,
         localConcurrency: renderConcurrency,
         batchSize: 1,
+        // The job's own retry limit: jobs enqueued before a settings change keep theirs.
+        includeMetadata: true,
       },
-      async ([job]) => {
+      async ([job]: JobWithMetadata<RenderJob>[]) => {
         await handler(
           { pushId: job.data.pushId },
-          { number: job.retryCount + 1, final: job.retryCount >= retryLimit },
+          { number: job.retryCount + 1, final: job.retryCount >= job.retryLimit },
         );
       },
     );

@@ -82,7 +82,7 @@ export async function confirmUpload(
   const sniffed = bytes && sniffImageType(bytes.subarray(0, 16));
   if (!sniffed) throw conflict("Uploaded file is not an image");
   if (!RENDERABLE_TYPES.has(sniffed)) {
-    throw conflict(`Image type ${sniffed} cannot be rendered; use PNG, JPEG, BMP or TIFF`);
+    throw conflict(`Image type ${sniffed} cannot be rendered; use PNG, JPEG or BMP`);
   }
   const push = await pushes.db.transaction().execute(async (trx) => {
     // The row lock makes two concurrent confirms of one upload produce one push.

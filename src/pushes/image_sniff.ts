@@ -17,7 +17,7 @@ const SIGNATURES: Array<{ type: string; test: (b: Uint8Array) => boolean }> = [
 ];
 
 /** What the render pool decodes (docs/decisions.md, render): the rest would never render. */
-export const RENDERABLE_TYPES = new Set(["image/png", "image/jpeg", "image/bmp", "image/tiff"]);
+export const RENDERABLE_TYPES = new Set(["image/png", "image/jpeg", "image/bmp"]);
 
 function starts(bytes: Uint8Array, prefix: number[]): boolean {
   return bytes.length >= prefix.length && prefix.every((v, i) => bytes[i] === v);

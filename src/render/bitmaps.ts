@@ -25,8 +25,12 @@ export type RenderResult =
 
 const ORIENTATION_TAG = 274;
 
-/** Formats image-js 1.7 decodes; WebP and GIF it cannot. */
-const DECODABLE = new Set(["png", "jpeg", "bmp", "tiff"]);
+/**
+ * Formats rendered: those image-js 1.7 decodes (no WebP, no GIF) whose size the header tells
+ * before decoding. TIFF is refused: its size sits behind IFD offsets and compressed TIFF inflates
+ * without bound, and nobody sends TIFF to a picture frame.
+ */
+const DECODABLE = new Set(["png", "jpeg", "bmp"]);
 
 /** Dithers and packs an 800x480 grey frame into the three push formats. */
 export function bitmapsFromFrame(frame: Uint8Array): PushBitmaps {
@@ -48,19 +52,20 @@ export function renderImageBitmaps(source: Uint8Array): RenderResult {
     return {
       ok: false,
       code: "unsupported_format",
-      message: `${found} not supported; use PNG, JPEG, BMP or TIFF`,
+      message: `${found} not supported; use PNG, JPEG or BMP`,
     };
   }
-  if (header.width !== undefined && header.height !== undefined) {
-    const pixels = header.width * header.height;
-    if (pixels === 0) return { ok: false, code: "undecodable", message: "Image has no pixels" };
-    if (pixels > MAX_SOURCE_PIXELS) {
-      return {
-        ok: false,
-        code: "too_large",
-        message: `Image of ${header.width}x${header.height} is over ${MAX_SOURCE_PIXELS} pixels`,
-      };
-    }
+  if (header.width === undefined || header.height === undefined) {
+    return { ok: false, code: "undecodable", message: "Image header has no size" };
+  }
+  const pixels = header.width * header.height;
+  if (pixels === 0) return { ok: false, code: "undecodable", message: "Image has no pixels" };
+  if (pixels > MAX_SOURCE_PIXELS) {
+    return {
+      ok: false,
+      code: "too_large",
+      message: `Image of ${header.width}x${header.height} is over ${MAX_SOURCE_PIXELS} pixels`,
+    };
   }
   let grey: Uint8Array;
   let width: number;

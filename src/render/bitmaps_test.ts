@@ -59,6 +59,10 @@ Deno.test("bitmaps: unsupported, broken and oversized images are refused as valu
   assertEquals(result.ok ? "" : result.code, "unsupported_format");
   const text = renderImageBitmaps(new TextEncoder().encode("not an image"));
   assertEquals(text.ok ? "" : text.code, "unsupported_format");
+  const tiff = renderImageBitmaps(Uint8Array.from("II*\0\x08\0\0\0", (c) => c.charCodeAt(0)));
+  assertEquals(tiff.ok ? "" : tiff.code, "unsupported_format");
+  const headless = renderImageBitmaps(Uint8Array.from([0xff, 0xd8, 0xff, 0xd9]));
+  assertEquals(headless.ok ? "" : headless.code, "undecodable");
   const truncated = greyPng(100, 100, 50).slice(0, 40);
   const broken = renderImageBitmaps(truncated);
   assertEquals(broken.ok ? "" : broken.code, "undecodable");

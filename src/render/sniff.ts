@@ -1,6 +1,6 @@
 /** Reads an image's format and size from its header, before anything is decoded. */
 
-/** What the header says; dimensions are known for PNG and JPEG. */
+/** What the header says; dimensions are known for PNG, JPEG and BMP. */
 export interface ImageHeader {
   format: "png" | "jpeg" | "webp" | "gif" | "bmp" | "tiff";
   width?: number;
@@ -49,7 +49,13 @@ export function sniffImage(bytes: Uint8Array): ImageHeader | undefined {
     return { format: "webp" };
   }
   if (ascii(bytes, 0, "GIF8")) return { format: "gif" };
-  if (ascii(bytes, 0, "BM")) return { format: "bmp" };
+  if (bytes.length >= 26 && ascii(bytes, 0, "BM")) {
+    // BITMAPINFOHEADER: signed 32-bit little-endian width and height (negative = top-down)
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const width = Math.abs(view.getInt32(18, true));
+    const height = Math.abs(view.getInt32(22, true));
+    return { format: "bmp", width, height };
+  }
   if (ascii(bytes, 0, "II*\0") || ascii(bytes, 0, "MM\0*")) return { format: "tiff" };
   return undefined;
 }

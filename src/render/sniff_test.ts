@@ -18,6 +18,16 @@ Deno.test("sniff: PNG and JPEG with their sizes", () => {
 Deno.test("sniff: other formats by magic bytes, unknown is undefined", () => {
   assertEquals(sniffImage(ascii("RIFF\0\0\0\0WEBPVP8 ")), { format: "webp" });
   assertEquals(sniffImage(ascii("GIF89a")), { format: "gif" });
+  assertEquals(sniffImage(ascii("II*\0\x08\0\0\0")), { format: "tiff" });
   assertEquals(sniffImage(ascii("hello world")), undefined);
   assertEquals(sniffImage(new Uint8Array(0)), undefined);
+});
+
+Deno.test("sniff: BMP size from its info header, top-down heights included", () => {
+  const header = new Uint8Array(54);
+  const view = new DataView(header.buffer);
+  header.set(ascii("BM"));
+  view.setInt32(18, 640, true);
+  view.setInt32(22, -480, true);
+  assertEquals(sniffImage(header), { format: "bmp", width: 640, height: 480 });
 });

@@ -15,7 +15,7 @@ export interface PushBitmaps {
 /** The render pool as the rest of the service sees it (Piscina workers behind it). */
 export interface Renderer {
   /**
-   * Decodes an uploaded image (PNG, JPEG, BMP, TIFF), fits it to 800x480 on white, dithers,
+   * Decodes an uploaded image (PNG, JPEG, BMP), fits it to 800x480 on white, dithers,
    * packs. Rejects with an AppError when the image itself cannot be rendered (415
    * `unsupported_media_type`: not a supported format or corrupt; 413 `payload_too_large`: over
    * 40 megapixels): retrying will not help. Any other rejection is transient (a worker crashed).
