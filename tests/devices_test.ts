@@ -37,6 +37,16 @@ suite.test(
     assertEquals(list[0].id, mine.id);
     assertEquals(list[0].tags, ["undeclared"]);
     expectError(await api.get("/api/devices"), 401);
+    // SPEC 4.5: device endpoints take a user access token; a PAT is the wrong kind (403).
+    const pat = expectStatus(
+      await api.post("/api/personal-access-tokens", {
+        token: alice.accessToken,
+        body: { name: "script" },
+      }),
+      201,
+    );
+    expectError(await api.get("/api/devices", { token: pat.token }), 403);
+    expectError(await api.get(`/api/devices/${mine.id}`, { token: pat.token }), 403);
   },
 );
 
@@ -264,7 +274,7 @@ suite.test(
 suite.end();
 
 Deno.test({
-  name: "devices: cmd answers 503 and records nothing while the broker is unreachable",
+  name: "devices: with the broker unreachable, cmd answers 503 and records nothing; unbind works",
   sanitizeOps: false,
   sanitizeResources: false,
   async fn() {
@@ -281,6 +291,12 @@ Deno.test({
       expectError(reply, 503, /MQTT/);
       const rows = await s.app.services.db.selectFrom("device_commands").select("id").execute();
       assertEquals(rows, []);
+      // Unbinding does not depend on the broker: it succeeds, the message is best-effort.
+      expectStatus(
+        await api.post(`/api/devices/${d.id}/unbind`, { token: alice.accessToken }),
+        200,
+      );
+      assert.equal((await deviceRow(s, d.id)).owner_id, null);
     } finally {
       await s.close();
     }

@@ -13,6 +13,18 @@ import { runDeviceSim } from "../tools/device_sim.ts";
 
 const suite = serverSuite("mqtt");
 
+/** Clears a device's retained status, so servers started later on a shared broker start clean. */
+async function clearRetained(url: string, thingName: string) {
+  const cleaner = await mqtt.connectAsync(url, {
+    clientId: thingName,
+    username: thingName,
+    protocolVersion: 4,
+    reconnectPeriod: 0,
+  });
+  await cleaner.publishAsync(`devices/${thingName}/up/status`, "", { qos: 1, retain: true });
+  await cleaner.endAsync();
+}
+
 suite.test("state, heartbeat and status reports update the device", async (api, s) => {
   const alice = await registerUser(api);
   const d = await createDevice(s, alice.user.id);
@@ -70,15 +82,7 @@ suite.test("the last will marks a vanished device offline", async (api, s) => {
   client.stream.destroy();
   await eventually(async () => (await deviceRow(s, d.id)).last_status === "offline", "will");
   await client.endAsync(true);
-  // Clear the retained status so a later test server on the same broker starts clean.
-  const cleaner = await mqtt.connectAsync(s.app.mqttUrl, {
-    clientId: d.thingName,
-    username: d.thingName,
-    protocolVersion: 4,
-    reconnectPeriod: 0,
-  });
-  await cleaner.publishAsync(`devices/${d.thingName}/up/status`, "", { qos: 1, retain: true });
-  await cleaner.endAsync();
+  await clearRetained(s.app.mqttUrl, d.thingName);
 });
 
 suite.test("get_push / refresh_push / confirm follow the HTTP rules", async (api, s) => {
@@ -157,6 +161,7 @@ suite.test(
       assertEquals([row.battery, row.firmware], [100, "sim-1.0"]);
     } finally {
       await Deno.remove(outDir, { recursive: true });
+      await clearRetained(s.app.mqttUrl, d.thingName);
     }
   },
 );

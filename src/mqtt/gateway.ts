@@ -107,10 +107,11 @@ export class MqttGateway {
    * Publishes JSON to `devices/{thingName}/{channel}` at QoS 1 and resolves on the broker's
    * PUBACK; rejects with 503 when disconnected, on error, or when no PUBACK comes in time.
    */
-  publish(thingName: string, channel: string, body: unknown): Promise<void> {
+  async publish(thingName: string, channel: string, body: unknown): Promise<void> {
+    // Async, so a disconnected client rejects (callers chain `.catch`) rather than throws.
     this.assertConnected();
     const timeoutMs = this.options.publishTimeoutMs ?? 5_000;
-    return new Promise((resolve, reject) => {
+    return await new Promise((resolve, reject) => {
       const fail = () =>
         reject(new AppError("unavailable", "Message was not acknowledged by the MQTT broker"));
       const timer = setTimeout(fail, timeoutMs);
