@@ -6,6 +6,8 @@ import { createDevice, deviceRow, insertPush, pushRow } from "./helpers/devices.
 import { externalDatabaseUrl, type TestServer } from "./helpers/server.ts";
 import { connectDevice, eventually } from "./helpers/mqtt.ts";
 import { encode as encodePng } from "fast-png";
+import { PushRenderer } from "../src/pushes/render.ts";
+import type { ObjectStore } from "../src/storage/object_store.ts";
 
 const suite = serverSuite("pushes");
 
@@ -464,6 +466,42 @@ suite.test(
     const prefix = `render/${user.user.id}/${device.id}/${pushId}/`;
     assert.equal(await s.app.services.storage.head(`${prefix}image.png`), null);
     expectError(await api.get(`${base}/push/${pushId}`, { token }), 404);
+  },
+);
+
+suite.test(
+  "a store failure mid-render removes the files written so far and records the error",
+  async (api, s) => {
+    const { user, device } = await owner(api, s);
+    const services = s.app.services;
+    const real = services.storage;
+    const sourceKey = `uploads/${user.user.id}/${device.id}/source`;
+    await real.put(sourceKey, samplePng(), "image/png");
+    // A PREPARE push inserted directly: no queued job races the renderer under test.
+    const pushId = await insertPush(s, device, user.user.id, { status: "PREPARE" });
+    await services.db.updateTable("pushes")
+      .set({ template: "custom-image", source_key: sourceKey }).where("id", "=", pushId).execute();
+    const push = { id: pushId };
+    // Fails on the third file, after image.png and image2.raw were written.
+    const failing: ObjectStore = Object.create(real);
+    failing.put = (key, bytes, type) =>
+      key.endsWith("image4.raw")
+        ? Promise.reject(new Error("disk full"))
+        : real.put(key, bytes, type);
+    const renderer = new PushRenderer(services.pushes, services.renderer, undefined, failing);
+    // A transient failure is rethrown, so the queue retries it.
+    await assert.rejects(renderer.handle({ pushId: push.id }), /disk full/);
+    const row = await pushRow(s, push.id);
+    assertEquals([row.status, row.render_prefix, row.file_id], ["PREPARE", null, null]);
+    assert.match(row.render_error ?? "", /disk full/);
+    assert.equal(row.render_attempts, 1);
+    const prefix = `render/${user.user.id}/${device.id}/${push.id}/`;
+    assert.equal(await real.head(`${prefix}image.png`), null);
+    assert.equal(await real.head(`${prefix}image2.raw`), null);
+    // The retry with a working store completes the render.
+    await new PushRenderer(services.pushes, services.renderer).handle({ pushId: push.id });
+    const done = await pushRow(s, push.id);
+    assertEquals([done.status, done.render_prefix, done.render_error], ["QUEUE", prefix, null]);
   },
 );
 

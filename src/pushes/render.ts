@@ -10,6 +10,7 @@ import { uuidv7 } from "../lib/ids.ts";
 import type { RenderAttempt, RenderJob } from "../jobs/types.ts";
 import type { Renderer } from "../render/types.ts";
 import { renderPrefix } from "../storage/keys.ts";
+import type { ObjectStore } from "../storage/object_store.ts";
 import * as files from "../files/repository.ts";
 import * as repo from "./repository.ts";
 import { CUSTOM_IMAGE_TEMPLATE, type PushesService } from "./service.ts";
@@ -32,11 +33,14 @@ export class PushRenderer {
     private readonly pushes: PushesService,
     private readonly renderer: Renderer,
     private readonly log: (msg: string, fields?: Record<string, unknown>) => void = () => {},
+    /** Where sources are read and bitmaps written (the pushes' store unless a test injects one). */
+    private readonly store: ObjectStore = pushes.store,
   ) {}
 
   /** The `jobs.onRender` handler; a throw tells the queue to retry with backoff. */
   async handle(job: RenderJob, attempt?: RenderAttempt): Promise<void> {
-    const { db, store } = this.pushes;
+    const { db } = this.pushes;
+    const store = this.store;
     const push = await repo.findPush(db, job.pushId);
     // Deleted (unbind) or already rendered (a retried job): nothing to do.
     if (!push || push.status !== "PREPARE") return;
@@ -89,7 +93,7 @@ export class PushRenderer {
 
   private async sourceOf(push: PushRow): Promise<Uint8Array> {
     if (push.template === CUSTOM_IMAGE_TEMPLATE) {
-      const bytes = push.source_key ? await this.pushes.store.get(push.source_key) : null;
+      const bytes = push.source_key ? await this.store.get(push.source_key) : null;
       if (!bytes) throw new PermanentRenderFailure("Uploaded source image is missing");
       return bytes;
     }
