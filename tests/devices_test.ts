@@ -268,6 +268,9 @@ suite.test(
     const left = await s.app.services.db.selectFrom("pushes").select("id")
       .where("device_id", "=", d.id).execute();
     assertEquals(left, []);
+    // The user's stored objects go too (after the commit).
+    const png = `render/${alice.user.id}/${d.id}/${pushId}/image.png`;
+    assert.equal(await s.app.services.storage.head(png), null);
   },
 );
 
