@@ -83,6 +83,7 @@ export function createServices(
   // SPEC 4.1: account deletion unlinks devices (claimable again) and deletes their pushes.
   accounts.deletionSteps.inTransaction.push((trx, userId) => devices.unlinkAllOf(trx, userId));
   accounts.deletionSteps.after.push(async (userId) => {
+    await devices.notifyUnlinked(userId);
     await infra.storage.deletePrefix(`render/${userId}/`);
     await infra.storage.deletePrefix(`uploads/${userId}/`);
   });

@@ -255,11 +255,18 @@ suite.test(
     const pushId = await insertPush(s, d, alice.user.id);
     await s.app.services.db.updateTable("devices").set({ latest_push_id: pushId })
       .where("id", "=", d.id).execute();
-    const reply = await api.delete("/auth/account", {
-      token: alice.accessToken,
-      body: { confirm: true, password: alice.password },
-    });
-    assert.equal(reply.status, 204);
+    const sim = await connectDevice(s.app.mqttUrl, d.thingName);
+    try {
+      const reply = await api.delete("/auth/account", {
+        token: alice.accessToken,
+        body: { confirm: true, password: alice.password },
+      });
+      assert.equal(reply.status, 204);
+      // SPEC 3.6: the device learns it is unbound and shows its claim screen.
+      assertEquals(await sim.next("down/cmd", (m) => m.kind === "unbound"), { kind: "unbound" });
+    } finally {
+      await sim.close();
+    }
     const row = await deviceRow(s, d.id);
     assert.equal(row.owner_id, null);
     assert.equal(row.bound_at, null);

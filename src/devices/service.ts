@@ -30,6 +30,8 @@ export class DevicesService {
   readonly unlinkSteps: UnlinkStep[] = [];
   /** Clean-up after an unbind committed (stored objects); failures are only logged. */
   readonly unlinkCleanups: Array<(device: { id: string; ownerId: string }) => Promise<void>> = [];
+  /** Thing names unlinked by an account deletion, told `unbound` once it has committed. */
+  private readonly pendingUnbound = new Map<string, string[]>();
 
   constructor(
     private readonly db: Db,
@@ -152,8 +154,22 @@ export class DevicesService {
 
   /** SPEC 4.1 account deletion: every device of the user is unlinked, not deleted. */
   async unlinkAllOf(trx: Trx, userId: string) {
+    const things: string[] = [];
     for (const device of await repo.lockOwnedDevices(trx, userId)) {
       await this.unlink(trx, device.id, userId);
+      things.push(device.thing_name);
+    }
+    this.pendingUnbound.set(userId, things);
+  }
+
+  /** After account deletion committed: each unlinked device is told `unbound` (best-effort). */
+  async notifyUnlinked(userId: string) {
+    const things = this.pendingUnbound.get(userId) ?? [];
+    this.pendingUnbound.delete(userId);
+    for (const thingName of things) {
+      await this.messenger.publish(thingName, "down/cmd", { kind: "unbound" }).catch((error) =>
+        this.log("unbound message not delivered", { thingName, error: String(error) })
+      );
     }
   }
 
