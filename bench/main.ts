@@ -5,6 +5,7 @@
 import { benchAuth } from "./auth.ts";
 import { benchBilling } from "./billing.ts";
 import { benchRender } from "./render.ts";
+import { benchPush } from "./push.ts";
 import { type BenchRow, printTable } from "./lib.ts";
 
 const databaseUrl = Deno.env.get("DATABASE_URL");
@@ -12,5 +13,8 @@ const rows: BenchRow[] = [
   ...(await benchAuth(databaseUrl ? { DATABASE_URL: databaseUrl } : {})),
   ...(await benchBilling(databaseUrl ? { DATABASE_URL: databaseUrl } : {})),
   ...(await benchRender()),
+  ...(await benchPush({ databaseUrl })),
 ];
 printTable(rows);
+// The push benchmark runs the service in this process; its pools and timers end with it.
+Deno.exit(0);

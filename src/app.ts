@@ -12,6 +12,12 @@ import type { Jobs } from "./jobs/types.ts";
 import { buildOpenApiDocument } from "./openapi/document.ts";
 import { allRawRoutes } from "./raw_routes.ts";
 import { createRenderPool, defaultThreads } from "./render/pool.ts";
+import { type Messaging, openMessaging } from "./mqtt/messaging.ts";
+import type { InboundMessage } from "./mqtt/gateway.ts";
+import { deviceInbox } from "./devices/mqtt_inbox.ts";
+import { DiskObjectStore } from "./storage/disk.ts";
+import { S3ObjectStore } from "./storage/s3.ts";
+import type { ObjectStore } from "./storage/object_store.ts";
 import type { Renderer } from "./render/types.ts";
 import { appRouter } from "./router.ts";
 import type { DB } from "./schema.ts";
@@ -27,6 +33,10 @@ export interface App {
   factoryHandler?: (req: Request, info?: Deno.ServeHandlerInfo<Deno.NetAddr>) => Promise<Response>;
   /** Which embedded defaults are in use, for the start-up banner. */
   embedded: string[];
+  /** Where devices connect: MQTT_URL, or the embedded broker's actual address. */
+  mqttUrl: string;
+  /** Tells the app where it listens (signed URLs point there when PUBLIC_BASE_URL is unset). */
+  listening(url: string): void;
   close(): Promise<void>;
 }
 
@@ -37,8 +47,11 @@ export async function createApp(config: Config): Promise<App> {
   const connection = await connect<DB>({ url: config.databaseUrl, dataDir: config.dataDir });
   let jobs: Jobs | undefined;
   let renderer: Renderer | undefined;
+  let messaging: Messaging | undefined;
   const closeAll = async () => {
-    // The queue first: a running render job finishes (it needs the pool and the database),
+    // Devices first: no new push requests arrive while the rest shuts down.
+    await messaging?.close();
+    // The queue next: a running render job finishes (it needs the pool and the database),
     // then the pool, then the database.
     await jobs?.stop();
     await renderer?.close();
@@ -61,7 +74,37 @@ export async function createApp(config: Config): Promise<App> {
     await closeAll();
     throw error;
   }
-  const services = createServices(config, connection.db, secrets, { jobs, renderer });
+  // Signed URLs of the embedded store point at the listener; with PORT=0 it is known only later.
+  let publicBaseUrl = config.publicBaseUrl;
+  const storage: ObjectStore = config.s3
+    ? new S3ObjectStore(config.s3)
+    : new DiskObjectStore(`${config.dataDir}/objects`, secrets.storageSecret, () => publicBaseUrl);
+  // The broker starts before the services exist; its callbacks reach them through this holder.
+  const late: { inbox?: (message: InboundMessage) => Promise<void>; services?: Services } = {};
+  try {
+    messaging = await openMessaging(config, {
+      serviceSecret: secrets.mqttServiceSecret,
+      isKnownThing: async (thingName) =>
+        (await late.services?.devices.isKnownThing(thingName)) ?? false,
+      onMessage: async (message) => await late.inbox?.(message),
+      onError: (msg, fields) => logger.error(msg, fields),
+    });
+  } catch (error) {
+    await closeAll();
+    throw error;
+  }
+  const log = (msg: string, fields?: Record<string, unknown>) => logger.info(msg, fields);
+  const services = createServices(config, connection.db, secrets, {
+    jobs,
+    renderer,
+    storage,
+    messenger: messaging.gateway,
+    log,
+  });
+  late.services = services;
+  late.inbox = deviceInbox(services.devices, services.pushes, messaging.gateway);
+  const pushRenderer = services.pushRenderer;
+  await jobs.onRender((job, attempt) => pushRenderer.handle(job, attempt));
   let document: unknown;
   const raw = allRawRoutes(() => (document ??= buildOpenApiDocument(raw)));
   const handler = (ingress: "combined" | "user" | "factory") =>
@@ -71,6 +114,10 @@ export async function createApp(config: Config): Promise<App> {
       ? [`PostgreSQL: embedded PGlite in ${config.dataDir}/pg`]
       : []),
     ...secrets.generated.map((name) => `${name}: generated in ${config.dataDir}/secrets.json`),
+    ...(messaging.embedded ? [messaging.embedded] : []),
+    ...(storage.kind === "disk"
+      ? [`Object storage: embedded in ${config.dataDir}/objects (set S3_BUCKET for S3)`]
+      : []),
   ];
   return {
     services,
@@ -78,6 +125,10 @@ export async function createApp(config: Config): Promise<App> {
     userHandler: handler(config.factoryPort === undefined ? "combined" : "user"),
     factoryHandler: config.factoryPort === undefined ? undefined : handler("factory"),
     embedded,
+    mqttUrl: messaging.url,
+    listening(url) {
+      if (config.port === 0 && !config.publicBaseUrlConfigured) publicBaseUrl = url;
+    },
     close: closeAll,
   };
 }

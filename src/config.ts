@@ -110,6 +110,7 @@ function shape(env: z.output<typeof schema>) {
     factoryPort: env.FACTORY_PORT,
     host: env.HOST,
     publicBaseUrl: (env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`).replace(/\/$/, ""),
+    publicBaseUrlConfigured: env.PUBLIC_BASE_URL !== undefined,
     dataDir: env.DATA_DIR,
     databaseUrl: env.DATABASE_URL,
     mqtt: { url: env.MQTT_URL, port: env.MQTT_PORT },

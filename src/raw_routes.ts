@@ -6,6 +6,7 @@ import { stripeWebhook } from "./billing/webhook.ts";
 import { appleStart, googleStart } from "./oauth/start.ts";
 import { appleCallback, googleCallback } from "./oauth/callbacks.ts";
 import { factoryRawRoutes } from "./factory/raw_routes.ts";
+import { storageDownload, storageUpload } from "./storage/routes.ts";
 
 export const domainRawRoutes: RawRoute[] = [
   health,
@@ -15,6 +16,8 @@ export const domainRawRoutes: RawRoute[] = [
   googleCallback,
   appleStart,
   appleCallback,
+  storageUpload,
+  storageDownload,
   ...factoryRawRoutes,
 ];
 

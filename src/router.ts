@@ -11,6 +11,8 @@ import { billingRouter } from "./billing/router.ts";
 import { oauthRouter } from "./oauth/router.ts";
 import { factoryRouter } from "./factory/router.ts";
 import { bindingRouter } from "./binding/router.ts";
+import { devicesRouter } from "./devices/router.ts";
+import { pushesRouter } from "./pushes/router.ts";
 
 /** The procedures of a versioned surface; each is added once and mounted on both prefixes. */
 function versioned(surface: Surface) {
@@ -25,6 +27,8 @@ export const appRouter = router({
   factory: factoryRouter,
   // Before any `/api/devices/{id}/…` router: `bind/code` must not be read as a device id.
   binding: bindingRouter,
+  devices: devicesRouter,
+  pushes: pushesRouter,
   app: versioned(APP_SURFACE),
   sdk: versioned(SDK_SURFACE),
 });

@@ -6,12 +6,23 @@ import type { Kysely, Transaction } from "kysely";
 import type { AccountTables } from "./accounts/tables.ts";
 import type { PatTables } from "./pats/tables.ts";
 import type { BillingTables } from "./billing/tables.ts";
-import type { DevicesTable, DeviceTables } from "./devices/tables.ts";
+import type { DeviceCommandTables, DevicesTable, DeviceTables } from "./devices/tables.ts";
+import type { FileTables } from "./files/tables.ts";
+import type { PushTables } from "./pushes/tables.ts";
 import type { OauthTables } from "./oauth/tables.ts";
 import type { FactoryDeviceColumns, FactoryTables } from "./factory/tables.ts";
 
 export interface DB
-  extends AccountTables, PatTables, BillingTables, DeviceTables, OauthTables, FactoryTables {
+  extends
+    AccountTables,
+    PatTables,
+    BillingTables,
+    DeviceTables,
+    DeviceCommandTables,
+    FileTables,
+    PushTables,
+    OauthTables,
+    FactoryTables {
   /** The factory adds its credential columns to the shared devices table. */
   devices: DevicesTable & FactoryDeviceColumns;
 }

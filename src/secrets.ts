@@ -37,6 +37,14 @@ export async function loadSecrets(config: Config): Promise<Secrets & { generated
     stored.manifestKeys = [await generateManifestKey(`mk-${Date.now().toString(36)}`)];
     generated.push("manifest signing key");
   }
+  // Never configured, always generated: the embedded object store's URL-signing key and the
+  // password of the service's own client on the embedded MQTT broker.
+  for (const name of ["storageSecret", "mqttServiceSecret"] as const) {
+    if (!stored[name]) {
+      stored[name] = randomToken(32);
+      generated.push(name);
+    }
+  }
   if (generated.length) {
     await Deno.mkdir(config.dataDir, { recursive: true });
     await Deno.writeTextFile(file, JSON.stringify(stored, null, 2), { mode: 0o600 });
@@ -48,6 +56,9 @@ export async function loadSecrets(config: Config): Promise<Secrets & { generated
     jwtSecret: config.jwtSecret ?? stored.jwtSecret,
     nfc,
     manifestKeys: stored.manifestKeys as ManifestKeyRecord[],
-    generated,
+    storageSecret: stored.storageSecret,
+    mqttServiceSecret: stored.mqttServiceSecret,
+    // Internal secrets are not worth a banner line; configurable ones are.
+    generated: generated.filter((name) => !["storageSecret", "mqttServiceSecret"].includes(name)),
   };
 }

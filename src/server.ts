@@ -25,6 +25,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     `http://${config.host === "0.0.0.0" ? "127.0.0.1" : config.host}:${server.addr.port}`;
   const url = local(user);
   const factoryUrl = factory ? local(factory) : url;
+  app.listening(url);
   return {
     app,
     url,

@@ -14,9 +14,12 @@ import { OauthService } from "./oauth/service.ts";
 import { FactoryService } from "./factory/service.ts";
 import { BindingService } from "./binding/service.ts";
 import type { ManifestKeyRecord, NfcKeyring } from "./factory/keys.ts";
-import { unlinkDevicesOfUser } from "./devices/unlink.ts";
 import type { Jobs } from "./jobs/types.ts";
 import type { Renderer } from "./render/types.ts";
+import type { ObjectStore } from "./storage/object_store.ts";
+import { type DeviceMessenger, DevicesService } from "./devices/service.ts";
+import { PushesService } from "./pushes/service.ts";
+import { PushRenderer } from "./pushes/render.ts";
 
 /** Who is calling, once authenticated. */
 export type Caller =
@@ -27,6 +30,11 @@ export type Caller =
 export interface Infrastructure {
   jobs: Jobs;
   renderer: Renderer;
+  /** Object storage: S3 or the embedded disk store. */
+  storage: ObjectStore;
+  /** The MQTT gateway, as the devices see it. */
+  messenger: DeviceMessenger;
+  log?: (msg: string, fields?: Record<string, unknown>) => void;
 }
 
 /** Secrets that are generated and kept under DATA_DIR when not configured. */
@@ -36,6 +44,10 @@ export interface Secrets {
   nfc: NfcKeyring;
   /** Ed25519 manifest signing keys, oldest first; the last one signs. */
   manifestKeys: ManifestKeyRecord[];
+  /** HMAC key of the embedded object store's signed URLs and upload policies. */
+  storageSecret: string;
+  /** Password of the service's own client on the embedded MQTT broker. */
+  mqttServiceSecret: string;
 }
 
 export interface Services {
@@ -52,6 +64,11 @@ export interface Services {
   jobs: Jobs;
   /** The render pool (Piscina): uploaded image → the three push bitmaps. */
   renderer: Renderer;
+  storage: ObjectStore;
+  devices: DevicesService;
+  pushes: PushesService;
+  /** The render job handler, registered with `jobs.onRender` at start-up. */
+  pushRenderer: PushRenderer;
 }
 
 /** Wires the domain services together. */
@@ -72,7 +89,22 @@ export function createServices(
     (user) => oauth.revokeApple(user.id),
     (user) => billing.cancelForDeletion(user.id),
   );
-  accounts.deletionSteps.inTransaction.push(unlinkDevicesOfUser);
+  const devices = new DevicesService(db, infra.messenger, infra.log);
+  const pushes = new PushesService(
+    db,
+    devices,
+    infra.storage,
+    infra.jobs,
+    infra.messenger,
+    infra.log,
+  );
+  // SPEC 4.1: account deletion unlinks devices (claimable again) and deletes their pushes.
+  accounts.deletionSteps.inTransaction.push((trx, userId) => devices.unlinkAllOf(trx, userId));
+  accounts.deletionSteps.after.push(async (userId) => {
+    await devices.notifyUnlinked(userId);
+    await infra.storage.deletePrefix(`render/${userId}/`);
+    await infra.storage.deletePrefix(`uploads/${userId}/`);
+  });
   return {
     config,
     db,
@@ -85,5 +117,9 @@ export function createServices(
     binding: new BindingService(db, secrets.nfc),
     jobs: infra.jobs,
     renderer: infra.renderer,
+    storage: infra.storage,
+    devices,
+    pushes,
+    pushRenderer: new PushRenderer(pushes, infra.renderer, infra.log),
   };
 }

@@ -31,13 +31,15 @@ export interface ClientInfo {
 export interface DeletionSteps {
   before: Array<(user: Selectable<UsersTable>) => Promise<void>>;
   inTransaction: Array<(trx: Trx, userId: string) => Promise<void>>;
+  /** After the commit (stored objects); a failure is logged, the account is gone regardless. */
+  after: Array<(userId: string) => Promise<void>>;
 }
 
 /** What `GET /auth/me` adds about billing; supplied by the billing domain. */
 export type SubscriptionSummaryReader = (userId: string) => Promise<SubscriptionSummary | null>;
 
 export class AccountsService {
-  readonly deletionSteps: DeletionSteps = { before: [], inTransaction: [] };
+  readonly deletionSteps: DeletionSteps = { before: [], inTransaction: [], after: [] };
   subscriptionOf: SubscriptionSummaryReader = () => Promise.resolve(null);
 
   constructor(private readonly db: Db, private readonly tokens: AccessTokens) {}
@@ -229,5 +231,12 @@ export class AccountsService {
       for (const step of this.deletionSteps.inTransaction) await step(trx, userId);
       await repo.deleteUser(trx, userId);
     });
+    for (const step of this.deletionSteps.after) {
+      await step(userId).catch((cause) =>
+        console.error(
+          JSON.stringify({ level: "error", msg: "account clean-up failed", cause: String(cause) }),
+        )
+      );
+    }
   }
 }

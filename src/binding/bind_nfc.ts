@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { userProcedure } from "../trpc/auth.ts";
-import { boundDeviceSchema } from "./views.ts";
+import { deviceSchema } from "../devices/views.ts";
 
 // Loose field types on purpose: a wrongly typed credential field gets the same 400 as a wrong
 // proof (SPEC 4.5: one indistinguishable error), not a zod message naming the field.
@@ -32,5 +32,5 @@ export const bindNfc = userProcedure
     credentialVersion: loose(z.number().int()),
     proof: loose(z.string()),
   }))
-  .output(z.object({ device: boundDeviceSchema, status: z.enum(["bound", "already_bound"]) }))
+  .output(z.object({ device: deviceSchema, status: z.enum(["bound", "already_bound"]) }))
   .mutation(({ ctx, input }) => ctx.services.binding.bindNfc(ctx.caller.userId, input));

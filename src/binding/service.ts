@@ -9,7 +9,7 @@ import type { Db } from "../schema.ts";
 import type { NfcKeyring } from "../factory/keys.ts";
 import { BIND_VERSION, HW_ID, verifyProof } from "../factory/nfc_crypto.ts";
 import * as repo from "./repository.ts";
-import { toBoundDevice } from "./views.ts";
+import { toDevice } from "../devices/views.ts";
 
 export const INVALID_CREDENTIAL = "Invalid NFC credential";
 
@@ -48,12 +48,12 @@ export class BindingService {
         device.credential_status !== "revoked";
       if (!current) throw badRequest(INVALID_CREDENTIAL);
       if (device.owner_id === userId) {
-        return { device: toBoundDevice(device), status: "already_bound" as const };
+        return { device: toDevice(device), status: "already_bound" as const };
       }
       if (device.owner_id !== null) throw conflict("Device is bound to another user");
       const bound = await repo.bindDevice(trx, device.id, userId);
       if (!bound) throw conflict("Device is bound to another user");
-      return { device: toBoundDevice(bound), status: "bound" as const };
+      return { device: toDevice(bound), status: "bound" as const };
     });
   }
 }

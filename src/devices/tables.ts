@@ -33,3 +33,20 @@ export interface DevicesTable {
 export interface DeviceTables {
   devices: DevicesTable;
 }
+
+/** Commands sent to devices (migrations/0202_device_commands.sql, SPEC 2.8). */
+export interface DeviceCommandsTable {
+  id: string;
+  device_id: string;
+  user_id: string | null;
+  thing_name: string;
+  kind: string;
+  /** The full command as sent; pass the raw object (postgres.js jsonb). */
+  payload: ColumnType<unknown, unknown, unknown>;
+  status: string;
+  created_at: ColumnType<Date, Date | undefined, never>;
+}
+
+export interface DeviceCommandTables {
+  device_commands: DeviceCommandsTable;
+}

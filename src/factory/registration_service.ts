@@ -14,7 +14,7 @@ import { canonicalJson } from "./nfc_crypto.ts";
 import { inScope, type Principal } from "./principals.ts";
 import * as repo from "./repository.ts";
 import type { FactoryService } from "./service.ts";
-import { newClaimCode } from "../devices/unlink.ts";
+import { newClaimCode } from "../devices/claim_code.ts";
 import { toDeviceView, toRegistered } from "./views.ts";
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{8,128}$/;

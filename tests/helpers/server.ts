@@ -49,6 +49,8 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     LOG_LEVEL: "silent",
     DATA_DIR: dataDir,
     JWT_SECRET: "test-secret-test-secret-test-secret-0123456789",
+    // The embedded broker on an ephemeral port (1883 belongs to the machine's Mosquitto).
+    MQTT_PORT: "0",
     ...(database ? { DATABASE_URL: database.url } : {}),
     ...(externalMqttUrl ? { MQTT_URL: externalMqttUrl } : {}),
     ...env,

@@ -1,0 +1,20 @@
+import { z } from "zod";
+import { userProcedure } from "../trpc/auth.ts";
+import { OWNER_ERRORS } from "./meta.ts";
+import { deviceSchema } from "./views.ts";
+
+/** GET /api/devices/{id}: the device with `state` as an escaped string. */
+export const getDevice = userProcedure
+  .meta({
+    openapi: {
+      method: "GET",
+      path: "/api/devices/{id}",
+      tags: ["devices"],
+      summary: "Read a device",
+      protect: true,
+      errorResponses: OWNER_ERRORS,
+    },
+  })
+  .input(z.object({ id: z.string() }))
+  .output(deviceSchema)
+  .query(({ ctx, input }) => ctx.services.devices.get(ctx.caller.userId, input.id));

@@ -1,0 +1,20 @@
+import { z } from "zod";
+import { userProcedure } from "../trpc/auth.ts";
+import { OWNER_ERRORS } from "./meta.ts";
+import { healthSchema } from "./views.ts";
+
+/** GET /api/devices/{id}/health. */
+export const getHealth = userProcedure
+  .meta({
+    openapi: {
+      method: "GET",
+      path: "/api/devices/{id}/health",
+      tags: ["devices"],
+      summary: "Read a device's health",
+      protect: true,
+      errorResponses: OWNER_ERRORS,
+    },
+  })
+  .input(z.object({ id: z.string() }))
+  .output(healthSchema)
+  .query(({ ctx, input }) => ctx.services.devices.health(ctx.caller.userId, input.id));

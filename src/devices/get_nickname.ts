@@ -1,0 +1,19 @@
+import { z } from "zod";
+import { userProcedure } from "../trpc/auth.ts";
+import { OWNER_ERRORS } from "./meta.ts";
+
+/** GET /api/devices/{id}/nickname: falls back to hwId when unset. */
+export const getNickname = userProcedure
+  .meta({
+    openapi: {
+      method: "GET",
+      path: "/api/devices/{id}/nickname",
+      tags: ["devices"],
+      summary: "Read a device's nickname",
+      protect: true,
+      errorResponses: OWNER_ERRORS,
+    },
+  })
+  .input(z.object({ id: z.string() }))
+  .output(z.object({ nickname: z.string() }))
+  .query(({ ctx, input }) => ctx.services.devices.nickname(ctx.caller.userId, input.id));

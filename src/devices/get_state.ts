@@ -1,0 +1,19 @@
+import { z } from "zod";
+import { userProcedure } from "../trpc/auth.ts";
+import { OWNER_ERRORS } from "./meta.ts";
+
+/** GET /api/devices/{id}/state: the reported state parsed; 404 when none was reported. */
+export const getState = userProcedure
+  .meta({
+    openapi: {
+      method: "GET",
+      path: "/api/devices/{id}/state",
+      tags: ["devices"],
+      summary: "Read the state a device reported",
+      protect: true,
+      errorResponses: { ...OWNER_ERRORS, 404: "Device not found or no state reported" },
+    },
+  })
+  .input(z.object({ id: z.string() }))
+  .output(z.record(z.string(), z.unknown()))
+  .query(({ ctx, input }) => ctx.services.devices.state(ctx.caller.userId, input.id));

@@ -1,0 +1,61 @@
+/** SQL of devices as their owners and the MQTT gateway see them. */
+import type { Insertable, Updateable } from "kysely";
+import type { Db, Trx } from "../schema.ts";
+import type { DeviceCommandsTable, DevicesTable } from "./tables.ts";
+
+/** One device by id. */
+export function findDevice(db: Db, id: string) {
+  return db.selectFrom("devices").selectAll().where("id", "=", id).executeTakeFirst();
+}
+
+/** One device by thing name (MQTT identity). */
+export function findDeviceByThing(db: Db, thingName: string) {
+  return db.selectFrom("devices").selectAll().where("thing_name", "=", thingName)
+    .executeTakeFirst();
+}
+
+/** Locks one device row for the rest of the transaction (push promotion, unbind). */
+export function lockDevice(trx: Trx, id: string) {
+  return trx.selectFrom("devices").selectAll().where("id", "=", id).forUpdate()
+    .executeTakeFirst();
+}
+
+/** The devices bound to a user, oldest binding first. */
+export function listOwnedDevices(db: Db, ownerId: string) {
+  return db.selectFrom("devices").selectAll().where("owner_id", "=", ownerId)
+    .orderBy("bound_at", "asc").orderBy("id", "asc").execute();
+}
+
+/** Updates one device by id; returns the new row. */
+export function updateDevice(db: Db, id: string, changes: Updateable<DevicesTable>) {
+  return db.updateTable("devices").set({ ...changes, updated_at: new Date() })
+    .where("id", "=", id).returningAll().executeTakeFirst();
+}
+
+/** Updates one device by thing name (MQTT reports); returns the new row. */
+export function updateDeviceByThing(
+  db: Db,
+  thingName: string,
+  changes: Updateable<DevicesTable>,
+) {
+  return db.updateTable("devices").set({ ...changes, updated_at: new Date() })
+    .where("thing_name", "=", thingName).returningAll().executeTakeFirst();
+}
+
+/** True when a device with this thing name is registered (broker authentication). */
+export async function thingExists(db: Db, thingName: string): Promise<boolean> {
+  const row = await db.selectFrom("devices").select("id").where("thing_name", "=", thingName)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Records a delivered command. */
+export function insertCommand(db: Db, row: Insertable<DeviceCommandsTable>) {
+  return db.insertInto("device_commands").values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+/** The devices of a user, locked, for account deletion. */
+export function lockOwnedDevices(trx: Trx, ownerId: string) {
+  return trx.selectFrom("devices").select(["id", "thing_name"]).where("owner_id", "=", ownerId)
+    .forUpdate().execute();
+}

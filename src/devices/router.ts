@@ -1,0 +1,21 @@
+/** Device procedures for owners (SPEC 4.5; binding lives in src/binding/). */
+import { router } from "../trpc/init.ts";
+import { getDevice } from "./get_device.ts";
+import { getHealth } from "./get_health.ts";
+import { getNickname } from "./get_nickname.ts";
+import { getState } from "./get_state.ts";
+import { listDevices } from "./list_devices.ts";
+import { sendCommand } from "./send_command.ts";
+import { setNickname } from "./set_nickname.ts";
+import { unbindDevice } from "./unbind_device.ts";
+
+export const devicesRouter = router({
+  list: listDevices,
+  get: getDevice,
+  state: getState,
+  nickname: getNickname,
+  setNickname,
+  health: getHealth,
+  unbind: unbindDevice,
+  command: sendCommand,
+});

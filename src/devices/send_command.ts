@@ -1,0 +1,29 @@
+import { z } from "zod";
+import { userProcedure } from "../trpc/auth.ts";
+import { OWNER_ERRORS } from "./meta.ts";
+import { commandSchema } from "./views.ts";
+
+/** POST /api/devices/{id}/cmd: a `text` command over MQTT `down/cmd`, recorded `delivered`. */
+export const sendCommand = userProcedure
+  .meta({
+    openapi: {
+      method: "POST",
+      path: "/api/devices/{id}/cmd",
+      tags: ["devices"],
+      summary: "Send a command to a device",
+      protect: true,
+      errorResponses: {
+        ...OWNER_ERRORS,
+        400: "Unsupported kind, missing text or invalid device id",
+        503: "The MQTT broker is unreachable; nothing was delivered",
+      },
+    },
+  })
+  .input(z.object({ id: z.string(), kind: z.string(), text: z.string().optional() }))
+  .output(commandSchema)
+  .mutation(({ ctx, input }) =>
+    ctx.services.devices.command(ctx.caller.userId, input.id, {
+      kind: input.kind,
+      text: input.text,
+    })
+  );

@@ -1,0 +1,247 @@
+/**
+ * Devices as their owners see them (SPEC 2.7, 2.8, 3.6, 4.5) and as they report over MQTT
+ * (CONTRACT.md topics). Authorization lives in `owned()`: every owner endpoint goes through it.
+ */
+import type { Selectable } from "kysely";
+import type { Db, Trx } from "../schema.ts";
+import { badRequest, forbidden, notFound } from "../errors.ts";
+import { isUuid, uuidv7 } from "../lib/ids.ts";
+import { newClaimCode } from "./claim_code.ts";
+import * as repo from "./repository.ts";
+import type { DevicesTable } from "./tables.ts";
+import { toCommand, toDevice, toDeviceListItem, toHealth } from "./views.ts";
+
+export type DeviceRow = Selectable<DevicesTable>;
+
+/** How the service talks to devices; the MQTT gateway implements it. */
+export interface DeviceMessenger {
+  /** Resolves once the broker acknowledged the message; rejects with 503 otherwise. */
+  publish(thingName: string, channel: string, body: unknown): Promise<void>;
+}
+
+/** Runs inside the transaction that unlinks a device from its owner (unbind, account deletion). */
+export type UnlinkStep = (trx: Trx, device: { id: string; ownerId: string }) => Promise<void>;
+
+const NICKNAME_MAX = 64;
+const TEXT_MAX = 1000;
+
+export class DevicesService {
+  /** Other domains' clean-up when a device leaves its owner (pushes register one). */
+  readonly unlinkSteps: UnlinkStep[] = [];
+  /** Clean-up after an unbind committed (stored objects); failures are only logged. */
+  readonly unlinkCleanups: Array<(device: { id: string; ownerId: string }) => Promise<void>> = [];
+  /** Thing names unlinked by an account deletion, told `unbound` once it has committed. */
+  private readonly pendingUnbound = new Map<string, string[]>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly messenger: DeviceMessenger,
+    private readonly log: (msg: string, fields?: Record<string, unknown>) => void = () => {},
+  ) {}
+
+  /**
+   * The one authorization check of owner endpoints (SPEC 4.5): 400 for a malformed id, 404
+   * for an unknown device, 403 for a device that is not the caller's.
+   */
+  async owned(userId: string, deviceId: string, db: Db = this.db): Promise<DeviceRow> {
+    if (!isUuid(deviceId)) throw badRequest("Device id must be a UUID");
+    const row = await repo.findDevice(db, deviceId);
+    if (!row) throw notFound("Device not found");
+    if (row.owner_id !== userId) throw forbidden("You do not own this device");
+    return row;
+  }
+
+  /** Same check on a locked row, for transactions that change the device. */
+  async lockOwned(trx: Trx, userId: string, deviceId: string): Promise<DeviceRow> {
+    if (!isUuid(deviceId)) throw badRequest("Device id must be a UUID");
+    const row = await repo.lockDevice(trx, deviceId);
+    if (!row) throw notFound("Device not found");
+    if (row.owner_id !== userId) throw forbidden("You do not own this device");
+    return row;
+  }
+
+  /** Locks a device by id for a push transaction (MQTT paths, where the thing is the caller). */
+  lock(trx: Trx, deviceId: string) {
+    return repo.lockDevice(trx, deviceId);
+  }
+
+  /** Sets the device's latest push (SPEC 3.1 promotion); null clears it. */
+  async setLatestPush(trx: Trx, deviceId: string, pushId: string | null, at: Date | null) {
+    await repo.updateDevice(trx, deviceId, { latest_push_id: pushId, latest_push_at: at });
+  }
+
+  /** A device by thing name (MQTT). */
+  byThing(thingName: string) {
+    return repo.findDeviceByThing(this.db, thingName);
+  }
+
+  /** Whether a thing name is registered (embedded broker authentication). */
+  isKnownThing(thingName: string) {
+    return repo.thingExists(this.db, thingName);
+  }
+
+  async list(userId: string) {
+    const now = Date.now();
+    return (await repo.listOwnedDevices(this.db, userId)).map((row) => toDeviceListItem(row, now));
+  }
+
+  async get(userId: string, deviceId: string) {
+    return toDevice(await this.owned(userId, deviceId));
+  }
+
+  /** SPEC 4.5: the state as a JSON object; 404 when the device never reported one. */
+  async state(userId: string, deviceId: string): Promise<Record<string, unknown>> {
+    const row = await this.owned(userId, deviceId);
+    if (row.state === null || row.state === undefined) throw notFound("No state reported yet");
+    return row.state as Record<string, unknown>;
+  }
+
+  /** SPEC 4.5: falls back to hwId when unset. */
+  async nickname(userId: string, deviceId: string) {
+    const row = await this.owned(userId, deviceId);
+    return { nickname: row.nickname ?? row.hw_id };
+  }
+
+  /** SPEC 4.5: an empty string clears the nickname. */
+  async setNickname(userId: string, deviceId: string, nickname: string) {
+    const value = nickname.trim();
+    if (value.length > NICKNAME_MAX) {
+      throw badRequest(`Nickname is over ${NICKNAME_MAX} characters`);
+    }
+    await this.owned(userId, deviceId);
+    await repo.updateDevice(this.db, deviceId, { nickname: value === "" ? null : value });
+    return { message: value === "" ? "Nickname cleared" : "Nickname updated" };
+  }
+
+  async health(userId: string, deviceId: string) {
+    return toHealth(await this.owned(userId, deviceId));
+  }
+
+  /**
+   * SPEC 3.6 unbind: the device becomes claimable again (owner and binding cleared, a fresh
+   * claim code, its pushes gone), then the device is told `unbound`. The unbinding does not
+   * depend on the broker: a device that misses the message learns it on its next push request.
+   */
+  async unbind(userId: string, deviceId: string) {
+    const row = await this.db.transaction().execute(async (trx) => {
+      const device = await this.lockOwned(trx, userId, deviceId);
+      await this.unlink(trx, device.id, userId);
+      return device;
+    });
+    await this.messenger.publish(row.thing_name, "down/cmd", { kind: "unbound" }).catch(
+      (error) => this.log("unbound message not delivered", { deviceId, error: String(error) }),
+    );
+    for (const cleanup of this.unlinkCleanups) {
+      await cleanup({ id: row.id, ownerId: userId }).catch((error) =>
+        this.log("unbind clean-up failed", { deviceId, error: String(error) })
+      );
+    }
+    return { message: "Device unbound" };
+  }
+
+  /** Clears the owner of a locked device and runs the other domains' unlink steps. */
+  private async unlink(trx: Trx, deviceId: string, ownerId: string) {
+    for (const step of this.unlinkSteps) await step(trx, { id: deviceId, ownerId });
+    await repo.updateDevice(trx, deviceId, {
+      owner_id: null,
+      bound_at: null,
+      claim_code: newClaimCode(),
+      nickname: null,
+      latest_push_id: null,
+      latest_push_at: null,
+    });
+  }
+
+  /** SPEC 4.1 account deletion: every device of the user is unlinked, not deleted. */
+  async unlinkAllOf(trx: Trx, userId: string) {
+    const things: string[] = [];
+    for (const device of await repo.lockOwnedDevices(trx, userId)) {
+      await this.unlink(trx, device.id, userId);
+      things.push(device.thing_name);
+    }
+    this.pendingUnbound.set(userId, things);
+  }
+
+  /** After account deletion committed: each unlinked device is told `unbound` (best-effort). */
+  async notifyUnlinked(userId: string) {
+    const things = this.pendingUnbound.get(userId) ?? [];
+    this.pendingUnbound.delete(userId);
+    for (const thingName of things) {
+      await this.messenger.publish(thingName, "down/cmd", { kind: "unbound" }).catch((error) =>
+        this.log("unbound message not delivered", { thingName, error: String(error) })
+      );
+    }
+  }
+
+  /**
+   * SPEC 4.5 cmd: `text` only. The command is recorded `delivered` only after the broker
+   * acknowledged it; with the broker down the call fails with 503 and nothing is recorded.
+   */
+  async command(userId: string, deviceId: string, input: { kind: string; text?: string }) {
+    if (input.kind !== "text") throw badRequest(`Command kind ${input.kind} is not supported`);
+    if (typeof input.text !== "string" || input.text.length === 0) {
+      throw badRequest("text is required for a text command");
+    }
+    if (input.text.length > TEXT_MAX) throw badRequest(`text is over ${TEXT_MAX} characters`);
+    const device = await this.owned(userId, deviceId);
+    const id = uuidv7();
+    const payload = { id, kind: "text", text: input.text };
+    await this.messenger.publish(device.thing_name, "down/cmd", payload);
+    const row = await repo.insertCommand(this.db, {
+      id,
+      device_id: device.id,
+      user_id: userId,
+      thing_name: device.thing_name,
+      kind: "text",
+      payload,
+      status: "delivered",
+    });
+    return toCommand(row);
+  }
+
+  /** `up/state`: any JSON object; `battery` and `firmware` fields also update the columns. */
+  async reportState(thingName: string, state: unknown) {
+    if (typeof state !== "object" || state === null || Array.isArray(state)) return;
+    const fields = state as Record<string, unknown>;
+    const now = new Date();
+    await repo.updateDeviceByThing(this.db, thingName, {
+      state,
+      state_updated_at: now,
+      last_seen_at: now,
+      ...vitals(fields),
+    });
+  }
+
+  /** `up/heartbeat`: marks the device seen now (online for 3 minutes). */
+  async heartbeat(thingName: string, body: unknown) {
+    const fields = typeof body === "object" && body !== null ? body as Record<string, unknown> : {};
+    await repo.updateDeviceByThing(this.db, thingName, {
+      last_seen_at: new Date(),
+      online: true,
+      ...vitals(fields),
+    });
+  }
+
+  /** `up/status`: "online" / "offline" (the retained last will). */
+  async reportStatus(thingName: string, status: unknown) {
+    if (status !== "online" && status !== "offline") return;
+    await repo.updateDeviceByThing(this.db, thingName, {
+      last_status: status,
+      online: status === "online",
+      ...(status === "online" ? { last_seen_at: new Date() } : {}),
+    });
+  }
+}
+
+/** Battery (integer 0-100) and firmware (short string) from a report; invalid values ignored. */
+function vitals(fields: Record<string, unknown>): Partial<Pick<DeviceRow, "battery" | "firmware">> {
+  const out: Partial<Pick<DeviceRow, "battery" | "firmware">> = {};
+  const battery = fields.battery;
+  if (typeof battery === "number" && Number.isFinite(battery)) {
+    out.battery = Math.max(0, Math.min(100, Math.round(battery)));
+  }
+  if (typeof fields.firmware === "string" && fields.firmware.length <= 64) {
+    out.firmware = fields.firmware;
+  }
+  return out;
+}

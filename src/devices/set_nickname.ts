@@ -1,0 +1,21 @@
+import { z } from "zod";
+import { userProcedure } from "../trpc/auth.ts";
+import { OWNER_ERRORS } from "./meta.ts";
+
+/** PUT /api/devices/{id}/nickname: an empty string clears it. */
+export const setNickname = userProcedure
+  .meta({
+    openapi: {
+      method: "PUT",
+      path: "/api/devices/{id}/nickname",
+      tags: ["devices"],
+      summary: "Set or clear a device's nickname",
+      protect: true,
+      errorResponses: { ...OWNER_ERRORS, 400: "Invalid body or device id" },
+    },
+  })
+  .input(z.object({ id: z.string(), nickname: z.string() }))
+  .output(z.object({ message: z.string() }))
+  .mutation(({ ctx, input }) =>
+    ctx.services.devices.setNickname(ctx.caller.userId, input.id, input.nickname)
+  );

@@ -1,0 +1,37 @@
+/** SQL of stored-object records. */
+import type { Insertable } from "kysely";
+import type { Db, Trx } from "../schema.ts";
+import type { FilesTable } from "./tables.ts";
+
+/** Records an object. */
+export function insertFile(db: Db, row: Insertable<FilesTable>) {
+  return db.insertInto("files").values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+/** One record by id. */
+export function findFile(db: Db, id: string) {
+  return db.selectFrom("files").selectAll().where("id", "=", id).executeTakeFirst();
+}
+
+/** Locks one record for a state change (custom-push confirm). */
+export function lockFile(trx: Trx, id: string) {
+  return trx.selectFrom("files").selectAll().where("id", "=", id).forUpdate().executeTakeFirst();
+}
+
+/** Marks an upload confirmed with its verified size. */
+export function confirmFile(trx: Trx, id: string, sizeBytes: number, contentType: string) {
+  return trx.updateTable("files")
+    .set({
+      status: "confirmed",
+      confirmed_at: new Date(),
+      size_bytes: sizeBytes,
+      content_type: contentType,
+    })
+    .where("id", "=", id).execute();
+}
+
+/** Deletes the records a user holds for one device (unbind, account deletion). */
+export function deleteFilesOfDevice(trx: Trx, deviceId: string, userId: string) {
+  return trx.deleteFrom("files").where("device_id", "=", deviceId).where("user_id", "=", userId)
+    .execute();
+}

@@ -1,0 +1,23 @@
+/** Table types of stored objects (migrations/0200_files.sql). */
+import type { ColumnType } from "kysely";
+
+export type FilePurpose = "custom_push_source" | "push_render";
+
+export interface FilesTable {
+  id: string;
+  user_id: string;
+  device_id: string | null;
+  purpose: FilePurpose;
+  object_key: string;
+  content_type: string;
+  size_bytes: ColumnType<number | null, number | null | undefined, number | null>;
+  /** `pending` until a custom-push upload is confirmed; render output is born `confirmed`. */
+  status: "pending" | "confirmed";
+  expires_at: Date | null;
+  confirmed_at: Date | null;
+  created_at: ColumnType<Date, Date | undefined, never>;
+}
+
+export interface FileTables {
+  files: FilesTable;
+}

@@ -1,0 +1,61 @@
+/**
+ * Opens device messaging as configured: the external broker of MQTT_URL, or the embedded
+ * broker on MQTT_PORT, plus the service's own client on it.
+ */
+import type { Config } from "../config.ts";
+import { type EmbeddedBroker, SERVICE_USERNAME, startEmbeddedBroker } from "./broker.ts";
+import { type InboundMessage, MqttGateway } from "./gateway.ts";
+
+export interface MessagingOptions {
+  serviceSecret: string;
+  isKnownThing(thingName: string): Promise<boolean>;
+  onMessage(message: InboundMessage): Promise<void>;
+  onError(msg: string, fields?: Record<string, unknown>): void;
+}
+
+export interface Messaging {
+  gateway: MqttGateway;
+  /** The embedded broker, when MQTT_URL is unset. */
+  broker?: EmbeddedBroker;
+  /** Where devices connect. */
+  url: string;
+  /** Banner line for the embedded default. */
+  embedded?: string;
+  close(): Promise<void>;
+}
+
+export async function openMessaging(config: Config, options: MessagingOptions): Promise<Messaging> {
+  const broker = config.mqtt.url ? undefined : await startEmbeddedBroker({
+    port: config.mqtt.port,
+    host: config.host,
+    serviceSecret: options.serviceSecret,
+    isKnownThing: options.isKnownThing,
+    onError: (error) => options.onError("mqtt broker error", { error: String(error) }),
+  });
+  const local = config.host === "0.0.0.0" ? "127.0.0.1" : config.host;
+  const url = config.mqtt.url ?? `mqtt://${local}:${broker!.port}`;
+  let gateway: MqttGateway;
+  try {
+    gateway = await MqttGateway.connect({
+      url,
+      ...(broker ? { username: SERVICE_USERNAME, password: options.serviceSecret } : {}),
+      onMessage: options.onMessage,
+      onError: options.onError,
+    });
+  } catch (error) {
+    await broker?.close();
+    throw error;
+  }
+  return {
+    gateway,
+    broker,
+    url,
+    embedded: broker
+      ? `MQTT: embedded broker on ${config.host}:${broker.port} (set MQTT_URL for an external one)`
+      : undefined,
+    async close() {
+      await gateway.close();
+      await broker?.close();
+    },
+  };
+}

@@ -1,0 +1,32 @@
+/** Topic names of CONTRACT.md "MQTT topics": every topic starts with `devices/{thingName}/`. */
+
+/** Channels a device publishes on (device → service). */
+export const UP_CHANNELS = [
+  "up/get_push",
+  "up/refresh_push",
+  "up/confirm",
+  "up/state",
+  "up/heartbeat",
+  "up/status",
+] as const;
+export type UpChannel = typeof UP_CHANNELS[number];
+
+/** Channels the service publishes on (service → device). */
+export type DownChannel = "down/cmd" | "down/push";
+
+/** What the service subscribes to: every device's up channels. */
+export const SERVICE_SUBSCRIPTION = "devices/+/up/#";
+
+/** Thing names usable as client ids and topic levels: no wildcards, separators or spaces. */
+export const THING_NAME = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
+
+/** `devices/{thingName}/{channel}`. */
+export function topicOf(thingName: string, channel: string): string {
+  return `devices/${thingName}/${channel}`;
+}
+
+/** Splits `devices/{thingName}/{channel}`; null for topics outside that shape. */
+export function parseTopic(topic: string): { thingName: string; channel: string } | null {
+  const match = topic.match(/^devices\/([^/]+)\/(.+)$/);
+  return match ? { thingName: match[1], channel: match[2] } : null;
+}

@@ -1,0 +1,28 @@
+import { z } from "zod";
+import { userProcedure } from "../trpc/auth.ts";
+import { confirmUpload as confirm } from "./custom.ts";
+import { PUSH_ERRORS } from "./meta.ts";
+
+/** POST /api/devices/{id}/custom-push/confirm: verifies the upload; the push starts in PREPARE. */
+export const confirmUpload = userProcedure
+  .meta({
+    openapi: {
+      method: "POST",
+      path: "/api/devices/{id}/custom-push/confirm",
+      tags: ["pushes"],
+      summary: "Confirm a custom image upload",
+      protect: true,
+      errorResponses: {
+        ...PUSH_ERRORS,
+        404: "Device or upload not found",
+        409: "Upload not confirmable (missing, not an image, over 10 MB, already confirmed)",
+      },
+    },
+  })
+  .input(z.object({
+    id: z.string(),
+    fileId: z.uuid("fileId must be a UUID"),
+    title: z.string().max(200).optional(),
+  }))
+  .output(z.object({ pushId: z.uuid() }))
+  .mutation(({ ctx, input }) => confirm(ctx.services.pushes, ctx.caller.userId, input.id, input));

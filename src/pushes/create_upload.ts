@@ -1,0 +1,31 @@
+import { z } from "zod";
+import { userProcedure } from "../trpc/auth.ts";
+import { createUploadTicket } from "./custom.ts";
+import { PUSH_ERRORS } from "./meta.ts";
+import { uploadTicketSchema } from "./views.ts";
+
+/** POST /api/devices/{id}/custom-push/upload: a presigned upload ticket for one image. */
+export const createUpload = userProcedure
+  .meta({
+    openapi: {
+      method: "POST",
+      path: "/api/devices/{id}/custom-push/upload",
+      tags: ["pushes"],
+      summary: "Get an upload ticket for a custom image",
+      protect: true,
+      errorResponses: {
+        ...PUSH_ERRORS,
+        400: "contentType is not image/*, or invalid device id",
+        413: "Declared size over 10 MB",
+      },
+    },
+  })
+  .input(z.object({
+    id: z.string(),
+    contentType: z.string(),
+    sizeBytes: z.number().int().min(0).optional(),
+  }))
+  .output(uploadTicketSchema)
+  .mutation(({ ctx, input }) =>
+    createUploadTicket(ctx.services.pushes, ctx.caller.userId, input.id, input)
+  );

@@ -1,0 +1,22 @@
+import { z } from "zod";
+import { userProcedure } from "../trpc/auth.ts";
+import { formatQuery, PUSH_ERRORS } from "./meta.ts";
+import { parseFormat, pushUrlSchema } from "./views.ts";
+
+/** GET /api/devices/{id}/push: the latest push, or the best queued one promoted (rule 1). */
+export const getPush = userProcedure
+  .meta({
+    openapi: {
+      method: "GET",
+      path: "/api/devices/{id}/push",
+      tags: ["pushes"],
+      summary: "Get the device's current push",
+      protect: true,
+      errorResponses: PUSH_ERRORS,
+    },
+  })
+  .input(z.object({ id: z.string(), format: formatQuery }))
+  .output(pushUrlSchema)
+  .query(({ ctx, input }) =>
+    ctx.services.pushes.current(ctx.caller.userId, input.id, parseFormat(input.format))
+  );

@@ -1,0 +1,22 @@
+import { z } from "zod";
+import { userProcedure } from "../trpc/auth.ts";
+import { formatQuery, PUSH_ERRORS } from "./meta.ts";
+import { parseFormat, pushUrlSchema } from "./views.ts";
+
+/** GET /api/devices/{id}/push/{pushId}: that push's URL; changes no push state (rule 3). */
+export const getPushById = userProcedure
+  .meta({
+    openapi: {
+      method: "GET",
+      path: "/api/devices/{id}/push/{pushId}",
+      tags: ["pushes"],
+      summary: "Get one push of the device",
+      protect: true,
+      errorResponses: { ...PUSH_ERRORS, 404: "Device or push not found, or push not rendered" },
+    },
+  })
+  .input(z.object({ id: z.string(), pushId: z.string(), format: formatQuery }))
+  .output(pushUrlSchema)
+  .query(({ ctx, input }) =>
+    ctx.services.pushes.one(ctx.caller.userId, input.id, input.pushId, parseFormat(input.format))
+  );

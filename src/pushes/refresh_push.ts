@@ -1,0 +1,25 @@
+import { z } from "zod";
+import { userProcedure } from "../trpc/auth.ts";
+import { formatQuery, PUSH_ERRORS } from "./meta.ts";
+import { parseFormat, pushUrlSchema } from "./views.ts";
+
+/** POST /api/devices/{id}/push/refresh: the next queued push replaces the latest (rule 2). */
+export const refreshPush = userProcedure
+  .meta({
+    openapi: {
+      method: "POST",
+      path: "/api/devices/{id}/push/refresh",
+      tags: ["pushes"],
+      summary: "Rotate to the next queued push",
+      description: "`format` (png | raw2 | raw4) is read from the query string or the body.",
+      protect: true,
+      errorResponses: PUSH_ERRORS,
+    },
+  })
+  .input(z.object({ id: z.string(), format: formatQuery }))
+  .output(pushUrlSchema)
+  .mutation(({ ctx, input }) => {
+    // SPEC 4.5 puts `format` in the query; trpc-to-openapi reads POST input from the body only.
+    const format = input.format ?? new URL(ctx.req.url).searchParams.get("format");
+    return ctx.services.pushes.refresh(ctx.caller.userId, input.id, parseFormat(format));
+  });

@@ -1,0 +1,93 @@
+/** SQL of pushes. Functions that lock or promote take a transaction. */
+import { type Insertable, sql, type Updateable } from "kysely";
+import type { Db, Trx } from "../schema.ts";
+import type { Anchor } from "./cursor.ts";
+import type { PushesTable, PushStatus } from "./tables.ts";
+
+/** `created_at` as exact UTC text with microseconds, for cursors. */
+const createdAtText = sql<
+  string
+>`to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+
+export function insertPush(db: Db, row: Insertable<PushesTable>) {
+  return db.insertInto("pushes").values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+export function findPush(db: Db, id: string) {
+  return db.selectFrom("pushes").selectAll().where("id", "=", id).executeTakeFirst();
+}
+
+/** A push of one device, or undefined when it belongs elsewhere. */
+export function findDevicePush(db: Db, deviceId: string, id: string) {
+  return db.selectFrom("pushes").selectAll().where("id", "=", id).where("device_id", "=", deviceId)
+    .executeTakeFirst();
+}
+
+export function lockPush(trx: Trx, id: string) {
+  return trx.selectFrom("pushes").selectAll().where("id", "=", id).forUpdate().executeTakeFirst();
+}
+
+/**
+ * SPEC 3.1: the push to promote next: highest priority, then oldest. Callers hold the device
+ * row lock, so two promotions of one device cannot pick the same push.
+ */
+export function nextQueued(trx: Trx, deviceId: string) {
+  return trx.selectFrom("pushes").selectAll()
+    .where("device_id", "=", deviceId).where("status", "=", "QUEUE")
+    .orderBy("priority", "desc").orderBy("created_at", "asc").orderBy("id", "asc")
+    .limit(1).forUpdate().executeTakeFirst();
+}
+
+export function updatePush(db: Db, id: string, changes: Updateable<PushesTable>) {
+  return db.updateTable("pushes").set({ ...changes, updated_at: new Date() })
+    .where("id", "=", id).returningAll().executeTakeFirstOrThrow();
+}
+
+/** Moves a push to `to` only when it is currently in one of `from`; returns it when moved. */
+export function transition(
+  db: Db,
+  id: string,
+  from: PushStatus[],
+  changes: Updateable<PushesTable> & { status: PushStatus },
+) {
+  return db.updateTable("pushes").set({ ...changes, updated_at: new Date() })
+    .where("id", "=", id).where("status", "in", from).returningAll().executeTakeFirst();
+}
+
+/** Records a failed render attempt; the push stays in PREPARE. */
+export function recordRenderFailure(db: Db, id: string, error: string) {
+  return db.updateTable("pushes")
+    .set((eb) => ({
+      render_attempts: eb("render_attempts", "+", 1),
+      render_error: error.slice(0, 1000),
+      updated_at: new Date(),
+    }))
+    .where("id", "=", id).where("status", "=", "PREPARE").execute();
+}
+
+export interface HistoryQuery {
+  status?: PushStatus;
+  from?: Date;
+  to?: Date;
+  after?: Anchor;
+  limit: number;
+}
+
+/** One page of a device's pushes, newest first, keyset-anchored on (created_at, id). */
+export function listHistory(db: Db, deviceId: string, q: HistoryQuery) {
+  let query = db.selectFrom("pushes").selectAll().select(createdAtText.as("created_at_text"))
+    .where("device_id", "=", deviceId);
+  if (q.status) query = query.where("status", "=", q.status);
+  if (q.from) query = query.where("created_at", ">=", q.from);
+  if (q.to) query = query.where("created_at", "<=", q.to);
+  if (q.after) {
+    const at = sql<Date>`${q.after.createdAt}::timestamptz`;
+    query = query.where(sql<boolean>`(created_at, id) < (${at}, ${q.after.id}::uuid)`);
+  }
+  return query.orderBy("created_at", "desc").orderBy("id", "desc").limit(q.limit + 1).execute();
+}
+
+/** Deletes every push of a device (unbind, account deletion); returns their ids. */
+export function deletePushesOfDevice(trx: Trx, deviceId: string) {
+  return trx.deleteFrom("pushes").where("device_id", "=", deviceId).returning(["id"]).execute();
+}

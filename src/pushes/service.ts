@@ -1,0 +1,263 @@
+/**
+ * Pushes (SPEC 3.1, 4.5): creation in PREPARE with its render job, and the retrieval rules that
+ * promote QUEUE pushes. Every promotion runs in a transaction holding the device row lock, so
+ * concurrent `GET .../push` or `refresh` calls of one device (HTTP or MQTT) are serialized:
+ * never two pushes published at once, never one skipped.
+ */
+import type { Selectable } from "kysely";
+import type { Db, Trx } from "../schema.ts";
+import { badRequest, notFound } from "../errors.ts";
+import { isUuid, uuidv7 } from "../lib/ids.ts";
+import type { Jobs } from "../jobs/types.ts";
+import type { ObjectStore } from "../storage/object_store.ts";
+import type { DeviceMessenger, DeviceRow, DevicesService } from "../devices/service.ts";
+import * as files from "../files/repository.ts";
+import { decodeCursor, encodeCursor } from "./cursor.ts";
+import * as repo from "./repository.ts";
+import type { PushesTable, PushStatus } from "./tables.ts";
+import { FORMAT_FILES, type PushFormat, toPushListItem } from "./views.ts";
+
+type PushRow = Selectable<PushesTable>;
+
+/** SPEC 8: signed read URLs live 15 minutes. */
+export const URL_TTL_SECONDS = 15 * 60;
+/** SPEC 8: push list page size. */
+const DEFAULT_LIMIT = 20;
+const MAX_LIMIT = 50;
+
+/** The template of custom-image pushes: the upload itself is the source (SPEC 4.6). */
+export const CUSTOM_IMAGE_TEMPLATE = "custom-image";
+
+export interface NewPush {
+  userId: string;
+  deviceId: string;
+  title?: string;
+  summary?: string;
+  priority?: number;
+  template: string;
+  params?: Record<string, unknown>;
+  sourceKey?: string;
+}
+
+export interface PushUrl {
+  url: string;
+  pushId: string;
+  status: PushStatus;
+  changed: boolean;
+}
+
+export interface HistoryInput {
+  status?: PushStatus;
+  from?: string;
+  to?: string;
+  cursor?: string;
+  limit?: number;
+}
+
+export class PushesService {
+  constructor(
+    readonly db: Db,
+    readonly devices: DevicesService,
+    readonly store: ObjectStore,
+    readonly jobs: Jobs,
+    private readonly messenger: DeviceMessenger,
+    private readonly log: (msg: string, fields?: Record<string, unknown>) => void = () => {},
+  ) {
+    // SPEC 3.6 / 4.1: a device that leaves its owner takes its pushes and files with it.
+    devices.unlinkSteps.push(async (trx, device) => {
+      await repo.deletePushesOfDevice(trx, device.id);
+      await files.deleteFilesOfDevice(trx, device.id, device.ownerId);
+    });
+    devices.unlinkCleanups.push(async (device) => {
+      await store.deletePrefix(`render/${device.ownerId}/${device.id}/`);
+      await store.deletePrefix(`uploads/${device.ownerId}/${device.id}/`);
+    });
+  }
+
+  /**
+   * SPEC 3.1: a new push starts in PREPARE and its render job is enqueued in the same
+   * transaction, so there is never a push without a job or a job without a push.
+   */
+  async create(input: NewPush, trx?: Trx): Promise<PushRow> {
+    const run = async (t: Trx) => {
+      const push = await repo.insertPush(t, {
+        id: uuidv7(),
+        device_id: input.deviceId,
+        user_id: input.userId,
+        title: input.title ?? "",
+        summary: input.summary ?? "",
+        priority: input.priority ?? 0,
+        status: "PREPARE",
+        template: input.template,
+        params: input.params ?? {},
+        source_key: input.sourceKey ?? null,
+      });
+      await this.jobs.enqueueRender({ pushId: push.id }, t);
+      return push;
+    };
+    return trx ? await run(trx) : await this.db.transaction().execute(run);
+  }
+
+  /** The signed URL object of a rendered push. */
+  async urlOf(push: PushRow, format: PushFormat, changed: boolean): Promise<PushUrl> {
+    if (!push.render_prefix) throw notFound("Push has no rendered file");
+    const url = await this.store.signedGetUrl(
+      push.render_prefix + FORMAT_FILES[format],
+      URL_TTL_SECONDS,
+    );
+    return { url, pushId: push.id, status: push.status, changed };
+  }
+
+  /** Rule 1 on a locked device: its latest push, or the best QUEUE push promoted. */
+  private async latestOrPromote(trx: Trx, device: DeviceRow) {
+    if (device.latest_push_id) {
+      const latest = await repo.findPush(trx, device.latest_push_id);
+      if (latest) return { push: latest, changed: false };
+    }
+    const next = await repo.nextQueued(trx, device.id);
+    if (!next) return null;
+    return { push: await this.publish(trx, device.id, next.id), changed: true };
+  }
+
+  /** Rule 2 on a locked device: the next QUEUE push replaces the latest, which expires. */
+  private async rotate(trx: Trx, device: DeviceRow) {
+    const next = await repo.nextQueued(trx, device.id);
+    if (!next) {
+      const latest = device.latest_push_id
+        ? await repo.findPush(trx, device.latest_push_id)
+        : undefined;
+      return latest ? { push: latest, changed: false } : null;
+    }
+    if (device.latest_push_id) {
+      await repo.transition(trx, device.latest_push_id, ["PUBLISHED", "CONFIRMED"], {
+        status: "EXPIRED",
+      });
+    }
+    return { push: await this.publish(trx, device.id, next.id), changed: true };
+  }
+
+  /** QUEUE → PUBLISHED and latest of its device. */
+  private async publish(trx: Trx, deviceId: string, pushId: string) {
+    const now = new Date();
+    const push = await repo.updatePush(trx, pushId, { status: "PUBLISHED", published_at: now });
+    await this.devices.setLatestPush(trx, deviceId, pushId, now);
+    return push;
+  }
+
+  /** `GET /api/devices/{id}/push` (rule 1). */
+  async current(userId: string, deviceId: string, format: PushFormat): Promise<PushUrl> {
+    // Fast path without a transaction: with a latest push, rule 1 changes nothing. A refresh
+    // racing this read only means the caller was served just before it.
+    const device = await this.devices.owned(userId, deviceId);
+    if (device.latest_push_id) {
+      const latest = await repo.findPush(this.db, device.latest_push_id);
+      if (latest) return await this.urlOf(latest, format, false);
+    }
+    const result = await this.db.transaction().execute(async (trx) =>
+      this.latestOrPromote(trx, await this.devices.lockOwned(trx, userId, deviceId))
+    );
+    if (!result) throw notFound("No push available");
+    return await this.urlOf(result.push, format, result.changed);
+  }
+
+  /** `POST /api/devices/{id}/push/refresh` (rule 2). */
+  async refresh(userId: string, deviceId: string, format: PushFormat): Promise<PushUrl> {
+    const result = await this.db.transaction().execute(async (trx) =>
+      this.rotate(trx, await this.devices.lockOwned(trx, userId, deviceId))
+    );
+    if (!result) throw notFound("No push available");
+    return await this.urlOf(result.push, format, result.changed);
+  }
+
+  /** `GET /api/devices/{id}/push/{pushId}` (rule 3): changes no push state. */
+  async one(userId: string, deviceId: string, pushId: string, format: PushFormat) {
+    await this.devices.owned(userId, deviceId);
+    if (!isUuid(pushId)) throw badRequest("Push id must be a UUID");
+    const push = await repo.findDevicePush(this.db, deviceId, pushId);
+    if (!push || !push.render_prefix) throw notFound("Push not found");
+    return await this.urlOf(push, format, false);
+  }
+
+  /**
+   * `POST /api/devices/{id}/current-push`: a rendered push of the device becomes PUBLISHED and
+   * latest, the previous latest returns to QUEUE, and the device gets `new_push`.
+   */
+  async makeCurrent(userId: string, deviceId: string, pushId: string) {
+    if (!isUuid(pushId)) throw badRequest("pushId must be a UUID");
+    const device = await this.db.transaction().execute(async (trx) => {
+      const device = await this.devices.lockOwned(trx, userId, deviceId);
+      const target = await repo.findDevicePush(trx, deviceId, pushId);
+      if (!target || target.status === "PREPARE" || !target.render_prefix) {
+        throw notFound("Push not found or not rendered");
+      }
+      if (device.latest_push_id === pushId) return device;
+      if (device.latest_push_id) {
+        await repo.transition(trx, device.latest_push_id, ["PUBLISHED", "CONFIRMED"], {
+          status: "QUEUE",
+        });
+      }
+      await this.publish(trx, deviceId, pushId);
+      return device;
+    });
+    // The push is current whether or not the signal arrives; the device also finds it on its
+    // next get_push.
+    await this.messenger.publish(device.thing_name, "down/cmd", { kind: "new_push", pushId })
+      .catch((error) =>
+        this.log("new_push signal not delivered", { deviceId, error: String(error) })
+      );
+    return { message: "Current push set" };
+  }
+
+  /** `GET /api/devices/{id}/pushes`: newest first, keyset cursor on (createdAt, id). */
+  async history(userId: string, deviceId: string, input: HistoryInput) {
+    await this.devices.owned(userId, deviceId);
+    const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor);
+    if (after === null) throw badRequest("cursor is malformed");
+    const limit = Math.min(input.limit ?? DEFAULT_LIMIT, MAX_LIMIT);
+    const rows = await repo.listHistory(this.db, deviceId, {
+      status: input.status,
+      from: input.from ? new Date(input.from) : undefined,
+      to: input.to ? new Date(input.to) : undefined,
+      after,
+      limit,
+    });
+    const hasMore = rows.length > limit;
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    return {
+      items: page.map(toPushListItem),
+      ...(hasMore && last
+        ? { nextCursor: encodeCursor({ createdAt: last.created_at_text, id: last.id }) }
+        : {}),
+      hasMore,
+    };
+  }
+
+  /** MQTT `up/get_push` / `up/refresh_push`: the same rules for the device itself. */
+  async forThing(thingName: string, mode: "get" | "refresh", format: PushFormat) {
+    const known = await this.devices.byThing(thingName);
+    if (!known?.owner_id) return null;
+    const result = await this.db.transaction().execute(async (trx) => {
+      const device = await this.devices.lock(trx, known.id);
+      if (!device?.owner_id) return null;
+      return mode === "get"
+        ? await this.latestOrPromote(trx, device)
+        : await this.rotate(trx, device);
+    });
+    return result ? await this.urlOf(result.push, format, result.changed) : null;
+  }
+
+  /** MQTT `up/confirm`: the device displayed a PUBLISHED push of its own. */
+  async confirmDisplayed(thingName: string, pushId: unknown) {
+    if (typeof pushId !== "string" || !isUuid(pushId)) return false;
+    const device = await this.devices.byThing(thingName);
+    if (!device) return false;
+    const push = await repo.findDevicePush(this.db, device.id, pushId);
+    if (!push) return false;
+    const moved = await repo.transition(this.db, pushId, ["PUBLISHED"], {
+      status: "CONFIRMED",
+      confirmed_at: new Date(),
+    });
+    return moved !== undefined;
+  }
+}

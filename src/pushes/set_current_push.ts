@@ -1,0 +1,21 @@
+import { z } from "zod";
+import { userProcedure } from "../trpc/auth.ts";
+import { PUSH_ERRORS } from "./meta.ts";
+
+/** POST /api/devices/{id}/current-push: show this rendered push now; `new_push` over MQTT. */
+export const setCurrentPush = userProcedure
+  .meta({
+    openapi: {
+      method: "POST",
+      path: "/api/devices/{id}/current-push",
+      tags: ["pushes"],
+      summary: "Make a push the device's current one",
+      protect: true,
+      errorResponses: { ...PUSH_ERRORS, 404: "Device not found, or push missing or not rendered" },
+    },
+  })
+  .input(z.object({ id: z.string(), pushId: z.string() }))
+  .output(z.object({ message: z.string() }))
+  .mutation(({ ctx, input }) =>
+    ctx.services.pushes.makeCurrent(ctx.caller.userId, input.id, input.pushId)
+  );

@@ -1,0 +1,60 @@
+/**
+ * HMAC signing of the embedded object store's upload policies and download URLs. Pure functions
+ * over a key, so the store and its HTTP routes agree without sharing state.
+ */
+import { hmac } from "@oslojs/crypto/hmac";
+import { SHA256 } from "@oslojs/crypto/sha2";
+import { constantTimeEqual } from "@oslojs/crypto/subtle";
+import { decodeBase64urlIgnorePadding, encodeBase64urlNoPadding } from "@oslojs/encoding";
+
+const encoder = new TextEncoder();
+
+/** What an upload policy allows: one key, a content-type prefix, a size range, until a time. */
+export interface UploadPolicy {
+  key: string;
+  contentTypePrefix: string;
+  maxBytes: number;
+  /** Unix seconds. */
+  expires: number;
+}
+
+/** base64url HMAC-SHA256 of `message`. */
+export function sign(secret: string, message: string): string {
+  return encodeBase64urlNoPadding(hmac(SHA256, encoder.encode(secret), encoder.encode(message)));
+}
+
+/** Constant-time check of a signature, so a forger learns nothing from response timing. */
+export function verify(secret: string, message: string, signature: string): boolean {
+  let given: Uint8Array;
+  try {
+    given = decodeBase64urlIgnorePadding(signature);
+  } catch {
+    return false;
+  }
+  return constantTimeEqual(
+    hmac(SHA256, encoder.encode(secret), encoder.encode(message)),
+    given,
+  );
+}
+
+/** Encodes a policy as the `policy` form field (base64url JSON). */
+export function encodePolicy(policy: UploadPolicy): string {
+  return encodeBase64urlNoPadding(encoder.encode(JSON.stringify(policy)));
+}
+
+/** Decodes a `policy` field; null when it is not a well-formed policy. */
+export function decodePolicy(field: string): UploadPolicy | null {
+  try {
+    const value = JSON.parse(new TextDecoder().decode(decodeBase64urlIgnorePadding(field)));
+    if (
+      typeof value?.key === "string" && typeof value.contentTypePrefix === "string" &&
+      Number.isInteger(value.maxBytes) && Number.isInteger(value.expires)
+    ) return value as UploadPolicy;
+  } catch { /* malformed */ }
+  return null;
+}
+
+/** The string a download URL signs: the key and its expiry. */
+export function downloadMessage(key: string, expires: number): string {
+  return `GET\n${key}\n${expires}`;
+}

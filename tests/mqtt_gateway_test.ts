@@ -1,0 +1,71 @@
+/**
+ * The service's MQTT client against a broker that goes away and comes back: publishes fail with
+ * 503 while it is down (never a false `delivered`), and the client reconnects by itself.
+ */
+import mqtt from "mqtt";
+import { assert } from "./helpers/assert.ts";
+import { eventually } from "./helpers/mqtt.ts";
+import { startEmbeddedBroker } from "../src/mqtt/broker.ts";
+import { MqttGateway } from "../src/mqtt/gateway.ts";
+import { SERVICE_USERNAME } from "../src/mqtt/broker.ts";
+import { AppError } from "../src/errors.ts";
+
+const SECRET = "gateway-test-secret";
+
+function broker(port: number) {
+  return startEmbeddedBroker({
+    port,
+    host: "127.0.0.1",
+    serviceSecret: SECRET,
+    isKnownThing: (name) => Promise.resolve(name === "thing-1"),
+  });
+}
+
+Deno.test({
+  name: "gateway: 503 while the broker is down, reconnects and delivers after",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    let first = await broker(0);
+    const port = first.port;
+    const inbound: string[] = [];
+    const gateway = await MqttGateway.connect({
+      url: `mqtt://127.0.0.1:${port}`,
+      username: SERVICE_USERNAME,
+      password: SECRET,
+      onMessage: (m) => {
+        inbound.push(`${m.thingName} ${m.channel}`);
+        return Promise.resolve();
+      },
+      publishTimeoutMs: 2_000,
+    });
+    try {
+      assert.ok(gateway.connected);
+      await gateway.publish("thing-1", "down/cmd", { kind: "text", text: "one" });
+      await first.close();
+      await eventually(() => Promise.resolve(!gateway.connected), "disconnect");
+      await assert.rejects(
+        gateway.publish("thing-1", "down/cmd", { kind: "text", text: "lost" }),
+        (error) => error instanceof AppError && error.status === 503,
+      );
+      first = await broker(port);
+      await eventually(() => Promise.resolve(gateway.connected), "reconnect");
+      // The subscription is back too: a device message reaches the handler.
+      const device = await mqtt.connectAsync(`mqtt://127.0.0.1:${port}`, {
+        clientId: "thing-1",
+        username: "thing-1",
+        protocolVersion: 4,
+        reconnectPeriod: 0,
+      });
+      await eventually(async () => {
+        await device.publishAsync("devices/thing-1/up/heartbeat", "{}", { qos: 1 });
+        return inbound.includes("thing-1 up/heartbeat");
+      }, "inbound after reconnect");
+      await device.endAsync(true);
+      await gateway.publish("thing-1", "down/cmd", { kind: "text", text: "two" });
+    } finally {
+      await gateway.close();
+      await first.close();
+    }
+  },
+});

@@ -1,0 +1,223 @@
+/**
+ * CONTRACT.md "MQTT topics" over a real broker: the embedded one by default, Mosquitto with
+ * MQTT_URL. Device reports update the device; get_push / refresh_push follow the HTTP rules.
+ */
+import mqtt from "mqtt";
+import { assert, assertEquals, expectStatus } from "./helpers/assert.ts";
+import { registerUser } from "./helpers/http.ts";
+import { serverSuite } from "./helpers/suite.ts";
+import { createDevice, deviceRow, insertPush, pushRow } from "./helpers/devices.ts";
+import { connectDevice, eventually } from "./helpers/mqtt.ts";
+import { externalMqttUrl } from "./helpers/server.ts";
+import { runDeviceSim } from "../tools/device_sim.ts";
+
+const suite = serverSuite("mqtt");
+
+/** Clears a device's retained status, so servers started later on a shared broker start clean. */
+async function clearRetained(url: string, thingName: string) {
+  const cleaner = await mqtt.connectAsync(url, {
+    clientId: thingName,
+    username: thingName,
+    protocolVersion: 4,
+    reconnectPeriod: 0,
+  });
+  await cleaner.publishAsync(`devices/${thingName}/up/status`, "", { qos: 1, retain: true });
+  await cleaner.endAsync();
+}
+
+suite.test("state, heartbeat and status reports update the device", async (api, s) => {
+  const alice = await registerUser(api);
+  const d = await createDevice(s, alice.user.id);
+  const sim = await connectDevice(s.app.mqttUrl, d.thingName);
+  try {
+    await sim.send("up/state", { screen: "on", battery: 77, firmware: "3.1.0" });
+    const row = await eventually(async () => {
+      const r = await deviceRow(s, d.id);
+      return r.state_updated_at ? r : null;
+    }, "state");
+    assertEquals(row.state, { screen: "on", battery: 77, firmware: "3.1.0" });
+    assertEquals([row.battery, row.firmware], [77, "3.1.0"]);
+    const health = expectStatus(
+      await api.get(`/api/devices/${d.id}/health`, { token: alice.accessToken }),
+      200,
+    );
+    assertEquals(JSON.parse(health.state), { screen: "on", battery: 77, firmware: "3.1.0" });
+
+    await sim.send("up/status", "offline");
+    await eventually(async () => (await deviceRow(s, d.id)).last_status === "offline", "offline");
+    // Backdate the last sighting: offline and no recent heartbeat means offline.
+    await s.app.services.db.updateTable("devices")
+      .set({ last_seen_at: new Date(Date.now() - 10 * 60_000) }).where("id", "=", d.id).execute();
+    let device = expectStatus(
+      await api.get(`/api/devices/${d.id}`, { token: alice.accessToken }),
+      200,
+    );
+    assert.equal(device.online, false);
+
+    await sim.send("up/heartbeat", { battery: 12 });
+    await eventually(async () => (await deviceRow(s, d.id)).battery === 12, "heartbeat");
+    device = expectStatus(await api.get(`/api/devices/${d.id}`, { token: alice.accessToken }), 200);
+    assert.equal(device.online, true);
+    assert.ok(Date.now() - Date.parse(device.lastSeenAt) < 60_000);
+
+    await sim.send("up/status", "online");
+    await eventually(async () => (await deviceRow(s, d.id)).last_status === "online", "online");
+  } finally {
+    await sim.close();
+  }
+});
+
+suite.test("the last will marks a vanished device offline", async (api, s) => {
+  const alice = await registerUser(api);
+  const d = await createDevice(s, alice.user.id);
+  const client = await mqtt.connectAsync(s.app.mqttUrl, {
+    clientId: d.thingName,
+    username: d.thingName,
+    protocolVersion: 4,
+    reconnectPeriod: 0,
+    will: { topic: `devices/${d.thingName}/up/status`, payload: "offline", qos: 1, retain: true },
+  });
+  await client.publishAsync(`devices/${d.thingName}/up/status`, "online", { qos: 1, retain: true });
+  await eventually(async () => (await deviceRow(s, d.id)).last_status === "online", "online");
+  client.stream.destroy();
+  await eventually(async () => (await deviceRow(s, d.id)).last_status === "offline", "will");
+  await client.endAsync(true);
+  await clearRetained(s.app.mqttUrl, d.thingName);
+});
+
+suite.test("get_push / refresh_push / confirm follow the HTTP rules", async (api, s) => {
+  const alice = await registerUser(api);
+  const d = await createDevice(s, alice.user.id);
+  const sim = await connectDevice(s.app.mqttUrl, d.thingName);
+  try {
+    await sim.send("up/get_push", {});
+    assertEquals(await sim.next("down/push"), { error: "no_push" });
+    const a = await insertPush(s, d, alice.user.id, { priority: 2 });
+    const b = await insertPush(s, d, alice.user.id, { priority: 1 });
+    await sim.send("up/get_push", { format: "raw2" });
+    const first = await sim.next("down/push");
+    assertEquals([first.pushId, first.status, first.changed], [a, "PUBLISHED", true]);
+    assert.match(first.url, /image2\.raw/);
+    const bytes = new Uint8Array(await (await fetch(first.url)).arrayBuffer());
+    assert.equal(bytes.byteLength, 48000);
+    await sim.send("up/get_push", "");
+    const again = await sim.next("down/push");
+    assertEquals([again.pushId, again.changed], [a, false]);
+    assert.match(again.url, /image\.png/);
+    await sim.send("up/confirm", { pushId: a });
+    await eventually(async () => (await pushRow(s, a)).status === "CONFIRMED", "confirm");
+    await sim.send("up/refresh_push", { format: "raw4" });
+    const next = await sim.next("down/push");
+    assertEquals([next.pushId, next.status, next.changed], [b, "PUBLISHED", true]);
+    assert.match(next.url, /image4\.raw/);
+    assert.equal((await pushRow(s, a)).status, "EXPIRED");
+    await sim.send("up/refresh_push", {});
+    const same = await sim.next("down/push");
+    assertEquals([same.pushId, same.changed], [b, false]);
+    // A confirm for a push of another device changes nothing.
+    const other = await createDevice(s, alice.user.id);
+    const foreign = await insertPush(s, other, alice.user.id, { status: "PUBLISHED" });
+    await sim.send("up/confirm", { pushId: foreign });
+    await sim.send("up/get_push", {});
+    await sim.next("down/push");
+    assert.equal((await pushRow(s, foreign)).status, "PUBLISHED");
+  } finally {
+    await sim.close();
+  }
+});
+
+suite.test("an unbound device gets no_push", async (_api, s) => {
+  const d = await createDevice(s);
+  const sim = await connectDevice(s.app.mqttUrl, d.thingName);
+  try {
+    await sim.send("up/get_push", {});
+    assertEquals(await sim.next("down/push"), { error: "no_push" });
+  } finally {
+    await sim.close();
+  }
+});
+
+suite.test(
+  "device-sim fetches the current push, saves the bitmap and confirms it",
+  async (api, s) => {
+    const alice = await registerUser(api);
+    const d = await createDevice(s, alice.user.id);
+    const pushId = await insertPush(s, d, alice.user.id);
+    const outDir = await Deno.makeTempDir({ prefix: "dds-sim-" });
+    try {
+      const result = await runDeviceSim({
+        thing: d.thingName,
+        mqttUrl: s.app.mqttUrl,
+        format: "raw2",
+        outDir,
+        heartbeatSeconds: 60,
+        once: true,
+        log: () => {},
+      });
+      assertEquals([result.pushId, result.bytes], [pushId, 48000]);
+      assert.equal((await Deno.stat(result.file!)).size, 48000);
+      await eventually(async () => (await pushRow(s, pushId)).status === "CONFIRMED", "confirm");
+      const row = await deviceRow(s, d.id);
+      assertEquals([row.battery, row.firmware], [100, "sim-1.0"]);
+    } finally {
+      await Deno.remove(outDir, { recursive: true });
+      await clearRetained(s.app.mqttUrl, d.thingName);
+    }
+  },
+);
+
+if (!externalMqttUrl) {
+  suite.test(
+    "embedded broker refuses unknown things and mismatched identities",
+    async (_api, s) => {
+      const d = await createDevice(s);
+      const refused = async (options: mqtt.IClientOptions) => {
+        try {
+          const c = await mqtt.connectAsync(s.app.mqttUrl, {
+            protocolVersion: 4,
+            reconnectPeriod: 0,
+            ...options,
+          });
+          await c.endAsync(true);
+          return false;
+        } catch {
+          return true;
+        }
+      };
+      assert.ok(await refused({ clientId: "dds-unknown-thing", username: "dds-unknown-thing" }));
+      assert.ok(await refused({ clientId: d.thingName, username: "someone-else" }));
+      assert.ok(await refused({ clientId: d.thingName }));
+      assert.ok(await refused({ clientId: "x", username: "dds-service", password: "guess" }));
+      assert.ok(!(await refused({ clientId: d.thingName, username: d.thingName })));
+    },
+  );
+
+  suite.test("embedded broker confines a device to its own topics", async (api, s) => {
+    const alice = await registerUser(api);
+    const mine = await createDevice(s, alice.user.id);
+    const theirs = await createDevice(s, alice.user.id);
+    const sim = await connectDevice(s.app.mqttUrl, mine.thingName);
+    try {
+      // A refused subscription comes back with return code 0x80 (mqtt.js rejects on it).
+      for (const topic of [`devices/${theirs.thingName}/down/#`, "devices/+/down/#", "#"]) {
+        await assert.rejects(sim.client.subscribeAsync(topic, { qos: 1 }), /Subscribe error/);
+      }
+      // Publishing as another device is dropped (and the publisher disconnected).
+      await sim.client.publishAsync(`devices/${theirs.thingName}/up/state`, '{"spoofed":true}', {
+        qos: 0,
+      }).catch(() => {});
+    } finally {
+      await sim.close();
+    }
+    const again = await connectDevice(s.app.mqttUrl, mine.thingName);
+    try {
+      await again.send("up/state", { mine: true });
+      await eventually(async () => (await deviceRow(s, mine.id)).state_updated_at, "own state");
+      assert.equal((await deviceRow(s, theirs.id)).state, null);
+    } finally {
+      await again.close();
+    }
+  });
+}
+
+suite.end();

@@ -1,0 +1,153 @@
+/**
+ * `deno task device-sim --thing <thingName>`: a command-line e-ink device. It connects to the
+ * broker as its thing (last will `offline`), reports state and heartbeats, prints commands,
+ * fetches the current push (`up/get_push`), saves the bitmap and confirms it (`up/confirm`).
+ *
+ * Options: --mqtt <url> (default MQTT_URL, else the embedded broker on MQTT_PORT)
+ *          --format png|raw2|raw4 (default raw2)   --out <dir> (default DATA_DIR/device-sim)
+ *          --heartbeat <seconds> (default 60)       --once (exit after the first picture)
+ */
+import mqtt from "mqtt";
+import type { Socket } from "node:net";
+import { loadConfig } from "../src/config.ts";
+
+export interface SimOptions {
+  thing: string;
+  mqttUrl: string;
+  format: "png" | "raw2" | "raw4";
+  outDir: string;
+  heartbeatSeconds: number;
+  once: boolean;
+  log?: (line: string) => void;
+}
+
+/** What the simulated screen shows after a run. */
+export interface SimResult {
+  pushId?: string;
+  file?: string;
+  bytes?: number;
+}
+
+const EXTENSION = { png: "png", raw2: "raw", raw4: "raw" } as const;
+
+/** Runs the device until stopped (or, with `once`, until it has displayed one push). */
+export async function runDeviceSim(options: SimOptions, signal?: AbortSignal): Promise<SimResult> {
+  const log = options.log ?? ((line: string) => console.log(line));
+  const topic = (channel: string) => `devices/${options.thing}/${channel}`;
+  const client = await mqtt.connectAsync(options.mqttUrl, {
+    clientId: options.thing,
+    username: options.thing,
+    protocolVersion: 4,
+    reconnectPeriod: 1000,
+    will: { topic: topic("up/status"), payload: "offline", qos: 1, retain: true },
+  });
+  (client.stream as unknown as Socket)?.setNoDelay?.(true);
+  log(`connected to ${options.mqttUrl} as ${options.thing}`);
+  const send = (channel: string, body: unknown, retain = false) =>
+    client.publishAsync(topic(channel), typeof body === "string" ? body : JSON.stringify(body), {
+      qos: 1,
+      retain,
+    });
+  const result: SimResult = {};
+  let finish: () => void = () => {};
+  const finished = new Promise<void>((resolve) => (finish = resolve));
+
+  client.on("message", async (t, payload) => {
+    let body: Record<string, unknown> = {};
+    try {
+      body = JSON.parse(payload.toString());
+    } catch { /* not JSON */ }
+    if (t === topic("down/cmd")) {
+      if (body.kind === "text") log(`text command: ${body.text}`);
+      else if (body.kind === "new_push") {
+        log(`new push ${body.pushId}: fetching`);
+        await send("up/get_push", { format: options.format });
+      } else if (body.kind === "unbound") {
+        log("unbound: screen cleared, showing the claim screen");
+        await send("up/state", { screen: "claim", battery: 100, firmware: "sim-1.0" });
+      }
+      return;
+    }
+    if (t !== topic("down/push")) return;
+    if (body.error) {
+      log(`no push to show (${body.error})`);
+      if (options.once) finish();
+      return;
+    }
+    const res = await fetch(String(body.url));
+    if (!res.ok) {
+      log(`download failed: ${res.status}`);
+      return;
+    }
+    const bytes = new Uint8Array(await res.arrayBuffer());
+    await Deno.mkdir(options.outDir, { recursive: true });
+    const file = `${options.outDir}/${body.pushId}.${EXTENSION[options.format]}`;
+    await Deno.writeFile(file, bytes);
+    await send("up/confirm", { pushId: body.pushId });
+    await send("up/state", {
+      screen: "showing",
+      pushId: body.pushId,
+      battery: 100,
+      firmware: "sim-1.0",
+    });
+    log(`displayed push ${body.pushId} (${bytes.byteLength} bytes) → ${file}`);
+    Object.assign(result, { pushId: String(body.pushId), file, bytes: bytes.byteLength });
+    if (options.once) finish();
+  });
+
+  await client.subscribeAsync(topic("down/#"), { qos: 1 });
+  await send("up/status", "online", true);
+  await send("up/state", { screen: "booting", battery: 100, firmware: "sim-1.0" });
+  await send("up/heartbeat", { battery: 100, firmware: "sim-1.0" });
+  const heartbeat = setInterval(
+    () => send("up/heartbeat", { battery: 100, firmware: "sim-1.0" }).catch(() => {}),
+    options.heartbeatSeconds * 1000,
+  );
+  await send("up/get_push", { format: options.format });
+  signal?.addEventListener("abort", () => finish(), { once: true });
+  try {
+    await finished;
+  } finally {
+    clearInterval(heartbeat);
+    await send("up/status", "offline", true).catch(() => {});
+    await client.endAsync();
+  }
+  return result;
+}
+
+function parseArgs(args: string[]) {
+  const out: Record<string, string | boolean> = {};
+  for (let i = 0; i < args.length; i++) {
+    const name = args[i].replace(/^--/, "");
+    if (args[i + 1] !== undefined && !args[i + 1].startsWith("--")) out[name] = args[++i];
+    else out[name] = true;
+  }
+  return out;
+}
+
+if (import.meta.main) {
+  const args = parseArgs(Deno.args);
+  if (typeof args.thing !== "string") {
+    console.error(
+      "usage: deno task device-sim --thing <thingName> [--mqtt url] [--format raw2] [--once]",
+    );
+    Deno.exit(2);
+  }
+  const config = loadConfig();
+  const format = ["png", "raw2", "raw4"].includes(String(args.format))
+    ? String(args.format)
+    : "raw2";
+  const controller = new AbortController();
+  Deno.addSignalListener("SIGINT", () => controller.abort());
+  await runDeviceSim({
+    thing: args.thing,
+    mqttUrl: typeof args.mqtt === "string"
+      ? args.mqtt
+      : config.mqtt.url ?? `mqtt://127.0.0.1:${config.mqtt.port}`,
+    format: format as SimOptions["format"],
+    outDir: typeof args.out === "string" ? args.out : `${config.dataDir}/device-sim`,
+    heartbeatSeconds: Number(args.heartbeat) > 0 ? Number(args.heartbeat) : 60,
+    once: args.once === true,
+  }, controller.signal);
+  Deno.exit(0);
+}
