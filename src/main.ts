@@ -3,6 +3,7 @@
  * not configured. SIGINT/SIGTERM drain in-flight requests, then close the database.
  */
 import { ConfigError, loadConfig } from "./config.ts";
+import { DirectoryLockedError } from "./db/dir_lock.ts";
 import { startServer } from "./server.ts";
 
 try {
@@ -16,7 +17,8 @@ try {
   Deno.addSignalListener("SIGINT", stop);
   Deno.addSignalListener("SIGTERM", stop);
 } catch (error) {
-  if (error instanceof ConfigError) {
+  // Conditions the operator must fix are one line, not a stack trace.
+  if (error instanceof ConfigError || error instanceof DirectoryLockedError) {
     console.error(error.message);
     Deno.exit(1);
   }

@@ -61,6 +61,19 @@ Deno.test({
         }),
         201,
       );
+      // A second process on the same embedded database stops at once with one line.
+      const second = await new Deno.Command(Deno.execPath(), {
+        args: ["run", "-A", MAIN],
+        env: { DATA_DIR: dataDir, PORT: "0", MQTT_PORT: "0", HOST: "127.0.0.1" },
+        clearEnv: true,
+        stdout: "null",
+        stderr: "piped",
+      }).output();
+      assert.equal(second.code, 1);
+      const line = new TextDecoder().decode(second.stderr).trim();
+      assert.match(line, /^The embedded database in .* is in use by process \d+/);
+      assert.equal(line.includes("\n"), false);
+
       const stopped = await first.stop();
       assert.equal(stopped.code, 0);
       assert.match(stopped.out, /listening/);
@@ -68,15 +81,15 @@ Deno.test({
       assert.match(stopped.out, /JWT_SECRET: generated/);
       assert.match(stopped.out, /Shutting down/);
 
-      const second = await spawn({ DATA_DIR: dataDir });
-      const api = client(second.url);
+      const restarted = await spawn({ DATA_DIR: dataDir });
+      const api = client(restarted.url);
       expectStatus(
         await api.post("/auth/login", { body: { identifier: "keeper", password: "password123" } }),
         200,
       );
       // The generated JWT secret was kept too: the old access token still works.
       expectStatus(await api.get("/auth/me", { token: reg.accessToken }), 200);
-      assert.equal((await second.stop()).code, 0);
+      assert.equal((await restarted.stop()).code, 0);
     } finally {
       await Deno.remove(dataDir, { recursive: true }).catch(() => {});
     }

@@ -7,6 +7,7 @@ import { PostgresJSDialect } from "kysely-postgres-js";
 import { PGliteDialect } from "kysely-pglite-dialect";
 import { PGlite } from "@electric-sql/pglite";
 import postgres from "postgres";
+import { lockDirectory } from "./dir_lock.ts";
 
 /** An open database; `kind` tells which engine serves it. */
 export interface Connection<DB> {
@@ -39,8 +40,18 @@ export async function connect<DB>(options: ConnectOptions): Promise<Connection<D
     };
   }
   const dir = options.dataDir === "memory://" ? "memory://" : `${options.dataDir}/pg`;
-  if (dir !== "memory://") await Deno.mkdir(dir, { recursive: true });
-  const pglite = await PGlite.create(dir);
+  let unlock = () => Promise.resolve();
+  if (dir !== "memory://") {
+    await Deno.mkdir(dir, { recursive: true });
+    unlock = await lockDirectory(dir);
+  }
+  let pglite: PGlite;
+  try {
+    pglite = await PGlite.create(dir);
+  } catch (error) {
+    await unlock();
+    throw error;
+  }
   const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite) });
   return {
     db,
@@ -49,6 +60,7 @@ export async function connect<DB>(options: ConnectOptions): Promise<Connection<D
     close: async () => {
       await db.destroy();
       if (!pglite.closed) await pglite.close();
+      await unlock();
     },
   };
 }

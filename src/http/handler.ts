@@ -138,7 +138,9 @@ export function createHandler(options: HandlerOptions) {
         : await dispatch(req, ctx, url, holder);
     } catch (error) {
       const appError = toAppError(error);
-      if (appError.status >= 500) {
+      // 501/503 are expected answers (provider or billing not configured, broker down); the
+      // request line records them. Only a 500 is a failure worth a stack trace.
+      if (appError.status === 500) {
         logger.error("request failed", {
           requestId,
           path: holder.template,
