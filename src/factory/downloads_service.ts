@@ -47,15 +47,7 @@ export class DownloadsService {
    */
   async download(p: Principal, credentialId: string) {
     await this.rateLimit(p, "nfc_file.download");
-    if (!isUuid(credentialId)) throw badRequest("credentialId must be a UUID");
-    const c = await credRepo.findCredential(this.db, credentialId);
-    if (!c || c.status === "revoked") throw notFound(`Credential ${credentialId} not found`);
-    await this.factory.authorize(
-      p,
-      { batchId: c.batch_id!, orderNo: c.order_no, sku: c.sku, deviceId: c.device_id },
-      "write",
-      "nfc_file.download",
-    );
+    const c = await this.writableCredential(p, credentialId, "nfc_file.download");
     const outcome = await this.db.transaction().execute(async (trx) => {
       const locked = await credRepo.lockCredential(trx, credentialId);
       if (!locked || locked.status === "revoked") return { kind: "gone" as const };
@@ -139,9 +131,11 @@ export class DownloadsService {
     return { zip: zipSync(files, { level: 6 }), fileName: `${batch.order_no}.nfc.zip` };
   }
 
-  // ---- download requests (SPEC 3.5b) -------------------------------------------------------
-
-  async createRequest(p: Principal, credentialId: string) {
+  /**
+   * A live (not revoked) credential the principal may write to; 400 for a malformed id, 404 when
+   * missing or revoked (its file is gone, SPEC 3.4b), 403 out of role or scope (audited).
+   */
+  private async writableCredential(p: Principal, credentialId: string, action: string) {
     if (!isUuid(credentialId)) throw badRequest("credentialId must be a UUID");
     const c = await credRepo.findCredential(this.db, credentialId);
     if (!c || c.status === "revoked") throw notFound(`Credential ${credentialId} not found`);
@@ -149,8 +143,15 @@ export class DownloadsService {
       p,
       { batchId: c.batch_id!, orderNo: c.order_no, sku: c.sku, deviceId: c.device_id },
       "write",
-      "download_request.create",
+      action,
     );
+    return c;
+  }
+
+  // ---- download requests (SPEC 3.5b) -------------------------------------------------------
+
+  async createRequest(p: Principal, credentialId: string) {
+    const c = await this.writableCredential(p, credentialId, "download_request.create");
     try {
       return await this.db.transaction().execute(async (trx) => {
         const row = await credRepo.insertDownloadRequest(trx, {
