@@ -4,7 +4,6 @@
  */
 import type { AnyRouter } from "@trpc/server";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
-import { createOpenApiFetchHandler } from "trpc-to-openapi";
 import { AppError } from "../errors.ts";
 import { uuidv7 } from "../lib/ids.ts";
 import type { Services } from "../services.ts";
@@ -15,6 +14,7 @@ import { envelopeOf, errorResponse, toAppError } from "./envelope.ts";
 import type { Logger } from "./log.ts";
 import type { RawRoute } from "./raw.ts";
 import { RouteTable } from "./routes.ts";
+import { createOpenApiFetch } from "./openapi_fetch.ts";
 
 const FACTORY_PREFIX = "/internal/factory";
 /** Key of the factory router in `src/router.ts`. */
@@ -67,6 +67,7 @@ function servesPath(ingress: Ingress, path: string): boolean {
 export function createHandler(options: HandlerOptions) {
   const { router, services, logger, ingress } = options;
   const routes = new RouteTable(router, options.raw);
+  const openApi = createOpenApiFetch(router);
   const origins = services.config.corsOrigins;
 
   async function dispatch(req: Request, ctx: Context, url: URL, holder: { template: string }) {
@@ -95,24 +96,7 @@ export function createHandler(options: HandlerOptions) {
     if (match.entry.raw) {
       return await match.entry.raw.handle(req, { ...ctx, params: match.params });
     }
-    return await serveOpenApi(await withLimitedBody(req), ctx);
-  }
-
-  async function serveOpenApi(req: Request, ctx: Context): Promise<Response> {
-    let captured: unknown;
-    const res = await createOpenApiFetchHandler({
-      endpoint: "/",
-      req,
-      router,
-      createContext: () => Promise.resolve(ctx),
-      onError: ({ error }) => {
-        captured = error;
-      },
-      responseMeta: () => ({ status: ctx.response.status ?? 200 }),
-    });
-    if (captured !== undefined) throw captured;
-    if (res.status === 204) return new Response(null, { status: 204 });
-    return res;
+    return await openApi(req, await readJsonBody(req), ctx);
   }
 
   return async function handle(req: Request, info?: ServeInfo): Promise<Response> {
@@ -184,4 +168,23 @@ async function withLimitedBody(req: Request): Promise<Request> {
   }
   headers.set("content-type", "application/json");
   return new Request(req.url, { method: req.method, headers, body: bytes });
+}
+
+/**
+ * The parsed JSON body of a REST call: `undefined` for body-less methods, `{}` for an empty
+ * body (so body-less POSTs need no Content-Type), 400 for non-JSON, 413 over 1 MiB.
+ */
+async function readJsonBody(req: Request): Promise<unknown> {
+  if (BODYLESS.has(req.method) || req.method === "DELETE") return undefined;
+  const bytes = await readLimited(req, JSON_BODY_LIMIT);
+  if (bytes.byteLength === 0) return {};
+  const type = req.headers.get("content-type") ?? "";
+  if (!/^application\/json\b/i.test(type) && !/\+json\b/i.test(type)) {
+    throw new AppError("invalid_request", "Content-Type must be application/json");
+  }
+  try {
+    return JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    throw new AppError("invalid_request", "Request body is not valid JSON");
+  }
 }
