@@ -3,6 +3,9 @@
  * event loop), a bounded concurrent load loop on loopback, and the result table.
  */
 
+import { createDatabase } from "../tests/helpers/server.ts";
+import { freePort } from "../tests/helpers/ports.ts";
+
 /** One line of the result table. */
 export interface BenchRow {
   name: string;
@@ -10,16 +13,14 @@ export interface BenchRow {
   unit: string;
 }
 
-/** A port the OS says is free right now. */
-export function freePort(): number {
-  const listener = Deno.listen({ port: 0, hostname: "127.0.0.1" });
-  const { port } = listener.addr as Deno.NetAddr;
-  listener.close();
-  return port;
-}
-
-/** Starts `deno task start` in a child process on free ports and waits for /health. */
+/**
+ * Starts `deno task start` in a child process on free ports and waits for /health. With a
+ * DATABASE_URL it runs on a scratch database created on that server and dropped afterwards,
+ * never on the server's own database.
+ */
 export async function startServiceProcess(env: Record<string, string> = {}) {
+  const scratch = env.DATABASE_URL ? await createDatabase(env.DATABASE_URL) : undefined;
+  if (scratch) env = { ...env, DATABASE_URL: scratch.url };
   const port = freePort();
   const dataDir = await Deno.makeTempDir({ prefix: "dds-bench-" });
   const child = new Deno.Command(Deno.execPath(), {
@@ -51,6 +52,7 @@ export async function startServiceProcess(env: Record<string, string> = {}) {
       child.kill("SIGTERM");
       await child.status;
       await Deno.remove(dataDir, { recursive: true }).catch(() => {});
+      await scratch?.drop();
     },
   };
 }

@@ -2,15 +2,9 @@
 import { assert, expectStatus } from "./helpers/assert.ts";
 import { client } from "./helpers/http.ts";
 import { externalDatabaseUrl } from "./helpers/server.ts";
+import { freePort } from "./helpers/ports.ts";
 
 const MAIN = new URL("../src/main.ts", import.meta.url).pathname;
-
-function freePort(): number {
-  const listener = Deno.listen({ port: 0, hostname: "127.0.0.1" });
-  const port = (listener.addr as Deno.NetAddr).port;
-  listener.close();
-  return port;
-}
 
 /** Starts the service as `deno task start` would, on free ports, with an embedded database. */
 async function spawn(env: Record<string, string>) {
