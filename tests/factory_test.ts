@@ -121,6 +121,11 @@ suite.test("POST /batches: 201 for a supervisor; 403 operator and auditor; 409 d
   );
   expectError(await as(api, "sup").post("/batches", { body: { orderNo: no, sku: "B" } }), 409);
   expectError(await as(api, "sup").post("/batches", { body: { sku: "B" } }), 400);
+  // PostgreSQL cannot store a NUL character: bad input, so 400 rather than a 500.
+  expectError(
+    await as(api, "sup").post("/batches", { body: { orderNo: orderNo(), sku: "A\u0000" } }),
+    400,
+  );
   // Scope: a scoped supervisor may create only its own order numbers; [] may create nothing.
   expectError(
     await as(api, "scopedSup").post("/batches", { body: { orderNo: orderNo(), sku: "A" } }),
