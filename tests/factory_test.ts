@@ -233,6 +233,25 @@ suite.test("POST /devices with Idempotency-Key: replay 200 same device; other bo
     await as(api, "op").post("/devices", { body, headers: { "idempotency-key": "short" } }),
     400,
   );
+  // SPEC 8: 8-128 printable ASCII characters; the space is printable ASCII.
+  for (const key of ["x".repeat(129), "caf\u00e9-key-1"]) {
+    expectError(
+      await as(api, "op").post("/devices", {
+        body: { batchId: batch.id },
+        headers: { "idempotency-key": key },
+      }),
+      400,
+    );
+  }
+  for (const [key, serial] of [["x".repeat(128), "IDEM-128"], ["key with spaces", "IDEM-SP"]]) {
+    expectStatus(
+      await as(api, "op").post("/devices", {
+        body: { batchId: batch.id, serial },
+        headers: { "idempotency-key": key },
+      }),
+      201,
+    );
+  }
 });
 
 suite.test("registration respects the scope: out-of-scope batch or SKU override is 403", async (api) => {
