@@ -50,6 +50,9 @@ suite.test("name must be 1-100 characters and expiresAt in the future", async (a
   expectError(await post({}), 400);
   expectError(await post({ name: "x".repeat(101) }), 400);
   expectStatus(await post({ name: "x".repeat(100) }), 201);
+  // Characters, not UTF-16 units: 100 emoji are 100 characters.
+  expectStatus(await post({ name: "\u{1F600}".repeat(100) }), 201);
+  expectError(await post({ name: "\u{1F600}".repeat(101) }), 400);
   expectError(
     await post({ name: "old", expiresAt: new Date(Date.now() - 60_000).toISOString() }),
     400,
