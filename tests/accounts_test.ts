@@ -151,6 +151,9 @@ suite.test("two concurrent refreshes with the same token: exactly one succeeds",
 suite.test("refresh with an unknown token is 401", async (api) => {
   expectError(await api.post("/auth/refresh", { body: { refreshToken: "rt_nonsense" } }), 401);
   expectError(await api.post("/auth/refresh", { body: {} }), 400);
+  // An empty or over-long token is an invalid token: 401, the only error SPEC 4.1 lists.
+  expectError(await api.post("/auth/refresh", { body: { refreshToken: "" } }), 401);
+  expectError(await api.post("/auth/refresh", { body: { refreshToken: "r".repeat(600) } }), 401);
 });
 
 suite.test("logout revokes the refresh token and the session's access token", async (api) => {
