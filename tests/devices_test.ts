@@ -154,6 +154,15 @@ suite.test("cmd delivers a text command over MQTT and records it delivered", asy
   const d = await createDevice(s, alice.user.id);
   const device = await connectDevice(s.app.mqttUrl, d.thingName);
   try {
+    // A NUL character cannot be recorded: 400, and nothing reaches the device (checked below:
+    // the first text command it receives is "Hello").
+    expectError(
+      await api.post(`/api/devices/${d.id}/cmd`, {
+        token: alice.accessToken,
+        body: { kind: "text", text: "a\u0000b" },
+      }),
+      400,
+    );
     const body = expectStatus(
       await api.post(`/api/devices/${d.id}/cmd`, {
         token: alice.accessToken,

@@ -183,6 +183,9 @@ export class DevicesService {
       throw badRequest("text is required for a text command");
     }
     if (input.text.length > TEXT_MAX) throw badRequest(`text is over ${TEXT_MAX} characters`);
+    // Checked before publishing: the record could not be stored (PostgreSQL refuses NUL), and a
+    // command the device got must never answer an error.
+    if (input.text.includes("\u0000")) throw badRequest("text must not contain NUL characters");
     const device = await this.owned(userId, deviceId);
     const id = uuidv7();
     const payload = { id, kind: "text", text: input.text };
