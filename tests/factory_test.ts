@@ -121,6 +121,15 @@ suite.test("POST /batches: 201 for a supervisor; 403 operator and auditor; 409 d
   );
   expectError(await as(api, "sup").post("/batches", { body: { orderNo: no, sku: "B" } }), 409);
   expectError(await as(api, "sup").post("/batches", { body: { sku: "B" } }), 400);
+  // plannedQuantity is an integer: values a lax coercion would read as 0 or 1 are 400.
+  for (const plannedQuantity of ["", "5", null, true, []]) {
+    expectError(
+      await as(api, "sup").post("/batches", {
+        body: { orderNo: orderNo(), sku: "A", plannedQuantity },
+      }),
+      400,
+    );
+  }
   // PostgreSQL cannot store a NUL character: bad input, so 400 rather than a 500.
   expectError(
     await as(api, "sup").post("/batches", { body: { orderNo: orderNo(), sku: "A\u0000" } }),

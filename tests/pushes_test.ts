@@ -358,6 +358,16 @@ suite.test(
       400,
     );
     expectError(await api.post(`${base}/custom-push/upload`, { token, body: {} }), 400);
+    // sizeBytes is an integer: values a lax coercion would read as 0 or 1 are 400.
+    for (const sizeBytes of ["", "5", null, true, []]) {
+      expectError(
+        await api.post(`${base}/custom-push/upload`, {
+          token,
+          body: { contentType: "image/png", sizeBytes },
+        }),
+        400,
+      );
+    }
     expectError(
       await api.post(`${base}/custom-push/upload`, {
         token,
