@@ -146,6 +146,16 @@ suite.test("revocation is immediate and DELETE is idempotent; bad ids are 400", 
     await api.delete("/api/personal-access-tokens/not-a-uuid", { token: user.accessToken }),
     400,
   );
+  // A percent-encoded path names the same token (RFC 3986: %2D is "-").
+  const encoded = await createPat(api, user.accessToken);
+  expectStatus(await api.get("/api/sdk/v1/me", { token: encoded.token }), 200);
+  assert.equal(
+    (await api.delete(`/api/personal-access-tokens/${encoded.id.replaceAll("-", "%2D")}`, {
+      token: user.accessToken,
+    })).status,
+    204,
+  );
+  expectStatus(await api.get("/api/sdk/v1/me", { token: encoded.token }), 401);
 });
 
 suite.test("another user's PAT id cannot be revoked", async (api) => {
