@@ -39,6 +39,14 @@ suite.test("register rejects missing and invalid fields with 400", async (api) =
     400,
     /password/,
   );
+  // Four emoji are four characters (eight UTF-16 units): still too short.
+  expectError(
+    await api.post("/auth/register", {
+      body: { email: "emoji@example.com", username: "emoji", password: "\u{1F600}".repeat(4) },
+    }),
+    400,
+    /password/,
+  );
   expectError(
     await api.post("/auth/register", {
       raw: "{not json",
