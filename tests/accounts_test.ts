@@ -104,6 +104,13 @@ suite.test("login works by email and by username; bad credentials are 401", asyn
     401,
   );
   expectError(await api.post("/auth/login", { body: { identifier: user.user.email } }), 400);
+  // Over-long values are present and wrong: invalid credentials, not a malformed body.
+  for (
+    const body of [
+      { identifier: "x".repeat(300), password: user.password },
+      { identifier: user.user.email, password: "p".repeat(2000) },
+    ]
+  ) expectError(await api.post("/auth/login", { body }), 401);
 });
 
 suite.test("refresh rotates: the new pair works, the old refresh token is single use", async (api) => {
