@@ -238,6 +238,13 @@ suite.test("PUT me password change needs the current password and ends other ses
     }),
     401,
   );
+  expectError(
+    await api.put("/auth/me", {
+      token: user.accessToken,
+      body: { password: "new password 1", currentPassword: "w".repeat(2000) },
+    }),
+    401,
+  );
   expectStatus(
     await api.put("/auth/me", {
       token: user.accessToken,
