@@ -64,6 +64,14 @@ suite.test("a wrong or missing password is 401 and deletes nothing", async (api)
     }),
     401,
   );
+  // However long, a wrong password is an incorrect password (401), not a malformed body.
+  expectError(
+    await api.delete("/auth/account", {
+      token: user.accessToken,
+      body: { confirm: true, password: "w".repeat(2000) },
+    }),
+    401,
+  );
   expectError(
     await api.delete("/auth/account", { token: user.accessToken, body: { confirm: true } }),
     401,

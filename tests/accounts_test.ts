@@ -39,6 +39,14 @@ suite.test("register rejects missing and invalid fields with 400", async (api) =
     400,
     /password/,
   );
+  // Four emoji are four characters (eight UTF-16 units): still too short.
+  expectError(
+    await api.post("/auth/register", {
+      body: { email: "emoji@example.com", username: "emoji", password: "\u{1F600}".repeat(4) },
+    }),
+    400,
+    /password/,
+  );
   expectError(
     await api.post("/auth/register", {
       raw: "{not json",
@@ -96,6 +104,13 @@ suite.test("login works by email and by username; bad credentials are 401", asyn
     401,
   );
   expectError(await api.post("/auth/login", { body: { identifier: user.user.email } }), 400);
+  // Over-long values are present and wrong: invalid credentials, not a malformed body.
+  for (
+    const body of [
+      { identifier: "x".repeat(300), password: user.password },
+      { identifier: user.user.email, password: "p".repeat(2000) },
+    ]
+  ) expectError(await api.post("/auth/login", { body }), 401);
 });
 
 suite.test("refresh rotates: the new pair works, the old refresh token is single use", async (api) => {
@@ -151,6 +166,9 @@ suite.test("two concurrent refreshes with the same token: exactly one succeeds",
 suite.test("refresh with an unknown token is 401", async (api) => {
   expectError(await api.post("/auth/refresh", { body: { refreshToken: "rt_nonsense" } }), 401);
   expectError(await api.post("/auth/refresh", { body: {} }), 400);
+  // An empty or over-long token is an invalid token: 401, the only error SPEC 4.1 lists.
+  expectError(await api.post("/auth/refresh", { body: { refreshToken: "" } }), 401);
+  expectError(await api.post("/auth/refresh", { body: { refreshToken: "r".repeat(600) } }), 401);
 });
 
 suite.test("logout revokes the refresh token and the session's access token", async (api) => {
@@ -217,6 +235,13 @@ suite.test("PUT me password change needs the current password and ends other ses
     await api.put("/auth/me", {
       token: user.accessToken,
       body: { password: "new password 1", currentPassword: "wrong one!" },
+    }),
+    401,
+  );
+  expectError(
+    await api.put("/auth/me", {
+      token: user.accessToken,
+      body: { password: "new password 1", currentPassword: "w".repeat(2000) },
     }),
     401,
   );

@@ -115,6 +115,9 @@ suite.test("nickname falls back to hwId, can be set and cleared; 400/403/404", a
   expectError(await api.put(path, { token, body: {} }), 400);
   expectError(await api.put(path, { token, body: { nickname: 5 } }), 400);
   expectError(await api.put(path, { token, body: { nickname: "x".repeat(65) } }), 400);
+  // 64 characters, counted as code points: 64 emoji fit.
+  expectStatus(await api.put(path, { token, body: { nickname: "\u{1F600}".repeat(64) } }), 200);
+  expectError(await api.put(path, { token, body: { nickname: "\u{1F600}".repeat(65) } }), 400);
   expectError(await api.get(path, { token: bob.accessToken }), 403);
   expectError(await api.put(path, { token: bob.accessToken, body: { nickname: "x" } }), 403);
   expectError(await api.get(`/api/devices/${MISSING}/nickname`, { token }), 404);
@@ -154,6 +157,15 @@ suite.test("cmd delivers a text command over MQTT and records it delivered", asy
   const d = await createDevice(s, alice.user.id);
   const device = await connectDevice(s.app.mqttUrl, d.thingName);
   try {
+    // A NUL character cannot be recorded: 400, and nothing reaches the device (checked below:
+    // the first text command it receives is "Hello").
+    expectError(
+      await api.post(`/api/devices/${d.id}/cmd`, {
+        token: alice.accessToken,
+        body: { kind: "text", text: "a\u0000b" },
+      }),
+      400,
+    );
     const body = expectStatus(
       await api.post(`/api/devices/${d.id}/cmd`, {
         token: alice.accessToken,

@@ -121,6 +121,20 @@ suite.test("POST /batches: 201 for a supervisor; 403 operator and auditor; 409 d
   );
   expectError(await as(api, "sup").post("/batches", { body: { orderNo: no, sku: "B" } }), 409);
   expectError(await as(api, "sup").post("/batches", { body: { sku: "B" } }), 400);
+  // plannedQuantity is an integer: values a lax coercion would read as 0 or 1 are 400.
+  for (const plannedQuantity of ["", "5", null, true, []]) {
+    expectError(
+      await as(api, "sup").post("/batches", {
+        body: { orderNo: orderNo(), sku: "A", plannedQuantity },
+      }),
+      400,
+    );
+  }
+  // PostgreSQL cannot store a NUL character: bad input, so 400 rather than a 500.
+  expectError(
+    await as(api, "sup").post("/batches", { body: { orderNo: orderNo(), sku: "A\u0000" } }),
+    400,
+  );
   // Scope: a scoped supervisor may create only its own order numbers; [] may create nothing.
   expectError(
     await as(api, "scopedSup").post("/batches", { body: { orderNo: orderNo(), sku: "A" } }),
@@ -228,6 +242,25 @@ suite.test("POST /devices with Idempotency-Key: replay 200 same device; other bo
     await as(api, "op").post("/devices", { body, headers: { "idempotency-key": "short" } }),
     400,
   );
+  // SPEC 8: 8-128 printable ASCII characters; the space is printable ASCII.
+  for (const key of ["x".repeat(129), "caf\u00e9-key-1"]) {
+    expectError(
+      await as(api, "op").post("/devices", {
+        body: { batchId: batch.id },
+        headers: { "idempotency-key": key },
+      }),
+      400,
+    );
+  }
+  for (const [key, serial] of [["x".repeat(128), "IDEM-128"], ["key with spaces", "IDEM-SP"]]) {
+    expectStatus(
+      await as(api, "op").post("/devices", {
+        body: { batchId: batch.id, serial },
+        headers: { "idempotency-key": key },
+      }),
+      201,
+    );
+  }
 });
 
 suite.test("registration respects the scope: out-of-scope batch or SKU override is 403", async (api) => {

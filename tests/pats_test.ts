@@ -50,6 +50,9 @@ suite.test("name must be 1-100 characters and expiresAt in the future", async (a
   expectError(await post({}), 400);
   expectError(await post({ name: "x".repeat(101) }), 400);
   expectStatus(await post({ name: "x".repeat(100) }), 201);
+  // Characters, not UTF-16 units: 100 emoji are 100 characters.
+  expectStatus(await post({ name: "\u{1F600}".repeat(100) }), 201);
+  expectError(await post({ name: "\u{1F600}".repeat(101) }), 400);
   expectError(
     await post({ name: "old", expiresAt: new Date(Date.now() - 60_000).toISOString() }),
     400,
@@ -143,6 +146,16 @@ suite.test("revocation is immediate and DELETE is idempotent; bad ids are 400", 
     await api.delete("/api/personal-access-tokens/not-a-uuid", { token: user.accessToken }),
     400,
   );
+  // A percent-encoded path names the same token (RFC 3986: %2D is "-").
+  const encoded = await createPat(api, user.accessToken);
+  expectStatus(await api.get("/api/sdk/v1/me", { token: encoded.token }), 200);
+  assert.equal(
+    (await api.delete(`/api/personal-access-tokens/${encoded.id.replaceAll("-", "%2D")}`, {
+      token: user.accessToken,
+    })).status,
+    204,
+  );
+  expectStatus(await api.get("/api/sdk/v1/me", { token: encoded.token }), 401);
 });
 
 suite.test("another user's PAT id cannot be revoked", async (api) => {

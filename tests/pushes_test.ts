@@ -57,6 +57,11 @@ suite.test(
     const raw4 = expectStatus(await api.get(`${base}/push?format=raw4`, { token }), 200);
     const odd = expectStatus(await api.get(`${base}/push?format=bmp`, { token }), 200);
     assert.match(odd.url, /image\.png/);
+    // A repeated parameter is not a 400 (SPEC 4.5: `format` never fails a request).
+    const twice = `format=raw4&format=raw2`;
+    expectStatus(await api.get(`${base}/push?${twice}`, { token }), 200);
+    expectStatus(await api.get(`${base}/push/${png.pushId}?${twice}`, { token }), 200);
+    expectStatus(await api.post(`${base}/push/refresh?${twice}`, { token }), 200);
     assertEquals((await download(raw2.url)).bytes.byteLength, 48000);
     const four = await download(raw4.url);
     assertEquals([four.status, four.bytes.byteLength], [200, 96000]);
@@ -358,6 +363,16 @@ suite.test(
       400,
     );
     expectError(await api.post(`${base}/custom-push/upload`, { token, body: {} }), 400);
+    // sizeBytes is an integer: values a lax coercion would read as 0 or 1 are 400.
+    for (const sizeBytes of ["", "5", null, true, []]) {
+      expectError(
+        await api.post(`${base}/custom-push/upload`, {
+          token,
+          body: { contentType: "image/png", sizeBytes },
+        }),
+        400,
+      );
+    }
     expectError(
       await api.post(`${base}/custom-push/upload`, {
         token,

@@ -7,7 +7,9 @@ export const usernameInput = z.string().trim().regex(
   "must be 3-32 letters, digits, '_', '.' or '-'",
 );
 /** SPEC 8: at least 8 characters; capped so hashing cost stays bounded. */
-export const passwordInput = z.string().min(8, "must be at least 8 characters").max(1024);
+/** Characters are code points: zod's min() counts UTF-16 units, so 4 emoji would pass as 8. */
+export const passwordInput = z.string().max(1024)
+  .refine((s) => [...s].length >= 8, "must be at least 8 characters");
 
 /** Where a request came from, for the session row. */
 export function clientOf(ctx: { userAgent: string; ip: string }) {

@@ -14,7 +14,7 @@ export const logout = userProcedure
       errorResponses: { 401: "Unauthorized" },
     },
   })
-  .input(z.object({ refreshToken: z.string().max(512).optional() }))
+  .input(z.object({ refreshToken: z.string().optional() }))
   .output(messageSchema)
   .mutation(async ({ ctx, input }) => {
     const caller = ctx.caller;

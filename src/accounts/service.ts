@@ -76,6 +76,10 @@ export class AccountsService {
 
   /** Password login by email or username. Unknown users cost the same time as wrong passwords. */
   async login(input: { identifier: string; password: string }, client: ClientInfo) {
+    // No account has such an identifier or password; refused before any lookup or hashing.
+    if (input.identifier.length > 254 || input.password.length > 1024) {
+      throw unauthorized("Invalid credentials");
+    }
     const user = await repo.findUserByIdentifier(this.db, input.identifier);
     const ok = user?.password_hash && !user.disabled_at
       ? await verifyPassword(input.password, user.password_hash)

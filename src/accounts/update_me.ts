@@ -22,7 +22,7 @@ export const updateMe = userProcedure
   .input(z.object({
     username: usernameInput.optional(),
     password: passwordInput.optional(),
-    currentPassword: z.string().max(1024).optional(),
+    currentPassword: z.string().optional(), // any length: a wrong one is 401
   }))
   .output(userSchema)
   .mutation(({ ctx, input }) => {

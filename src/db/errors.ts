@@ -11,3 +11,13 @@ export function isUniqueViolation(error: unknown, constraint?: string): boolean 
   const name = e.constraint_name ?? e.constraint ?? "";
   return name === constraint || (e.message ?? "").includes(constraint);
 }
+
+/**
+ * Text PostgreSQL cannot store: a NUL character (`\u0000`) in a text or jsonb value
+ * (SQLSTATE 22021 character_not_in_repertoire, 22P05 untranslatable_character). It comes from
+ * client input, so it is a 400, not a 500.
+ */
+export function isUnstorableText(error: unknown): boolean {
+  const code = (error as { code?: string })?.code;
+  return code === "22021" || code === "22P05";
+}

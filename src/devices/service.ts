@@ -105,7 +105,7 @@ export class DevicesService {
   /** SPEC 4.5: an empty string clears the nickname. */
   async setNickname(userId: string, deviceId: string, nickname: string) {
     const value = nickname.trim();
-    if (value.length > NICKNAME_MAX) {
+    if ([...value].length > NICKNAME_MAX) {
       throw badRequest(`Nickname is over ${NICKNAME_MAX} characters`);
     }
     await this.owned(userId, deviceId);
@@ -182,7 +182,10 @@ export class DevicesService {
     if (typeof input.text !== "string" || input.text.length === 0) {
       throw badRequest("text is required for a text command");
     }
-    if (input.text.length > TEXT_MAX) throw badRequest(`text is over ${TEXT_MAX} characters`);
+    if ([...input.text].length > TEXT_MAX) throw badRequest(`text is over ${TEXT_MAX} characters`);
+    // Checked before publishing: the record could not be stored (PostgreSQL refuses NUL), and a
+    // command the device got must never answer an error.
+    if (input.text.includes("\u0000")) throw badRequest("text must not contain NUL characters");
     const device = await this.owned(userId, deviceId);
     const id = uuidv7();
     const payload = { id, kind: "text", text: input.text };

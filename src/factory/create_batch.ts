@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { jsonInteger } from "../lib/json_number.ts";
 import { SUPERVISORS } from "./principals.ts";
 import { factoryMeta, factoryProcedure } from "./auth.ts";
 import { batchSchema } from "./views.ts";
@@ -17,7 +18,7 @@ export const createBatch = factoryProcedure(SUPERVISORS, "batch.create")
       orderNo: text,
       sku: text,
       hwRevision: text.optional(),
-      plannedQuantity: z.number().int().min(0).max(10_000_000).optional(),
+      plannedQuantity: jsonInteger((n) => n.min(0).max(10_000_000)).optional(),
       factoryId: text.optional(),
     }).strict(),
   )

@@ -17,7 +17,8 @@ import type { FactoryService } from "./service.ts";
 import { newClaimCode } from "../devices/claim_code.ts";
 import { toDeviceView, toRegistered } from "./views.ts";
 
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{8,128}$/;
+// Printable ASCII is 0x20-0x7e: the space counts (SPEC 8).
+const IDEMPOTENCY_KEY = /^[\x20-\x7e]{8,128}$/;
 const IMPORT_CHUNK = 500;
 
 export interface RegisterInput {

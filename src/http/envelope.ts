@@ -4,6 +4,7 @@
  */
 import { TRPCError } from "@trpc/server";
 import { AppError } from "../errors.ts";
+import { isUnstorableText } from "../db/errors.ts";
 
 export type Envelope = "main" | "versioned";
 
@@ -31,6 +32,10 @@ interface ZodIssueLike {
 /** Turns anything thrown into an AppError; unknown errors become a logged 500. */
 export function toAppError(error: unknown): AppError {
   if (error instanceof AppError) return error;
+  const dbError = error instanceof TRPCError ? error.cause : error;
+  if (isUnstorableText(dbError)) {
+    return new AppError("invalid_request", "Text fields must not contain NUL characters");
+  }
   if (error instanceof TRPCError) {
     if (error.cause instanceof AppError) return error.cause;
     const issues = (error.cause as { issues?: ZodIssueLike[] } | undefined)?.issues;

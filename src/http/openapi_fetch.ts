@@ -41,6 +41,7 @@ export function createOpenApiFetch(router: AnyRouter): OpenApiFetch {
         get(target, prop) {
           if (prop === STATE) return state;
           if (prop === "body") return body;
+          if (prop === "url") return decodeUnreserved(target.url);
           if (prop === "headers" && body !== undefined) {
             headersView ??= new Headers(target.headers);
             headersView.set("content-type", "application/json");
@@ -75,4 +76,19 @@ export function createOpenApiFetch(router: AnyRouter): OpenApiFetch {
       // deno-lint-ignore no-explicit-any -- the node handler's request and response are structural
       handler(proxy as any, res as any).catch(reject);
     });
+}
+
+/**
+ * RFC 3986 6.2.2.2: a percent-encoded unreserved character is that character, so
+ * `/api/devices/0193%2D...` names the same device as `/api/devices/0193-...`. trpc-to-openapi
+ * hands path parameters over still encoded (STACK.md). Only letters, digits, `-`, `_` and `~`
+ * are decoded: a decoded `/` or `.` could change which route matches.
+ */
+export function decodeUnreserved(href: string): string {
+  const url = new URL(href);
+  const path = url.pathname.replace(/%([0-9A-Fa-f]{2})/g, (escape, hex: string) => {
+    const char = String.fromCharCode(parseInt(hex, 16));
+    return /^[A-Za-z0-9_~-]$/.test(char) ? char : escape;
+  });
+  return url.origin + path + url.search;
 }

@@ -19,7 +19,9 @@ export const createPat = userProcedure
     },
   })
   .input(z.object({
-    name: z.string().trim().min(1, "must not be empty").max(100, "must be at most 100 characters"),
+    // Characters are code points: zod's max() counts UTF-16 units, so an emoji would count twice.
+    name: z.string().trim().min(1, "must not be empty")
+      .refine((s) => [...s].length <= 100, "must be at most 100 characters"),
     expiresAt: z.iso.datetime({ offset: true, message: "must be an RFC 3339 timestamp" })
       .optional(),
   }))

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { jsonInteger } from "../lib/json_number.ts";
 import { userProcedure } from "../trpc/auth.ts";
 import { createUploadTicket } from "./custom.ts";
 import { PUSH_ERRORS } from "./meta.ts";
@@ -23,7 +24,7 @@ export const createUpload = userProcedure
   .input(z.object({
     id: z.string(),
     contentType: z.string(),
-    sizeBytes: z.number().int().min(0).optional(),
+    sizeBytes: jsonInteger((n) => n.min(0)).optional(),
   }))
   .output(uploadTicketSchema)
   .mutation(({ ctx, input }) =>
