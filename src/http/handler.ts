@@ -151,37 +151,32 @@ export function createHandler(options: HandlerOptions) {
 }
 
 /**
- * Re-creates a JSON request with its body read under the 1 MiB limit. An empty body becomes
- * `{}` so that body-less POSTs (`/portal`, `/unbind`) need no Content-Type.
+ * A JSON body read under the 1 MiB limit (413 over it), as bytes. An empty body is `{}` so that
+ * body-less POSTs (`/portal`, `/unbind`) need no Content-Type; any other body must be JSON (400).
  */
-async function withLimitedBody(req: Request): Promise<Request> {
-  if (BODYLESS.has(req.method)) return req;
+async function readJsonBytes(req: Request): Promise<Uint8Array<ArrayBuffer>> {
   const bytes = await readLimited(req, JSON_BODY_LIMIT);
-  const headers = new Headers(req.headers);
-  if (bytes.byteLength === 0) {
-    headers.set("content-type", "application/json");
-    return new Request(req.url, { method: req.method, headers, body: "{}" });
-  }
-  const type = headers.get("content-type") ?? "";
-  if (!/^application\/json\b/i.test(type) && !/\+json\b/i.test(type)) {
-    throw new AppError("invalid_request", "Content-Type must be application/json");
-  }
-  headers.set("content-type", "application/json");
-  return new Request(req.url, { method: req.method, headers, body: bytes });
-}
-
-/**
- * The parsed JSON body of a REST call: `undefined` for body-less methods, `{}` for an empty
- * body (so body-less POSTs need no Content-Type), 400 for non-JSON, 413 over 1 MiB.
- */
-async function readJsonBody(req: Request): Promise<unknown> {
-  if (BODYLESS.has(req.method) || req.method === "DELETE") return undefined;
-  const bytes = await readLimited(req, JSON_BODY_LIMIT);
-  if (bytes.byteLength === 0) return {};
+  if (bytes.byteLength === 0) return new TextEncoder().encode("{}");
   const type = req.headers.get("content-type") ?? "";
   if (!/^application\/json\b/i.test(type) && !/\+json\b/i.test(type)) {
     throw new AppError("invalid_request", "Content-Type must be application/json");
   }
+  return bytes;
+}
+
+/** Re-creates a `/trpc` request with its body read by `readJsonBytes`. */
+async function withLimitedBody(req: Request): Promise<Request> {
+  if (BODYLESS.has(req.method)) return req;
+  const body = await readJsonBytes(req);
+  const headers = new Headers(req.headers);
+  headers.set("content-type", "application/json");
+  return new Request(req.url, { method: req.method, headers, body });
+}
+
+/** The parsed JSON body of a REST call; `undefined` for methods that carry none. */
+async function readJsonBody(req: Request): Promise<unknown> {
+  if (BODYLESS.has(req.method) || req.method === "DELETE") return undefined;
+  const bytes = await readJsonBytes(req);
   try {
     return JSON.parse(new TextDecoder().decode(bytes));
   } catch {
