@@ -98,6 +98,10 @@ const schema = z.object({
   TARGETLESS_MAX_CONCURRENT_RENDITIONS: positiveOrDefault(8),
   ANALYZE_SCHEDULE: z.string().default("0 * * * *"),
   FACTORY_DOWNLOADS_PER_MINUTE: positiveOrDefault(30),
+  LOGIN_FAILURES_PER_IDENTIFIER: positiveOrDefault(10),
+  LOGIN_FAILURES_PER_IP: positiveOrDefault(100),
+  MQTT_DEVICE_KEY: z.base64().refine((v) => atob(v).length === 32, "must be base64 of 32 bytes")
+    .optional(),
   LOG_LEVEL: z.enum(["info", "silent"]).default("info"),
 });
 
@@ -113,7 +117,7 @@ function shape(env: z.output<typeof schema>) {
     publicBaseUrlConfigured: env.PUBLIC_BASE_URL !== undefined,
     dataDir: env.DATA_DIR,
     databaseUrl: env.DATABASE_URL,
-    mqtt: { url: env.MQTT_URL, port: env.MQTT_PORT },
+    mqtt: { url: env.MQTT_URL, port: env.MQTT_PORT, deviceKey: env.MQTT_DEVICE_KEY },
     s3: env.S3_BUCKET
       ? {
         bucket: env.S3_BUCKET,
@@ -134,6 +138,16 @@ function shape(env: z.output<typeof schema>) {
     },
     /** Factory file downloads (single and ZIP) per principal per minute (SPEC 8: not shown). */
     factoryDownloadsPerMinute: env.FACTORY_DOWNLOADS_PER_MINUTE,
+    /**
+     * CONTRACT.md: failed password checks counted in the database; over either limit 429
+     * before any hashing. Identifier: 10 per 15 minutes; IP: 100 per minute.
+     */
+    loginFailures: {
+      perIdentifier: env.LOGIN_FAILURES_PER_IDENTIFIER,
+      identifierWindowSeconds: 15 * 60,
+      perIp: env.LOGIN_FAILURES_PER_IP,
+      ipWindowSeconds: 60,
+    },
     stripe: {
       secretKey: env.STRIPE_SECRET_KEY,
       webhookSecret: env.STRIPE_WEBHOOK_SECRET,

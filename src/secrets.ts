@@ -2,6 +2,7 @@
  * Secrets that the service generates once and keeps under DATA_DIR when they are not configured,
  * so a fresh `deno task start` needs no setup and restarts keep tokens valid.
  */
+import { decodeBase64, encodeBase64 } from "@oslojs/encoding";
 import { randomToken } from "./lib/crypto.ts";
 import type { Config } from "./config.ts";
 import type { Secrets } from "./services.ts";
@@ -45,6 +46,11 @@ export async function loadSecrets(config: Config): Promise<Secrets & { generated
       generated.push(name);
     }
   }
+  // CONTRACT.md "MQTT topics": the key of the per-device MQTT secrets, base64 of 32 bytes.
+  if (!config.mqtt.deviceKey && !stored.mqttDeviceKey) {
+    stored.mqttDeviceKey = encodeBase64(crypto.getRandomValues(new Uint8Array(32)));
+    generated.push("MQTT_DEVICE_KEY");
+  }
   if (generated.length) {
     await Deno.mkdir(config.dataDir, { recursive: true });
     await Deno.writeTextFile(file, JSON.stringify(stored, null, 2), { mode: 0o600 });
@@ -58,6 +64,7 @@ export async function loadSecrets(config: Config): Promise<Secrets & { generated
     manifestKeys: stored.manifestKeys as ManifestKeyRecord[],
     storageSecret: stored.storageSecret,
     mqttServiceSecret: stored.mqttServiceSecret,
+    mqttDeviceKey: decodeBase64(config.mqtt.deviceKey ?? stored.mqttDeviceKey),
     // Internal secrets are not worth a banner line; configurable ones are.
     generated: generated.filter((name) => !["storageSecret", "mqttServiceSecret"].includes(name)),
   };

@@ -48,6 +48,8 @@ export interface Secrets {
   storageSecret: string;
   /** Password of the service's own client on the embedded MQTT broker. */
   mqttServiceSecret: string;
+  /** Key of the per-device MQTT passwords (MQTT_DEVICE_KEY or generated; 32 bytes). */
+  mqttDeviceKey: Uint8Array;
 }
 
 export interface Services {
