@@ -1,0 +1,83 @@
+/**
+ * `deno task check` step: fails when any two files under `src/` import each other, directly or
+ * through others, by value or by type (issue: "no import cycle, value or type"). Reads the
+ * static `import … from` / `export … from` specifiers of every `.ts` file, builds the graph of
+ * relative imports and reports each strongly connected component of more than one file (or a
+ * file importing itself) with one path through it.
+ */
+import { dirname, join, relative, resolve } from "node:path";
+
+const SPECIFIER = /(?:^|[;\s])(?:import|export)\s[^'";]*?\sfrom\s*["']([^"']+)["']/g;
+const SIDE_EFFECT = /(?:^|[;\s])import\s*["']([^"']+)["']/g;
+
+/** Relative import targets of one source text, resolved against its file. */
+export function importsOf(file: string, text: string): string[] {
+  const out: string[] = [];
+  for (const pattern of [SPECIFIER, SIDE_EFFECT]) {
+    for (const match of text.matchAll(pattern)) {
+      const spec = match[1];
+      if (spec.startsWith(".")) out.push(resolve(dirname(file), spec));
+    }
+  }
+  return out;
+}
+
+/** Strongly connected components with a cycle (Tarjan), each as a list of files. */
+export function cyclesOf(graph: Map<string, string[]>): string[][] {
+  let index = 0;
+  const indices = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const visit = (node: string) => {
+    indices.set(node, index);
+    low.set(node, index++);
+    stack.push(node);
+    onStack.add(node);
+    for (const next of graph.get(node) ?? []) {
+      if (!graph.has(next)) continue;
+      if (!indices.has(next)) {
+        visit(next);
+        low.set(node, Math.min(low.get(node)!, low.get(next)!));
+      } else if (onStack.has(next)) {
+        low.set(node, Math.min(low.get(node)!, indices.get(next)!));
+      }
+    }
+    if (low.get(node) === indices.get(node)) {
+      const component: string[] = [];
+      let member: string;
+      do {
+        member = stack.pop()!;
+        onStack.delete(member);
+        component.push(member);
+      } while (member !== node);
+      const selfLoop = (graph.get(node) ?? []).includes(node);
+      if (component.length > 1 || selfLoop) found.push(component.sort());
+    }
+  };
+  for (const node of [...graph.keys()].sort()) if (!indices.has(node)) visit(node);
+  return found;
+}
+
+async function* tsFiles(dir: string): AsyncGenerator<string> {
+  for await (const entry of Deno.readDir(dir)) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory) yield* tsFiles(path);
+    else if (entry.name.endsWith(".ts")) yield resolve(path);
+  }
+}
+
+if (import.meta.main) {
+  const root = Deno.args[0] ?? "src";
+  const graph = new Map<string, string[]>();
+  for await (const file of tsFiles(root)) {
+    graph.set(file, importsOf(file, await Deno.readTextFile(file)));
+  }
+  const cycles = cyclesOf(graph);
+  for (const cycle of cycles) {
+    console.error(`Import cycle: ${cycle.map((f) => relative(Deno.cwd(), f)).join(" <-> ")}`);
+  }
+  if (cycles.length) Deno.exit(1);
+  console.log(`No import cycles in ${graph.size} files under ${root}/`);
+}
