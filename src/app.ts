@@ -100,6 +100,7 @@ export async function createApp(config: Config): Promise<App> {
     storage,
     messenger: messaging.gateway,
     log,
+    publicBaseUrl: () => publicBaseUrl,
   });
   late.services = services;
   late.inbox = deviceInbox(services.devices, services.pushes, messaging.gateway);

@@ -35,6 +35,8 @@ export interface Infrastructure {
   /** The MQTT gateway, as the devices see it. */
   messenger: DeviceMessenger;
   log?: (msg: string, fields?: Record<string, unknown>) => void;
+  /** The service's public origin; with PORT=0 it is known only once listening. */
+  publicBaseUrl?: () => string;
 }
 
 /** Secrets that are generated and kept under DATA_DIR when not configured. */
@@ -84,7 +86,7 @@ export function createServices(
   const pats = new PatsService(db);
   const accounts = new AccountsService(db, tokens);
   const billing = new BillingService(db, config, createStripe(config.stripe));
-  const oauth = new OauthService(db, config, accounts);
+  const oauth = new OauthService(db, config, { accounts, pats }, infra.publicBaseUrl);
   accounts.subscriptionOf = (userId) => billing.summary(userId);
   // SPEC 4.1: before deleting, revoke the Apple authorization and cancel a live subscription.
   accounts.deletionSteps.before.push(

@@ -33,6 +33,12 @@ export function updateUser(
     .where("id", "=", id).returningAll().executeTakeFirst();
 }
 
+/** Removes a user's password: from now on only a provider sign-in opens the account. */
+export function clearPassword(db: Db, id: string) {
+  return db.updateTable("users").set({ password_hash: null, updated_at: new Date() })
+    .where("id", "=", id).execute();
+}
+
 /** Locks the user row for the rest of the transaction. */
 export function lockUser(trx: Trx, id: string) {
   return trx.selectFrom("users").selectAll().where("id", "=", id).forUpdate().executeTakeFirst();

@@ -193,6 +193,15 @@ export class AccountsService {
     }
   }
 
+  /**
+   * CONTRACT.md "Identity providers": the verified owner of the email takes the account, so
+   * every session ends (none kept) and the password is cleared, in the caller's transaction.
+   */
+  async endSessionsAndClearPassword(trx: Trx, userId: string) {
+    await repo.deleteSessionsOfUser(trx, userId);
+    await repo.clearPassword(trx, userId);
+  }
+
   /** The caller's sessions. */
   async listSessions(userId: string) {
     return (await repo.listSessions(this.db, userId)).map(toSession);

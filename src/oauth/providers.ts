@@ -72,31 +72,52 @@ function keySetOf(url: string): KeySet {
 }
 
 /**
- * Verifies an id token against the provider's published keys: signature (RS256/ES256 only),
- * issuer, audience and expiry. Any failure is one 401.
+ * Verifies an id token against the provider's published keys: signature (RS256/ES256 only, so
+ * never `none` or a shared-secret algorithm), issuer, audience, expiry and a string subject.
+ * Any failure is one 401.
  */
 export async function verifyIdToken(
   token: string,
   endpoints: ProviderEndpoints,
   audience: string,
 ): Promise<IdentityClaims> {
+  let payload: JWTPayload;
   try {
-    const { payload } = await jwtVerify(token, keySetOf(endpoints.jwksUrl), {
+    ({ payload } = await jwtVerify(token, keySetOf(endpoints.jwksUrl), {
       issuer: endpoints.issuers,
       audience,
       algorithms: ["RS256", "ES256"],
       clockTolerance: 30,
       requiredClaims: ["sub", "exp", "iat"],
-    });
-    return payload as IdentityClaims;
+    }));
   } catch {
     throw unauthorized("Identity token is invalid");
   }
+  if (!authorizedPartyOk(payload, audience)) {
+    throw unauthorized("Identity token was issued to another client");
+  }
+  if (typeof payload.sub !== "string" || payload.sub === "" || payload.sub.length > 255) {
+    throw unauthorized("Identity token is invalid");
+  }
+  return payload as IdentityClaims;
 }
 
-/** False only when the provider says the email is not verified (Apple sends "true"/"false"). */
+/**
+ * OpenID Connect Core 3.1.3.7: a token with several audiences must name us as its authorized
+ * party (`azp`), and an `azp` naming another client means the token was issued to that client.
+ */
+export function authorizedPartyOk(payload: JWTPayload, clientId: string): boolean {
+  const azp = payload.azp;
+  if (azp !== undefined) return azp === clientId;
+  return !Array.isArray(payload.aud) || payload.aud.length <= 1;
+}
+
+/**
+ * CONTRACT.md: only an email the provider marks verified counts. Google sends a boolean; Apple
+ * sends the string "true"/"false" (older tokens) or a boolean. Missing is not verified.
+ */
 export function emailVerified(claims: IdentityClaims): boolean {
-  return claims.email_verified !== false && claims.email_verified !== "false";
+  return claims.email_verified === true || claims.email_verified === "true";
 }
 
 /**

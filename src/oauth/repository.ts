@@ -3,7 +3,7 @@
  * by email to link an existing account (SPEC 4.2); users are still created by accounts.
  */
 import { sql, type Updateable } from "kysely";
-import type { Db } from "../schema.ts";
+import type { Db, Trx } from "../schema.ts";
 import type { OauthAccountsTable } from "../accounts/tables.ts";
 import type { OauthStatesTable } from "./tables.ts";
 
@@ -13,12 +13,19 @@ export function insertState(db: Db, row: Omit<OauthStatesTable, "created_at">) {
 }
 
 /**
- * Consumes a state: deletes and returns it when it exists, is unexpired and is of this provider,
- * in one statement, so a replayed or raced state is found by exactly one callback.
+ * Consumes a state: deletes and returns it when it exists, is unexpired, is of this provider and
+ * was started by a browser holding one of these bindings, in one statement, so a replayed or
+ * raced state is found by exactly one callback and a foreign browser cannot burn it.
  */
-export function consumeState(db: Db, digest: string, provider: string) {
+export function consumeState(
+  db: Db,
+  digest: string,
+  provider: string,
+  browserDigests: string[],
+) {
   return db.deleteFrom("oauth_states").where("state_digest", "=", digest)
-    .where("provider", "=", provider).where("expires_at", ">", new Date())
+    .where("provider", "=", provider).where("browser_digest", "in", browserDigests)
+    .where("expires_at", ">", new Date())
     .returningAll().executeTakeFirst();
 }
 
@@ -60,6 +67,11 @@ export function updateLink(db: Db, id: string, changes: Updateable<OauthAccounts
 /** A user row by id. */
 export function findUser(db: Db, id: string) {
   return db.selectFrom("users").selectAll().where("id", "=", id).executeTakeFirst();
+}
+
+/** Locks a user row for the rest of the transaction (linking into an existing account). */
+export function lockUser(trx: Trx, id: string) {
+  return trx.selectFrom("users").selectAll().where("id", "=", id).forUpdate().executeTakeFirst();
 }
 
 /** A user row by email, case-insensitively. */

@@ -4,10 +4,10 @@
  * Apple authorizations on account deletion.
  */
 import { sha256 } from "@oslojs/crypto/sha2";
-import { encodeBase64urlNoPadding, encodeHexLowerCase } from "@oslojs/encoding";
+import { encodeBase64urlNoPadding } from "@oslojs/encoding";
 import type { Config } from "../config.ts";
 import type { Db } from "../schema.ts";
-import type { AccountsService, ClientInfo } from "../accounts/service.ts";
+import type { ClientInfo } from "../accounts/service.ts";
 import { AppError, badRequest, unauthorized } from "../errors.ts";
 import { randomToken, sha256Hex, timingSafeEqualString } from "../lib/crypto.ts";
 import {
@@ -18,37 +18,59 @@ import {
   verifyIdToken,
 } from "./providers.ts";
 import * as repo from "./repository.ts";
-import { type Identity, signIn } from "./linking.ts";
-
-/** Where each client gets its tokens (CONTRACT.md); always in the fragment, never the query. */
-export const CLIENT_REDIRECTS = {
-  web: (config: Config) => `${config.webAppUrl}/auth/callback`,
-  desktop: () => "dds-desktop://auth/callback",
-  ios: () => "dds-ios://auth/callback",
-} as const;
-
-export type OauthClient = keyof typeof CLIENT_REDIRECTS;
-
-/** A sign-in must come back within this time. */
-const STATE_TTL_MS = 10 * 60 * 1000;
+import { type Identity, type LinkingDeps, signIn } from "./linking.ts";
+import { bindingCookie, clearedBindingCookie, STATE_TTL_SECONDS } from "./browser_binding.ts";
+import { appleFormName, nonceMatches } from "./apple_claims.ts";
+import {
+  CLIENT_REDIRECTS,
+  clientErrorOf,
+  type OauthClient,
+  withFragment,
+} from "./client_redirects.ts";
 
 const PROVIDER_LABEL: Record<ProviderName, string> = { google: "Google", apple: "Apple" };
 
 const encoder = new TextEncoder();
 
+/** What a redirect sign-in's start hands the browser. */
+export interface StartResult {
+  /** The provider's consent screen. */
+  location: string;
+  /** The browser-binding cookie (CONTRACT.md). */
+  setCookie: string;
+}
+
+/** What a callback hands the browser. */
+export interface CallbackResult {
+  /** The client redirect, tokens or `error` in the fragment. */
+  location: string;
+  /** Removes the browser-binding cookie: its state is used up. */
+  setCookie: string;
+}
+
 export class OauthService {
+  private readonly deps: LinkingDeps;
+
   constructor(
     private readonly db: Db,
     private readonly config: Config,
-    private readonly accounts: AccountsService,
-  ) {}
+    domains: Omit<LinkingDeps, "db">,
+    private readonly baseUrl: () => string = () => config.publicBaseUrl,
+  ) {
+    this.deps = { db, ...domains };
+  }
 
   private callbackUrl(provider: ProviderName) {
-    return `${this.config.publicBaseUrl}/auth/oauth/${provider}/callback`;
+    return `${this.baseUrl()}/auth/oauth/${provider}/callback`;
+  }
+
+  /** Whether the browser talks to the service over https (the Google cookie's `Secure`). */
+  private get https() {
+    return this.baseUrl().startsWith("https:");
   }
 
   /** 501 when the provider's web flow has no configuration (CONTRACT.md). */
-  private requireWebFlow(provider: ProviderName) {
+  requireWebFlow(provider: ProviderName) {
     const ok = provider === "google"
       ? this.config.google.clientId && this.config.google.clientSecret
       : this.config.apple.clientId && this.config.apple.teamId && this.config.apple.keyId &&
@@ -61,8 +83,12 @@ export class OauthService {
     }
   }
 
-  /** `GET /auth/oauth/{provider}?client=`: the consent-screen URL with a fresh single-use state. */
-  async start(provider: ProviderName, client: string | null): Promise<string> {
+  /**
+   * `GET /auth/oauth/{provider}?client=`: the consent-screen URL with a fresh single-use state,
+   * and the cookie that binds the state to this browser (CONTRACT.md). Only `client` is read:
+   * the client redirect is one of three fixed URLs, never taken from the request.
+   */
+  async start(provider: ProviderName, client: string | null): Promise<StartResult> {
     this.requireWebFlow(provider);
     if (!client || !Object.hasOwn(CLIENT_REDIRECTS, client)) {
       throw badRequest("client must be web, desktop or ios");
@@ -70,6 +96,7 @@ export class OauthService {
     const state = randomToken(32);
     const verifier = randomToken(32);
     const nonce = randomToken(16);
+    const binding = randomToken(32);
     await repo.deleteExpiredStates(this.db);
     await repo.insertState(this.db, {
       state_digest: sha256Hex(state),
@@ -77,7 +104,8 @@ export class OauthService {
       client,
       code_verifier: verifier,
       nonce,
-      expires_at: new Date(Date.now() + STATE_TTL_MS),
+      browser_digest: sha256Hex(binding),
+      expires_at: new Date(Date.now() + STATE_TTL_SECONDS * 1000),
     });
     const endpoints = endpointsOf(this.config, provider);
     const url = new URL(endpoints.authUrl);
@@ -103,26 +131,62 @@ export class OauthService {
         nonce,
       };
     for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
-    return url.toString();
+    return { location: url.toString(), setCookie: bindingCookie(provider, binding, this.https) };
   }
 
   /**
-   * The provider's redirect back (Google query, Apple form): consumes the state (unknown,
-   * expired or replayed: 400), exchanges the code, verifies the id token and signs in. Returns
-   * the client redirect with tokens, or with `error` in the fragment when the provider refused.
+   * CONTRACT.md: a callback from a browser holding no binding cookie is 400 and creates no
+   * session. Checked before the Apple form body is read.
    */
-  async callback(provider: ProviderName, params: URLSearchParams, info: ClientInfo) {
+  requireBinding(provider: ProviderName, bindings: string[]) {
     this.requireWebFlow(provider);
+    if (!bindings.length) throw badRequest("Sign-in was not started in this browser");
+  }
+
+  /**
+   * The provider's redirect back (Google query, Apple form): consumes the state, which must be
+   * unexpired, of this provider and started by this browser (else 400, and the state stays for
+   * the browser that started it); then exchanges the code, verifies the id token and signs in.
+   * Returns the client redirect with tokens, or with `error` in the fragment when the provider
+   * refused or the identity is not accepted.
+   */
+  async callback(
+    provider: ProviderName,
+    params: URLSearchParams,
+    bindings: string[],
+    info: ClientInfo,
+  ): Promise<CallbackResult> {
+    this.requireBinding(provider, bindings);
     const state = params.get("state");
-    const row = state ? await repo.consumeState(this.db, sha256Hex(state), provider) : undefined;
+    const row = state
+      ? await repo.consumeState(this.db, sha256Hex(state), provider, bindings.map(sha256Hex))
+      : undefined;
     if (!row) throw badRequest("Invalid or expired state");
     const target = CLIENT_REDIRECTS[row.client as OauthClient](this.config);
+    return {
+      location: await this.finish(provider, params, row, target, info),
+      setCookie: clearedBindingCookie(provider, this.https),
+    };
+  }
+
+  /** The client redirect after a consumed state: tokens, or `error` in the fragment. */
+  private async finish(
+    provider: ProviderName,
+    params: URLSearchParams,
+    row: { code_verifier: string; nonce: string },
+    target: string,
+    info: ClientInfo,
+  ): Promise<string> {
     const fail = (error: string, description: string) =>
-      `${target}#${new URLSearchParams({ error, error_description: description })}`;
-    const code = params.get("code");
-    if (params.get("error") || !code) {
-      return fail(params.get("error") ?? "invalid_request", "The provider did not sign you in");
+      withFragment(target, { error, error_description: description });
+    const providerError = params.get("error");
+    if (providerError !== null) {
+      return clientErrorOf(providerError) === "access_denied"
+        ? fail("access_denied", "The provider did not sign you in")
+        : fail("server_error", "The provider reported an error");
     }
+    const code = params.get("code");
+    if (!code) return fail("invalid_request", "The provider sent no authorization code");
     let identity: Identity;
     try {
       identity = await this.exchange(provider, code, row.code_verifier, row.nonce);
@@ -132,11 +196,11 @@ export class OauthService {
       return fail("server_error", "The provider could not be reached");
     }
     try {
-      const result = await signIn(this.db, this.accounts, identity, info);
-      return `${target}#${new URLSearchParams({
+      const result = await signIn(this.deps, identity, info);
+      return withFragment(target, {
         accessToken: result.accessToken,
         refreshToken: result.refreshToken,
-      })}`;
+      });
     } catch (error) {
       if (error instanceof AppError && error.status < 500) {
         return fail("access_denied", error.message);
@@ -221,7 +285,7 @@ export class OauthService {
     const name = [input.fullName?.givenName, input.fullName?.familyName]
       .filter((p): p is string => typeof p === "string" && p.trim() !== "")
       .map((p) => p.trim()).join(" ");
-    return await signIn(this.db, this.accounts, {
+    return await signIn(this.deps, {
       provider: "apple",
       claims,
       name: name || undefined,
@@ -249,29 +313,5 @@ export class OauthService {
         token_type_hint: "refresh_token",
       });
     }
-  }
-}
-
-/**
- * SPEC 4.2: the request's nonce must equal the token's. Apps commonly give Apple the SHA-256
- * hex of their raw nonce, so the hash of the presented nonce is accepted as equal too.
- */
-export function nonceMatches(tokenNonce: unknown, presented: string): boolean {
-  if (typeof tokenNonce !== "string") return false;
-  return timingSafeEqualString(tokenNonce, presented) ||
-    timingSafeEqualString(tokenNonce, encodeHexLowerCase(sha256(encoder.encode(presented))));
-}
-
-/** The name in Apple's `user` form field (`{"name":{"firstName","lastName"},"email"}`). */
-export function appleFormName(field: string | null): string | undefined {
-  if (!field) return undefined;
-  try {
-    const name = (JSON.parse(field) as { name?: { firstName?: unknown; lastName?: unknown } })
-      .name;
-    const parts = [name?.firstName, name?.lastName]
-      .filter((p): p is string => typeof p === "string" && p.trim() !== "").map((p) => p.trim());
-    return parts.length ? parts.join(" ") : undefined;
-  } catch {
-    return undefined;
   }
 }

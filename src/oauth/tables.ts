@@ -1,4 +1,4 @@
-/** Table types of identity-provider sign-in (migrations/0300_billing_oauth.sql). */
+/** Table types of identity-provider sign-in (migrations/0300_billing_oauth.sql, 0402). */
 import type { ColumnType } from "kysely";
 
 export interface OauthStatesTable {
@@ -7,6 +7,8 @@ export interface OauthStatesTable {
   client: string;
   code_verifier: string;
   nonce: string;
+  /** SHA-256 of the browser binding held in the start cookie (CONTRACT.md). */
+  browser_digest: string;
   expires_at: Date;
   created_at: ColumnType<Date, Date | undefined, never>;
 }

@@ -22,6 +22,12 @@ export function revokePat(db: Db, userId: string, id: string) {
     .execute();
 }
 
+/** Revokes every active token of a user. */
+export function revokeAllPatsOfUser(db: Db, userId: string) {
+  return db.updateTable("personal_access_tokens").set({ revoked_at: new Date() })
+    .where("user_id", "=", userId).where("revoked_at", "is", null).execute();
+}
+
 /** A token by digest with its owner's state, in one round trip. */
 export function findPatForAuth(db: Db, digest: string) {
   return db.selectFrom("personal_access_tokens as p")

@@ -1,5 +1,5 @@
 /** Personal access tokens (SPEC 4.3, 5.4, 5.5): creation, listing, revocation, verification. */
-import type { Db } from "../schema.ts";
+import type { Db, Trx } from "../schema.ts";
 import { badRequest } from "../errors.ts";
 import { uuidv7 } from "../lib/ids.ts";
 import { randomString, sha256Hex } from "../lib/crypto.ts";
@@ -46,6 +46,14 @@ export class PatsService {
   /** Revokes a token; idempotent, and silent for ids that are not the caller's. */
   async revoke(userId: string, id: string) {
     await repo.revokePat(this.db, userId, id);
+  }
+
+  /**
+   * Revokes every token of a user, in the caller's transaction (CONTRACT.md "Identity
+   * providers": whoever registered someone else's email keeps no access).
+   */
+  async revokeAllOf(trx: Trx, userId: string) {
+    await repo.revokeAllPatsOfUser(trx, userId);
   }
 
   /**

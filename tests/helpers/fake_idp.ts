@@ -1,7 +1,9 @@
 /**
  * A local identity provider for the Google and Apple flows: a JWKS endpoint, a token endpoint
  * that redeems codes the test registered (checking PKCE when a challenge was given), a revoke
- * endpoint, and id tokens signed with its own key (or a stranger's, for the 401 cases).
+ * endpoint, id tokens signed with its own key (or a stranger's, for the 401 cases), and an
+ * authorize endpoint that consents at once as `consent`, so a browser (or a test following the
+ * redirects with a cookie jar) can run the whole flow.
  */
 import { exportJWK, generateKeyPair, type JWTPayload, SignJWT } from "jose";
 import { sha256 } from "@oslojs/crypto/sha2";
@@ -26,6 +28,12 @@ export interface FakeIdp {
   revoked: Array<Record<string, string>>;
   /** When set, the revoke endpoint answers this status. */
   failRevoke: number | null;
+  /**
+   * Who `GET /authorize` signs in (the request's nonce is added); null answers 400. It
+   * redirects to `redirect_uri` with `code` and `state`, or with `response_mode=form_post`
+   * answers a page that posts them there, as Apple does.
+   */
+  consent: JWTPayload | null;
   /** Registers a one-time code the token endpoint will redeem. */
   issueCode(code: IssuedCode): string;
   /** Signs an id token with the provider's key (or a foreign key with `foreign: true`). */
@@ -54,7 +62,7 @@ export async function startFakeIdp(name: string): Promise<FakeIdp> {
     const key = options.foreign ? foreign.privateKey : own.privateKey;
     return await new SignJWT({ ...claims })
       .setProtectedHeader({ alg: "RS256", kid })
-      .setIssuer(issuer)
+      .setIssuer(typeof claims.iss === "string" ? claims.iss : issuer)
       .setIssuedAt(now)
       .setExpirationTime(claims.exp ?? now + (options.expiresIn ?? 600))
       .sign(key);
@@ -67,6 +75,7 @@ export async function startFakeIdp(name: string): Promise<FakeIdp> {
     tokenRequests,
     revoked,
     failRevoke: null,
+    consent: null,
     issueCode(code) {
       const value = `code-${name}-${seq++}-${crypto.randomUUID()}`;
       codes.set(value, code);
@@ -79,6 +88,7 @@ export async function startFakeIdp(name: string): Promise<FakeIdp> {
   const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen: () => {} }, async (req) => {
     const url = new URL(req.url);
     if (req.method === "GET" && url.pathname === "/jwks") return Response.json({ keys: [jwk] });
+    if (req.method === "GET" && url.pathname === "/authorize") return authorize(url.searchParams);
     if (req.method === "POST" && url.pathname === "/token") {
       const form = Object.fromEntries(new URLSearchParams(await req.text()));
       tokenRequests.push(form);
@@ -114,6 +124,31 @@ export async function startFakeIdp(name: string): Promise<FakeIdp> {
     }
     return new Response("not found", { status: 404 });
   });
+  function authorize(q: URLSearchParams): Response {
+    const redirectUri = q.get("redirect_uri");
+    if (!idp.consent || !redirectUri || !q.get("state")) {
+      return Response.json({ error: "invalid_request" }, { status: 400 });
+    }
+    const code = idp.issueCode({
+      claims: { ...idp.consent, ...(q.get("nonce") ? { nonce: q.get("nonce")! } : {}) },
+      challenge: q.get("code_challenge") ?? undefined,
+    });
+    const reply = { code, state: q.get("state")! };
+    if (q.get("response_mode") === "form_post") {
+      const esc = (v: string) => v.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+      const inputs = Object.entries(reply)
+        .map(([k, v]) => `<input type="hidden" name="${k}" value="${esc(v)}">`).join("");
+      return new Response(
+        `<!doctype html><body onload="document.forms[0].submit()"><form method="post" ` +
+          `action="${esc(redirectUri)}">${inputs}</form></body>`,
+        { headers: { "content-type": "text/html; charset=utf-8" } },
+      );
+    }
+    const target = new URL(redirectUri);
+    for (const [k, v] of Object.entries(reply)) target.searchParams.set(k, v);
+    return new Response(null, { status: 302, headers: { location: target.toString() } });
+  }
+
   idp.url = `http://127.0.0.1:${server.addr.port}`;
   issuer = `${idp.url}/${name}`;
   idp.issuer = issuer;

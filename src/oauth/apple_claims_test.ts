@@ -1,7 +1,7 @@
 import { sha256 } from "@oslojs/crypto/sha2";
 import { encodeHexLowerCase } from "@oslojs/encoding";
 import { assertEquals } from "../../tests/helpers/assert.ts";
-import { appleFormName, nonceMatches } from "./service.ts";
+import { appleFormName, nonceMatches } from "./apple_claims.ts";
 
 Deno.test("nonce: equal, or the token holds the SHA-256 hex of the presented nonce", () => {
   const hashed = encodeHexLowerCase(sha256(new TextEncoder().encode("raw")));
