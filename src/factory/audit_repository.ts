@@ -35,11 +35,14 @@ function visibleTo(scope: Scope) {
       : scope.skus.length
       ? sql<boolean>`${sql.ref(column)} in (${sql.join(scope.skus)})`
       : sql<boolean>`false`;
+  // Text parameters only: a parameter cast to jsonb is serialised differently by each driver.
+  const outside = scope.skus.length
+    ? sql<boolean>`s.sku not in (${sql.join(scope.skus)})`
+    : sql<boolean>`true`;
   const skusCovered = unrestricted(scope.skus)
     ? sql<boolean>`true`
-    : sql<boolean>`(a.detail -> 'skus' is null or a.detail -> 'skus' <@ ${
-      JSON.stringify(scope.skus)
-    }::jsonb)`;
+    : sql<boolean>`(a.detail -> 'skus' is null or not exists (
+      select 1 from jsonb_array_elements_text(a.detail -> 'skus') as s(sku) where ${outside}))`;
   return sql<boolean>`(b.id is not null and ${batchScopeSql(scope)}
     and (a.device_id is null or (d.id is not null and ${skuOk("d.sku")}))
     and ${skusCovered})`;
