@@ -3,6 +3,7 @@
  * role and scope combinations, the credential and download/approval state machines, and the
  * signature of a downloaded file checked with the published manifest key.
  */
+import { fileURLToPath } from "node:url";
 import { unzipSync } from "fflate";
 import { sql } from "kysely";
 import { assert, assertEquals, expectError, expectStatus } from "./helpers/assert.ts";
@@ -25,6 +26,7 @@ import { computeProof, sha256HexOf, verifyFile } from "../src/factory/nfc_crypto
 import { MAX_ZIP_FILES } from "../src/factory/downloads_service.ts";
 import { ANONYMOUS_AUDIT_PER_MINUTE } from "../src/factory/access.ts";
 import { deviceMqttPassword } from "../src/mqtt/device_secret.ts";
+import { checkFile } from "../tools/factory_station.ts";
 
 const suite = serverSuite("factory", factoryEnv());
 
@@ -1194,6 +1196,60 @@ suite.test(
     const zipped = Object.values(zip.files)[0];
     assertEquals(zipped.mqttPassword, next.mqttPassword);
     assertEquals(await verifyFile(key.publicKey, zipped), true);
+  },
+);
+
+suite.test(
+  "deno task factory: the station verifies each file, mqttPassword included, and keeps it off the tag",
+  async (api, server) => {
+    const out = await Deno.makeTempDir({ prefix: "dds-station-" });
+    try {
+      const order = orderNo("STATION");
+      const run = await new Deno.Command(Deno.execPath(), {
+        args: [
+          "run",
+          "--allow-net",
+          "--allow-read",
+          "--allow-write",
+          fileURLToPath(new URL("../tools/factory_station.ts", import.meta.url)),
+          "--token",
+          tokenOf("sup"),
+          "--url",
+          server.factoryUrl,
+          "--order",
+          order,
+          "--count",
+          "2",
+          "--out",
+          out,
+        ],
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      const stdout = new TextDecoder().decode(run.stdout);
+      assertEquals(run.code, 0, new TextDecoder().decode(run.stderr));
+      assertEquals(stdout.match(/signature ok/g)?.length, 2);
+      assert.match(stdout, /password mqttPassword \(not on the tag\)/);
+      const keys = expectStatus(await as(api, "aud").get("/manifest-keys"), 200);
+      for (const n of ["0001", "0002"]) {
+        const path = `${out}/${order}-${n}.nfc.json`;
+        const file = JSON.parse(await Deno.readTextFile(path));
+        assertEquals(file.mqttPassword, deviceMqttPassword(MQTT_DEVICE_KEY, file.thingName, 1));
+        // The tool prints where the password goes, never the password itself.
+        assert.ok(!stdout.includes(file.mqttPassword));
+        assertEquals((await Deno.stat(path)).mode! & 0o777, 0o600);
+        assertEquals(await checkFile(file, keys), null);
+        assertEquals(await checkFile({ ...file, mqttPassword: "x" }, keys), "bad signature");
+        const { mqttPassword: _, ...without } = file;
+        assertEquals(await checkFile(without, keys), "bad signature");
+        assertEquals(
+          await checkFile({ ...file, manifestKeyId: "mk-x" }, keys),
+          "unknown manifest key mk-x",
+        );
+      }
+    } finally {
+      await Deno.remove(out, { recursive: true });
+    }
   },
 );
 
