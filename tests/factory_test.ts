@@ -1430,7 +1430,8 @@ split.end();
 
 // ---- concurrency (meaningful on real PostgreSQL) -------------------------------------------
 
-const race = serverSuite("factory races", factoryEnv());
+// Downloads race one another here: the per-minute limit is not what these tests are about.
+const race = serverSuite("factory races", factoryEnv({ FACTORY_DOWNLOADS_PER_MINUTE: "1000" }));
 
 race.test("concurrent registrations with one Idempotency-Key create one device", async (api) => {
   const batch = await createBatch(api);
@@ -1469,6 +1470,28 @@ race.test("concurrent first generation of one device issues one credential", asy
     [0, 1, 2].map(() => as(api, "op").post(`/devices/${device.id}/nfc-files`)),
   );
   assertEquals(replies.map((r) => r.status).sort(), [201, 409, 409]);
+});
+
+race.test("downloads, ZIPs and revoke-and-reissue of one device at once never deadlock", async (api) => {
+  const batch = await createBatch(api);
+  const devices = await Promise.all([0, 1, 2].map(() => registerDevice(api, batch.id)));
+  await as(api, "sup").post("/devices:nfc-files-batch-generate", { body: { batchId: batch.id } });
+  for (let round = 0; round < 4; round++) {
+    const views = await Promise.all(devices.map((d) => as(api, "sup").get(`/devices/${d.id}`)));
+    const credentials = views.map((v) => v.body.credential.id);
+    const replies = await Promise.all([
+      ...credentials.map((c) => as(api, "sup").get(`/nfc-files/${c}/download`)),
+      ...devices.map((d) =>
+        as(api, "sup").post(`/devices/${d.id}/nfc-credentials:revoke-and-reissue`)
+      ),
+      as(api, "sup").post("/nfc-files:download-zip", { body: { batchId: batch.id } }),
+      ...credentials.map((c) => as(api, "sup").get(`/nfc-files/${c}/download`)),
+    ]);
+    // A download that lost the race to the revocation is 404; nothing is a 500.
+    for (const r of replies) {
+      assert.ok([200, 404].includes(r.status), `${r.status} ${JSON.stringify(r.body)}`);
+    }
+  }
 });
 
 race.end();

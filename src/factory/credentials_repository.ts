@@ -44,7 +44,10 @@ export function findCredential(db: Db, id: string) {
   return credentialSelect(db).where("c.id", "=", id).executeTakeFirst();
 }
 
-/** Locks the credential row (downloads count and state change under it). */
+/**
+ * Locks the credential row (downloads count and state change under it). Lock its device first:
+ * revoke-and-reissue takes the device, then the credential.
+ */
 export function lockCredential(trx: Trx, id: string) {
   return credentialSelect(trx).where("c.id", "=", id).forUpdate("c").executeTakeFirst();
 }
@@ -63,16 +66,26 @@ export async function countBatchCredentials(db: Db, scope: Scope, batchId: strin
   return Number(row.n);
 }
 
-/** One page of the valid credentials of a batch in scope, locked, for the ZIP download. */
-export function lockBatchCredentials(
-  trx: Trx,
+/** The devices of one page of a batch's valid credentials in scope (ZIP order: serial, id). */
+export async function batchCredentialDevices(
+  db: Db,
   scope: Scope,
   batchId: string,
   page: { offset: number; limit: number },
 ) {
-  return liveBatchCredentials(trx, scope, batchId)
-    .orderBy("d.serial").orderBy("c.id").offset(page.offset).limit(page.limit)
-    .forUpdate("c").execute();
+  const rows = await liveBatchCredentials(db, scope, batchId).clearSelect().select("d.id")
+    .orderBy("d.serial").orderBy("c.id").offset(page.offset).limit(page.limit).execute();
+  return rows.map((r) => r.id);
+}
+
+/**
+ * The valid credentials of these devices, locked. Callers lock the devices first: that is the
+ * order revoke-and-reissue takes (device, then credential), so the two cannot deadlock.
+ */
+export function lockLiveCredentialsOf(trx: Trx, deviceIds: string[]) {
+  return credentialSelect(trx).where("d.id", "in", deviceIds)
+    .where("c.status", "in", ["generated", "downloaded"])
+    .orderBy("d.serial").orderBy("c.id").forUpdate("c").execute();
 }
 
 /** `markDownloaded` for many credentials, 1000 per statement. */

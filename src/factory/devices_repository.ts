@@ -110,6 +110,12 @@ export function lockDevice(trx: Trx, id: string) {
     .where("id", "=", id).forUpdate().executeTakeFirst();
 }
 
+/** Locks several device rows, in id order (every multi-device lock takes the same order). */
+export function lockDevices(trx: Trx, ids: string[]) {
+  return trx.selectFrom("devices").select("id").where("id", "in", ids).orderBy("id").forUpdate()
+    .execute();
+}
+
 export function setDeviceCredential(
   trx: Trx,
   id: string,

@@ -12,6 +12,7 @@ import type { Db } from "../schema.ts";
 import { type FactoryAccess, repeatsDownloadsDirectly, requestsListedFor } from "./access.ts";
 import { writeAudit } from "./audit.ts";
 import * as credRepo from "./credentials_repository.ts";
+import { lockDevice, lockDevices } from "./devices_repository.ts";
 import * as reqRepo from "./download_requests_repository.ts";
 import type { NfcFiles } from "./nfc_files.ts";
 import type { Principal } from "./principals.ts";
@@ -64,6 +65,8 @@ export class DownloadsService {
     await this.rateLimit(p, "nfc_file.download");
     const c = await this.access.credential(p, credentialId, "nfc_file.download");
     const outcome = await this.db.transaction().execute(async (trx) => {
+      // Device, then credential: the order of revoke-and-reissue, so the two cannot deadlock.
+      await lockDevice(trx, c.device_id);
       const locked = await credRepo.lockCredential(trx, credentialId);
       if (!locked || locked.status === "revoked") return { kind: "gone" as const };
       let via = "first";
@@ -134,7 +137,11 @@ export class DownloadsService {
     }
     const limit = page.limit ?? this.maxZipFiles;
     const files = await this.db.transaction().execute(async (trx) => {
-      const credentials = await credRepo.lockBatchCredentials(trx, p, batchId, { offset, limit });
+      const devices = await credRepo.batchCredentialDevices(trx, p, batchId, { offset, limit });
+      // Devices, then their credentials: the order of revoke-and-reissue (no deadlock); a
+      // credential reissued meanwhile is picked up as the device's current one.
+      if (devices.length) await lockDevices(trx, devices);
+      const credentials = devices.length ? await credRepo.lockLiveCredentialsOf(trx, devices) : [];
       if (!credentials.length) throw notFound(`Batch ${batch.order_no} has no NFC files`);
       const out: Record<string, Uint8Array> = {};
       const encoder = new TextEncoder();
