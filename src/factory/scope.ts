@@ -39,8 +39,10 @@ export function skuInScope(scope: Scope, sku: string | null | undefined): boolea
 
 /** True when the batch (by id or order number, and its SKU) is inside the scope. */
 export function batchInScope(scope: Scope, batch: BatchRef): boolean {
-  const batchOk = unrestricted(scope.batches) || scope.batches.includes(batch.id) ||
-    scope.batches.includes(batch.orderNo);
+  // An id entry matches in any letter case, as the uuid column does in `batchScopeSql`.
+  const id = batch.id.toLowerCase();
+  const batchOk = unrestricted(scope.batches) ||
+    scope.batches.some((x) => x === batch.orderNo || (isUuid(x) && x.toLowerCase() === id));
   return batchOk && skuInScope(scope, batch.sku);
 }
 

@@ -22,6 +22,13 @@ Deno.test("scope: a batch by id or order number, and by its SKU; [] is nothing",
   );
 });
 
+Deno.test("scope: a batch id entry matches in any letter case, as the uuid column does", () => {
+  const upper = { batches: ["0199F000-0000-7000-8000-00000000000A"], skus: ["*"] };
+  const id = "0199f000-0000-7000-8000-00000000000a";
+  assert.equal(batchInScope(upper, { id, orderNo: "PO-X", sku: "S" }), true);
+  assert.equal(batchInScope(upper, { id: id.replace("a", "b"), orderNo: "PO-X", sku: "S" }), false);
+});
+
 Deno.test("scope: a device needs its batch and its own SKU in scope (issue 16)", () => {
   assert.equal(deviceInScope(some, batch, "SKU-A"), true);
   // Another SKU's device in a batch of the principal's SKU.
