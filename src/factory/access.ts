@@ -50,7 +50,9 @@ export const OPERATIONS = {
   listAuditLogs: { roles: ANY, action: "audit.list" },
 } as const satisfies Record<string, { roles: readonly Role[]; action: string }>;
 
+/** The name of a factory operation (a key of OPERATIONS). */
 export type Operation = keyof typeof OPERATIONS;
+/** A read (out of scope: 404) or a write (out of scope: 403). */
 export type Mode = "read" | "write";
 
 /** What a scope check is about: a batch, or one device (with its own SKU) of a batch. */

@@ -8,6 +8,7 @@ import { type AuditFilters, insertAudit, listAudit } from "./audit_repository.ts
 import type { Principal } from "./principals.ts";
 import { toAuditLog } from "./views.ts";
 
+/** One audit entry; `result` defaults to success. */
 export interface AuditEntry {
   action: string;
   result?: "success" | "denied";

@@ -11,6 +11,7 @@ export async function insertAudit(db: Db, rows: Insertable<FactoryAuditLogsTable
   }
 }
 
+/** The query of GET /audit-logs. */
 export interface AuditFilters {
   batchId?: string;
   deviceId?: string;

@@ -4,10 +4,12 @@ import type { Db } from "../schema.ts";
 import { batchScopeSql, type Scope } from "./scope.ts";
 import type { FactoryBatchesTable } from "./tables.ts";
 
+/** Inserts a batch; a taken order number is a unique violation. */
 export function insertBatch(db: Db, row: Insertable<FactoryBatchesTable>) {
   return db.insertInto("factory_batches").values(row).returningAll().executeTakeFirstOrThrow();
 }
 
+/** One batch by id, or undefined. */
 export function findBatch(db: Db, id: string) {
   return db.selectFrom("factory_batches").selectAll().where("id", "=", id).executeTakeFirst();
 }

@@ -10,6 +10,7 @@ import type { Principal } from "./principals.ts";
 import { counts } from "./stats_repository.ts";
 import { type BatchView, toBatch } from "./views.ts";
 
+/** The body of POST /batches. */
 export interface NewBatch {
   orderNo: string;
   sku: string;
@@ -18,6 +19,7 @@ export interface NewBatch {
   factoryId?: string;
 }
 
+/** Batches: create, read, list, statistics. */
 export class BatchesService {
   constructor(private readonly db: Db, private readonly access: FactoryAccess) {}
 

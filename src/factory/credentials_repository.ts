@@ -4,6 +4,7 @@ import type { Db, Trx } from "../schema.ts";
 import { deviceScopeSql, type Scope } from "./scope.ts";
 import type { NfcCredentialsTable } from "./tables.ts";
 
+/** Inserts one credential row. */
 export function insertCredential(trx: Trx, row: Insertable<NfcCredentialsTable>) {
   return trx.insertInto("nfc_credentials").values(row).returningAll().executeTakeFirstOrThrow();
 }
@@ -38,8 +39,10 @@ function credentialSelect(db: Db) {
     ]);
 }
 
+/** A credential joined with its device and batch. */
 export type CredentialRow = NonNullable<Awaited<ReturnType<typeof findCredential>>>;
 
+/** One credential with its device and batch, or undefined. */
 export function findCredential(db: Db, id: string) {
   return credentialSelect(db).where("c.id", "=", id).executeTakeFirst();
 }
@@ -100,6 +103,7 @@ export async function markManyDownloaded(trx: Trx, rows: Array<{ id: string; dev
   }
 }
 
+/** Counts one download of a credential and marks its device downloaded. */
 export function markDownloaded(trx: Trx, credentialId: string, deviceId: string) {
   return Promise.all([
     trx.updateTable("nfc_credentials")
@@ -117,6 +121,7 @@ export function lockCurrentCredential(trx: Trx, deviceId: string, version: numbe
     .forUpdate().executeTakeFirst();
 }
 
+/** Marks a credential revoked (its file is gone, its proof refused). */
 export function revokeCredential(trx: Trx, id: string) {
   return trx.updateTable("nfc_credentials").set({ status: "revoked", revoked_at: new Date() })
     .where("id", "=", id).execute();

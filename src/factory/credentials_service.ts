@@ -20,6 +20,7 @@ import { toDeviceView } from "./views.ts";
 /** Devices per transaction in batch generation. */
 const BATCH_CHUNK = 500;
 
+/** Issuing and revoking NFC credentials. */
 export class CredentialsService {
   constructor(
     private readonly db: Db,

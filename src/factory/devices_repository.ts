@@ -63,6 +63,7 @@ export function findDeviceView(db: Db, id: string): Promise<DeviceJoinRow | unde
   return deviceSelect(db).where("d.id", "=", id).executeTakeFirst();
 }
 
+/** The query of GET /devices. */
 export interface DeviceFilters {
   batchId?: string;
   lifecycleStatus?: string;
@@ -116,6 +117,7 @@ export function lockDevices(trx: Trx, ids: string[]) {
     .execute();
 }
 
+/** Records a device's new credential state (and marks it provisioned). */
 export function setDeviceCredential(
   trx: Trx,
   id: string,

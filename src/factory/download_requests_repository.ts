@@ -4,6 +4,7 @@ import type { Db, Trx } from "../schema.ts";
 import { deviceScopeSql, type Scope } from "./scope.ts";
 import type { NfcDownloadRequestsTable } from "./tables.ts";
 
+/** Inserts a pending request; a second pending one is a unique violation. */
 export function insertDownloadRequest(trx: Trx, row: Insertable<NfcDownloadRequestsTable>) {
   return trx.insertInto("nfc_download_requests").values(row).returningAll()
     .executeTakeFirstOrThrow();
@@ -18,6 +19,7 @@ function requestSelect(db: Db) {
     .select(["d.id as device_id", "d.batch_id", "d.sku", "b.order_no", "b.sku as batch_sku"]);
 }
 
+/** A request joined with its device and batch. */
 export type DownloadRequestRow = NonNullable<Awaited<ReturnType<typeof findDownloadRequest>>>;
 
 /** A request with its device and batch, for scope checks and audit rows. */
@@ -30,6 +32,7 @@ export function lockDownloadRequest(trx: Trx, id: string) {
   return requestSelect(trx).where("r.id", "=", id).forUpdate("r").executeTakeFirst();
 }
 
+/** Approves or rejects a request. */
 export function decideDownloadRequest(
   trx: Trx,
   id: string,
@@ -54,6 +57,7 @@ export function lockUsableApproval(trx: Trx, credentialId: string, principalId: 
     .orderBy("decided_at").limit(1).forUpdate().executeTakeFirst();
 }
 
+/** Consumes an approval (one download). */
 export function markApprovalUsed(trx: Trx, id: string) {
   return trx.updateTable("nfc_download_requests").set({ used_at: new Date() }).where("id", "=", id)
     .execute();

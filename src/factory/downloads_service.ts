@@ -33,6 +33,7 @@ export interface ZipPage {
   limit?: number;
 }
 
+/** File downloads, the batch ZIP and repeat-download requests. */
 export class DownloadsService {
   private readonly limiter: FixedWindowLimiter;
   /** MAX_ZIP_FILES; a field so that a test can lower it instead of building 10k devices. */

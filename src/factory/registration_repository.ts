@@ -1,6 +1,7 @@
 /** SQL of device registration: inserts, serial look-ups and the Idempotency-Key records. */
 import type { Db, Trx } from "../schema.ts";
 
+/** A device row as registration inserts it. */
 export interface NewDevice {
   id: string;
   hw_id: string;
@@ -19,17 +20,20 @@ export function insertDevices(trx: Trx, rows: NewDevice[]) {
     .returning(["id", "serial"]).execute();
 }
 
+/** Devices of a batch with these serials. */
 export function findDevicesBySerial(db: Db, batchId: string, serials: string[]) {
   if (!serials.length) return Promise.resolve([]);
   return db.selectFrom("devices").select(["id", "serial", "sku", "hw_revision"])
     .where("batch_id", "=", batchId).where("serial", "in", serials).execute();
 }
 
+/** The record of a principal's Idempotency-Key, or undefined. */
 export function findIdempotencyKey(trx: Trx, principalId: string, key: string) {
   return trx.selectFrom("factory_idempotency_keys").selectAll()
     .where("principal_id", "=", principalId).where("key", "=", key).executeTakeFirst();
 }
 
+/** Records an Idempotency-Key with the body fingerprint and the device it created. */
 export function insertIdempotencyKey(
   trx: Trx,
   row: { principal_id: string; key: string; fingerprint: string; device_id: string },

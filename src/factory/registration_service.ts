@@ -25,6 +25,7 @@ import { toDeviceView, toRegistered } from "./views.ts";
 const IDEMPOTENCY_KEY = /^[\x20-\x7e]{8,128}$/;
 const IMPORT_CHUNK = 500;
 
+/** The body of POST /devices. */
 export interface RegisterInput {
   batchId: string;
   serial?: string;
@@ -34,6 +35,7 @@ export interface RegisterInput {
 
 type BatchRow = Awaited<ReturnType<FactoryAccess["batch"]>>;
 
+/** Registering devices (single and CSV) and reading them. */
 export class RegistrationService {
   constructor(
     private readonly db: Db,
