@@ -11,7 +11,7 @@ import { PatsService } from "./pats/service.ts";
 import { BillingService } from "./billing/service.ts";
 import { createStripe } from "./billing/stripe_client.ts";
 import { OauthService } from "./oauth/service.ts";
-import { FactoryService } from "./factory/service.ts";
+import { createFactory, type Factory } from "./factory/mod.ts";
 import { BindingService } from "./binding/service.ts";
 import type { ManifestKeyRecord, NfcKeyring } from "./factory/keys.ts";
 import type { Jobs } from "./jobs/types.ts";
@@ -62,7 +62,7 @@ export interface Services {
   pats: PatsService;
   billing: BillingService;
   oauth: OauthService;
-  factory: FactoryService;
+  factory: Factory;
   binding: BindingService;
   /** Background jobs (pg-boss): enqueue renders, register their handler. */
   jobs: Jobs;
@@ -117,7 +117,7 @@ export function createServices(
     pats,
     billing,
     oauth,
-    factory: new FactoryService(db, config, secrets),
+    factory: createFactory(db, config, secrets),
     binding: new BindingService(db, secrets.nfc),
     jobs: infra.jobs,
     renderer: infra.renderer,

@@ -3,22 +3,30 @@
  * role and scope combinations, the credential and download/approval state machines, and the
  * signature of a downloaded file checked with the published manifest key.
  */
+import { fileURLToPath } from "node:url";
 import { unzipSync } from "fflate";
 import { sql } from "kysely";
 import { assert, assertEquals, expectError, expectStatus } from "./helpers/assert.ts";
-import { registerUser } from "./helpers/http.ts";
+import { type Client, registerUser } from "./helpers/http.ts";
 import { serverSuite } from "./helpers/suite.ts";
+import type { TestServer } from "./helpers/server.ts";
 import {
   as,
   createBatch,
   factoryEnv,
   MASTER_KEY,
+  MQTT_DEVICE_KEY,
   orderNo,
+  type PrincipalName,
   provisionedDevice,
   registerDevice,
   tokenOf,
 } from "./helpers/factory.ts";
 import { computeProof, sha256HexOf, verifyFile } from "../src/factory/nfc_crypto.ts";
+import { MAX_ZIP_FILES } from "../src/factory/downloads_service.ts";
+import { ANONYMOUS_AUDIT_PER_MINUTE } from "../src/factory/access.ts";
+import { deviceMqttPassword } from "../src/mqtt/device_secret.ts";
+import { checkFile } from "../tools/factory_station.ts";
 
 const suite = serverSuite("factory", factoryEnv());
 
@@ -526,6 +534,7 @@ suite.test("download: 200 signed file that verifies with the published key and d
     "keyId",
     "manifestKeyId",
     "manifestSignature",
+    "mqttPassword",
     "nfcPayload",
     "payloadSha256",
     "schemaVersion",
@@ -874,6 +883,460 @@ suite.test("audit log: every write has its row; filters by batch, device, action
   assertEquals(scoped.total, 0);
 });
 
+// ---- issue 16: scope per device ------------------------------------------------------------
+
+/** A batch of SKU-A holding device `a` (SKU-A) and device `b` (SKU-B by override). */
+async function mixedBatch(api: Client) {
+  const batch = await createBatch(api, { sku: "SKU-A" });
+  const a = await registerDevice(api, batch.id, `A-${crypto.randomUUID().slice(0, 8)}`);
+  const b = expectStatus(
+    await as(api, "sup").post("/devices", {
+      body: { batchId: batch.id, serial: `B-${crypto.randomUUID().slice(0, 8)}`, sku: "SKU-B" },
+    }),
+    201,
+  );
+  return { batch, a, b };
+}
+
+/** POST /nfc-files:download-zip as a principal; the entries of a 200. */
+async function zipAs(server: TestServer, name: PrincipalName, body: unknown) {
+  const res = await fetch(`${server.factoryUrl}/internal/factory/nfc-files:download-zip`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${tokenOf(name)}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  const bytes = new Uint8Array(await res.arrayBuffer());
+  const entries = res.status === 200 ? unzipSync(bytes) : {};
+  const files = Object.fromEntries(
+    Object.entries(entries).map(([k, v]) => [k, JSON.parse(new TextDecoder().decode(v))]),
+  );
+  return { status: res.status, headers: res.headers, files, bytes };
+}
+
+/** Everything secret a device's files hold: its proofs and MQTT passwords up to `version`. */
+async function secretsOf(device: { hwId: string; thingName: string }, version = 2) {
+  const out: string[] = [];
+  for (let v = 1; v <= version; v++) {
+    out.push(await computeProof(MASTER_KEY, device.hwId, v));
+    out.push(deviceMqttPassword(MQTT_DEVICE_KEY, device.thingName, v));
+  }
+  return out;
+}
+
+suite.test("issue 16: batch generation by a SKU-scoped supervisor leaves another SKU's device alone", async (api) => {
+  const { batch, a, b } = await mixedBatch(api);
+  const out = expectStatus(
+    await as(api, "skuSup").post("/devices:nfc-files-batch-generate", {
+      body: { batchId: batch.id },
+    }),
+    200,
+  );
+  assertEquals([out.generated, out.items.length], [1, 1]);
+  assertEquals(out.items[0].payloadPreview.includes(a.hwId), true);
+  assertEquals(
+    expectStatus(await as(api, "sup").get(`/devices/${b.id}`), 200).nfcStatus,
+    "pending",
+  );
+  assertEquals(
+    expectStatus(await as(api, "sup").get(`/devices/${a.id}`), 200).nfcStatus,
+    "generated",
+  );
+  // The device of another SKU is not in the refusal-free count of a second run either.
+  assertEquals(
+    expectStatus(
+      await as(api, "skuSup").post("/devices:nfc-files-batch-generate", {
+        body: { batchId: batch.id },
+      }),
+      200,
+    ).generated,
+    0,
+  );
+  // A batch-scoped supervisor cannot batch-generate or export a batch outside its scope.
+  expectError(
+    await as(api, "scopedSup").post("/devices:nfc-files-batch-generate", {
+      body: { batchId: batch.id },
+    }),
+    403,
+  );
+});
+
+suite.test(
+  "issue 16: the ZIP of a SKU-scoped supervisor holds only its SKU's files",
+  async (api, server) => {
+    const { batch, a, b } = await mixedBatch(api);
+    await as(api, "sup").post("/devices:nfc-files-batch-generate", { body: { batchId: batch.id } });
+    const zip = await zipAs(server, "skuSup", { batchId: batch.id });
+    assertEquals(zip.status, 200);
+    assertEquals(Object.keys(zip.files), [`${a.serial}.nfc.json`]);
+    const text = new TextDecoder().decode(zip.bytes);
+    for (const secret of await secretsOf(b, 1)) assert.ok(!text.includes(secret));
+    // b's file was not exported: still a first download for a supervisor of its SKU.
+    const view = expectStatus(await as(api, "sup").get(`/devices/${b.id}`), 200);
+    assertEquals([view.nfcStatus, view.credential.downloadCount], ["generated", 0]);
+    assertEquals((await zipAs(server, "scopedSup", { batchId: batch.id })).status, 403);
+    // The unrestricted supervisor gets both.
+    const all = await zipAs(server, "sup", { batchId: batch.id });
+    assertEquals(
+      Object.keys(all.files).sort(),
+      [`${a.serial}.nfc.json`, `${b.serial}.nfc.json`].sort(),
+    );
+  },
+);
+
+suite.test("issue 16: single paths refuse another SKU's device in a batch in scope", async (api) => {
+  const { a, b } = await mixedBatch(api);
+  // Reads: 404; writes: 403.
+  expectError(await as(api, "skuAud").get(`/devices/${b.id}`), 404);
+  expectError(await as(api, "skuOp").post(`/devices/${b.id}/nfc-files`), 403);
+  const cb = expectStatus(await as(api, "sup").post(`/devices/${b.id}/nfc-files`), 201);
+  expectError(await as(api, "skuOp").get(`/nfc-files/${cb.id}/download`), 403);
+  expectError(await as(api, "skuSup").get(`/nfc-files/${cb.id}/download`), 403);
+  expectError(await as(api, "skuOp").post(`/nfc-files/${cb.id}/download-requests`), 403);
+  expectStatus(await as(api, "sup").get(`/nfc-files/${cb.id}/download`), 200);
+  const request = expectStatus(
+    await as(api, "op").post(`/nfc-files/${cb.id}/download-requests`),
+    201,
+  );
+  expectError(await as(api, "skuSup").post(`/download-requests/${request.id}:approve`), 403);
+  expectError(
+    await as(api, "skuSup").post(`/download-requests/${request.id}:reject`, {
+      body: { reason: "mine now" },
+    }),
+    403,
+  );
+  expectError(
+    await as(api, "skuSup").post(`/devices/${b.id}/nfc-credentials:revoke-and-reissue`),
+    403,
+  );
+  // The twin in its own SKU passes every one of them.
+  expectStatus(await as(api, "skuAud").get(`/devices/${a.id}`), 200);
+  const ca = expectStatus(await as(api, "skuOp").post(`/devices/${a.id}/nfc-files`), 201);
+  expectStatus(await as(api, "skuOp").get(`/nfc-files/${ca.id}/download`), 200);
+  const ra = expectStatus(
+    await as(api, "skuOp").post(`/nfc-files/${ca.id}/download-requests`),
+    201,
+  );
+  expectStatus(await as(api, "skuSup").post(`/download-requests/${ra.id}:approve`), 200);
+  expectStatus(
+    await as(api, "skuSup").post(`/devices/${a.id}/nfc-credentials:revoke-and-reissue`),
+    200,
+  );
+  // Refusals are audited, with the device they were about.
+  const denied = expectStatus(
+    await as(api, "sup").get(`/audit-logs?deviceId=${b.id}&limit=200`),
+    200,
+  ).items.filter((i: { result: string; principalId: string }) => i.result === "denied");
+  assert.ok(
+    denied.length >= 7 &&
+      denied.every((i: { principalId: string }) => i.principalId.startsWith("sku")),
+  );
+});
+
+suite.test(
+  "issue 16: lists, stats and the audit log count only what the principal may see",
+  async (api, server) => {
+    const { batch, a, b } = await mixedBatch(api);
+    await as(api, "sup").post("/devices:nfc-files-batch-generate", { body: { batchId: batch.id } });
+    const zip = await zipAs(server, "sup", { batchId: batch.id });
+    assertEquals(Object.keys(zip.files).length, 2);
+    const [ca, cb] = [zip.files[`${a.serial}.nfc.json`], zip.files[`${b.serial}.nfc.json`]];
+    const credA = expectStatus(await as(api, "sup").get(`/devices/${a.id}`), 200).credential;
+    const credB = expectStatus(await as(api, "sup").get(`/devices/${b.id}`), 200).credential;
+    expectStatus(await as(api, "op").post(`/nfc-files/${credA.id}/download-requests`), 201);
+    expectStatus(await as(api, "op").post(`/nfc-files/${credB.id}/download-requests`), 201);
+    // A ZIP of the SKU-scoped supervisor covers SKU-A only: its row is visible to SKU-A readers.
+    assertEquals((await zipAs(server, "skuSup", { batchId: batch.id })).status, 200);
+
+    const devices = expectStatus(await as(api, "skuAud").get(`/devices?batchId=${batch.id}`), 200);
+    assertEquals([devices.total, devices.items.map((d: { id: string }) => d.id)], [1, [a.id]]);
+    const stats = expectStatus(await as(api, "skuAud").get(`/batches/${batch.id}/stats`), 200);
+    assertEquals(stats.counts, {
+      registered: 1,
+      credentialGenerated: 1,
+      downloaded: 1,
+      bound: 0,
+      plannedQuantity: 10,
+    });
+    assertEquals(
+      expectStatus(await as(api, "skuAud").get(`/stats?batchId=${batch.id}`), 200),
+      stats,
+    );
+    const requests = expectStatus(
+      await as(api, "skuAud").get(`/download-requests?batchId=${batch.id}`),
+      200,
+    );
+    assertEquals(requests.items.map((r: { credentialId: string }) => r.credentialId), [credA.id]);
+
+    const audit = expectStatus(
+      await as(api, "skuAud").get(`/audit-logs?batchId=${batch.id}&limit=200`),
+      200,
+    );
+    const text = JSON.stringify(audit.items);
+    assert.ok(!text.includes(b.id) && !text.includes(credB.id) && !text.includes(b.hwId));
+    assert.ok(audit.items.some((i: { deviceId: string }) => i.deviceId === a.id));
+    const zips = audit.items.filter((i: { action: string }) =>
+      i.action === "nfc_file.download_zip"
+    );
+    // The supervisor's ZIP covered SKU-B too; only the SKU-A one is shown.
+    assertEquals(zips.map((i: { principalId: string }) => i.principalId), ["skuSup"]);
+    assertEquals(audit.total, audit.items.length);
+    assertEquals(
+      expectStatus(await as(api, "skuAud").get(`/audit-logs?deviceId=${b.id}`), 200).total,
+      0,
+    );
+    // The unrestricted reader sees both devices, and no audit row holds a secret of either.
+    const full = JSON.stringify(
+      expectStatus(await as(api, "sup").get(`/audit-logs?batchId=${batch.id}&limit=200`), 200),
+    );
+    assert.ok(full.includes(b.id));
+    for (const secret of [...await secretsOf(a), ...await secretsOf(b)]) {
+      assert.ok(!full.includes(secret));
+    }
+    assert.ok(ca.mqttPassword && cb.mqttPassword);
+
+    // A device of SKU-A in a batch of SKU-B: its batch is out of scope, so it is too.
+    const other = await createBatch(api, { sku: "SKU-B" });
+    const c = expectStatus(
+      await as(api, "sup").post("/devices", { body: { batchId: other.id, sku: "SKU-A" } }),
+      201,
+    );
+    expectError(await as(api, "skuAud").get(`/devices/${c.id}`), 404);
+    const listed = expectStatus(await as(api, "skuAud").get(`/devices?q=${c.hwId}`), 200);
+    assertEquals(listed.total, 0);
+    const global = expectStatus(await as(api, "skuAud").get("/stats"), 200);
+    const visible = expectStatus(await as(api, "skuAud").get("/devices?limit=1"), 200).total;
+    assertEquals(global.counts.registered, visible);
+  },
+);
+
+suite.test("issue 16: registration checks the batch's SKU and the override both", async (api) => {
+  const skuA = await createBatch(api, { sku: "SKU-A" });
+  const skuB = await createBatch(api, { sku: "SKU-B" });
+  // Overriding the SKU into one's own does not open another SKU's batch.
+  expectError(
+    await as(api, "skuSup").post("/devices", { body: { batchId: skuB.id, sku: "SKU-A" } }),
+    403,
+  );
+  expectError(await as(api, "skuOp").post("/devices", { body: { batchId: skuB.id } }), 403);
+  expectError(
+    await as(api, "skuOp").post("/devices", { body: { batchId: skuA.id, sku: "SKU-B" } }),
+    403,
+  );
+  expectStatus(
+    await as(api, "skuOp").post("/devices", { body: { batchId: skuA.id, sku: "SKU-A" } }),
+    201,
+  );
+  assertEquals(
+    expectStatus(await as(api, "sup").get(`/devices?batchId=${skuB.id}`), 200).total,
+    0,
+  );
+  const denied = expectStatus(
+    await as(api, "sup").get(`/audit-logs?batchId=${skuB.id}&action=device.register`),
+    200,
+  );
+  assertEquals(denied.items.map((i: { result: string }) => i.result), ["denied", "denied"]);
+
+  // The CSV import: another SKU's batch is 403, a row overriding into another SKU a row error.
+  const csv = (batchId: string, text: string) =>
+    api.post(`/internal/factory/devices:batch-import?batchId=${batchId}`, {
+      token: tokenOf("skuSup"),
+      raw: csvForm(text),
+    });
+  expectError(await csv(skuB.id, "serial,sku\nX-1,SKU-A\n"), 403);
+  const imported = expectStatus(
+    await csv(skuA.id, "serial,sku\nX-1,SKU-B\nX-2,SKU-A\nX-3,\n"),
+    200,
+  );
+  assertEquals([imported.ok, imported.idempotent], [2, 0]);
+  assertEquals(imported.errors, [{
+    row: 1,
+    serial: "X-1",
+    error: "sku SKU-B is outside your scope",
+  }]);
+  const skus = expectStatus(await as(api, "sup").get(`/devices?batchId=${skuA.id}&q=X-`), 200)
+    .items.map((d: { sku: string }) => d.sku);
+  assertEquals(skus, ["SKU-A", "SKU-A"]);
+});
+
+// ---- the MQTT password in the file (CONTRACT.md "MQTT topics") ----------------------------
+
+suite.test(
+  "the .nfc.json carries mqttPassword: the derivation, signed, never on the tag; reissue changes it",
+  async (api, server) => {
+    const { device, credential, file } = await provisionedDevice(api);
+    assertEquals(file.mqttPassword, deviceMqttPassword(MQTT_DEVICE_KEY, device.thingName, 1));
+    assert.ok(!file.nfcPayload.includes(file.mqttPassword));
+    const keys = expectStatus(await as(api, "aud").get("/manifest-keys"), 200);
+    const key = keys.find((k: { id: string }) => k.id === file.manifestKeyId);
+    assertEquals(await verifyFile(key.publicKey, file), true);
+    // The signature covers the password: a changed or removed one fails.
+    assertEquals(await verifyFile(key.publicKey, { ...file, mqttPassword: "x" }), false);
+    const { mqttPassword: _, ...without } = file;
+    assertEquals(await verifyFile(key.publicKey, without), false);
+    // Nowhere but the download: not in the device view, the lists or the audit log.
+    for (
+      const reply of await Promise.all([
+        as(api, "sup").get(`/devices/${device.id}`),
+        as(api, "sup").get(`/devices?q=${device.hwId}`),
+        as(api, "sup").get(`/audit-logs?deviceId=${device.id}&limit=200`),
+      ])
+    ) assert.ok(!JSON.stringify(reply.body).includes(file.mqttPassword));
+
+    const fresh = expectStatus(
+      await as(api, "sup").post(`/devices/${device.id}/nfc-credentials:revoke-and-reissue`),
+      200,
+    );
+    assert.notEqual(fresh.id, credential.id);
+    const next = expectStatus(await as(api, "sup").get(`/nfc-files/${fresh.id}/download`), 200);
+    assertEquals(next.mqttPassword, deviceMqttPassword(MQTT_DEVICE_KEY, device.thingName, 2));
+    assert.notEqual(next.mqttPassword, file.mqttPassword);
+    assertEquals(await verifyFile(key.publicKey, next), true);
+    // The ZIP's files carry it too, signed the same way.
+    const zip = await zipAs(server, "sup", { batchId: device.batchId });
+    const zipped = Object.values(zip.files)[0];
+    assertEquals(zipped.mqttPassword, next.mqttPassword);
+    assertEquals(await verifyFile(key.publicKey, zipped), true);
+  },
+);
+
+suite.test(
+  "deno task factory: the station verifies each file, mqttPassword included, and keeps it off the tag",
+  async (api, server) => {
+    const out = await Deno.makeTempDir({ prefix: "dds-station-" });
+    try {
+      const order = orderNo("STATION");
+      const run = await new Deno.Command(Deno.execPath(), {
+        args: [
+          "run",
+          "--allow-net",
+          "--allow-read",
+          "--allow-write",
+          fileURLToPath(new URL("../tools/factory_station.ts", import.meta.url)),
+          "--token",
+          tokenOf("sup"),
+          "--url",
+          server.factoryUrl,
+          "--order",
+          order,
+          "--count",
+          "2",
+          "--out",
+          out,
+        ],
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      const stdout = new TextDecoder().decode(run.stdout);
+      assertEquals(run.code, 0, new TextDecoder().decode(run.stderr));
+      assertEquals(stdout.match(/signature ok/g)?.length, 2);
+      assert.match(stdout, /password mqttPassword \(not on the tag\)/);
+      const keys = expectStatus(await as(api, "aud").get("/manifest-keys"), 200);
+      for (const n of ["0001", "0002"]) {
+        const path = `${out}/${order}-${n}.nfc.json`;
+        const file = JSON.parse(await Deno.readTextFile(path));
+        assertEquals(file.mqttPassword, deviceMqttPassword(MQTT_DEVICE_KEY, file.thingName, 1));
+        // The tool prints where the password goes, never the password itself.
+        assert.ok(!stdout.includes(file.mqttPassword));
+        assertEquals((await Deno.stat(path)).mode! & 0o777, 0o600);
+        assertEquals(await checkFile(file, keys), null);
+        assertEquals(await checkFile({ ...file, mqttPassword: "x" }, keys), "bad signature");
+        const { mqttPassword: _, ...without } = file;
+        assertEquals(await checkFile(without, keys), "bad signature");
+        assertEquals(
+          await checkFile({ ...file, manifestKeyId: "mk-x" }, keys),
+          "unknown manifest key mk-x",
+        );
+      }
+    } finally {
+      await Deno.remove(out, { recursive: true });
+    }
+  },
+);
+
+// ---- hardening (D) -------------------------------------------------------------------------
+
+suite.test("CSV import: over 50000 rows is 413 before any row lands; bad sku/hwRevision are row errors", async (api) => {
+  const batch = await createBatch(api);
+  const path = `/internal/factory/devices:batch-import?batchId=${batch.id}`;
+  const sup = tokenOf("sup");
+  const many = "serial\n" + Array.from({ length: 50_001 }, (_, i) => `R${i}`).join("\n") + "\n";
+  expectError(await api.post(path, { token: sup, raw: csvForm(many) }), 413, /50000 rows/);
+  assertEquals(
+    expectStatus(await as(api, "aud").get(`/devices?batchId=${batch.id}`), 200).total,
+    0,
+  );
+  const text = [
+    "serial,sku,hwRevision",
+    "T-1,SKU-A,r1",
+    "T-2,bad\u0000sku,",
+    `T-3,,${"r".repeat(101)}`,
+    `T-4,${"s".repeat(100)},`,
+  ].join("\n");
+  const body = expectStatus(await api.post(path, { token: sup, raw: csvForm(text) }), 200);
+  assertEquals(body.ok, 2);
+  assertEquals(body.errors.map((e: { row: number }) => e.row), [2, 3]);
+  assert.match(body.errors[0].error, /sku/);
+  assert.match(body.errors[1].error, /hwRevision/);
+});
+
+suite.test("CSV import: an out-of-scope batch is 403 before the upload is read", async (api) => {
+  const batch = await createBatch(api);
+  const big = "serial\n" + "X".repeat(4 * 1024 * 1024);
+  expectError(
+    await api.post(`/internal/factory/devices:batch-import?batchId=${batch.id}`, {
+      token: tokenOf("scopedSup"),
+      raw: csvForm(big),
+    }),
+    403,
+  );
+});
+
+suite.test(
+  "ZIP: any order number gives a safe file name; offset and limit page the batch",
+  async (api, server) => {
+    const batch = await createBatch(api, {
+      orderNo: `PO-\u4e2d\u6587-\r\n-${crypto.randomUUID()}`,
+    });
+    for (const serial of ["P-1", "P-2", "P-3"]) await registerDevice(api, batch.id, serial);
+    await as(api, "sup").post("/devices:nfc-files-batch-generate", { body: { batchId: batch.id } });
+    const zip = await zipAs(server, "sup", { batchId: batch.id });
+    assertEquals(zip.status, 200);
+    assert.match(
+      zip.headers.get("content-disposition") ?? "",
+      /^attachment; filename="PO-[\w.-]+\.nfc\.zip"$/,
+    );
+    const page = await zipAs(server, "sup", { batchId: batch.id, offset: 1, limit: 1 });
+    assertEquals(Object.keys(page.files), ["P-2.nfc.json"]);
+    for (
+      const bad of [{ limit: 0 }, { limit: 10_001 }, { offset: -1 }, { limit: "2" }, {
+        offset: 1.5,
+      }]
+    ) {
+      assertEquals((await zipAs(server, "sup", { batchId: batch.id, ...bad })).status, 400);
+    }
+    assertEquals((await zipAs(server, "sup", { batchId: batch.id, offset: 3 })).status, 404);
+    // Over the per-ZIP maximum (lowered here instead of building 10k devices): 413 without a
+    // limit, the page with one.
+    const downloads = server.app.services.factory.downloads;
+    downloads.maxZipFiles = 2;
+    try {
+      const over = await zipAs(server, "sup", { batchId: batch.id });
+      assertEquals(over.status, 413);
+      assertEquals(
+        Object.keys((await zipAs(server, "sup", { batchId: batch.id, limit: 2 })).files).length,
+        2,
+      );
+      assertEquals((await zipAs(server, "sup", { batchId: batch.id, limit: 3 })).status, 400);
+      assertEquals(
+        Object.keys((await zipAs(server, "sup", { batchId: batch.id, offset: 1 })).files).length,
+        2,
+      );
+    } finally {
+      downloads.maxZipFiles = MAX_ZIP_FILES;
+    }
+  },
+);
+
 // ---- routing -----------------------------------------------------------------------------
 
 suite.test("colon routes reach their own handler, not their {param} siblings", async (api) => {
@@ -944,11 +1407,31 @@ split.test(
   },
 );
 
+split.test(
+  "refusals of unknown bearers are audited up to a per-minute cap, so no one can fill the log",
+  async (_api, server) => {
+    const factory = (await import("./helpers/http.ts")).client(server.factoryUrl);
+    const tries = ANONYMOUS_AUDIT_PER_MINUTE + 15;
+    for (let i = 0; i < tries; i++) {
+      expectError(
+        await factory.get("/internal/factory/whoami", { token: `guess-${i}-abcdefgh` }),
+        401,
+      );
+    }
+    const rows = expectStatus(
+      await as(factory, "sup").get("/audit-logs?action=whoami&limit=200"),
+      200,
+    ).items.filter((i: { principalId: string | null }) => i.principalId === null);
+    assertEquals(rows.length, ANONYMOUS_AUDIT_PER_MINUTE);
+  },
+);
+
 split.end();
 
 // ---- concurrency (meaningful on real PostgreSQL) -------------------------------------------
 
-const race = serverSuite("factory races", factoryEnv());
+// Downloads race one another here: the per-minute limit is not what these tests are about.
+const race = serverSuite("factory races", factoryEnv({ FACTORY_DOWNLOADS_PER_MINUTE: "1000" }));
 
 race.test("concurrent registrations with one Idempotency-Key create one device", async (api) => {
   const batch = await createBatch(api);
@@ -987,6 +1470,28 @@ race.test("concurrent first generation of one device issues one credential", asy
     [0, 1, 2].map(() => as(api, "op").post(`/devices/${device.id}/nfc-files`)),
   );
   assertEquals(replies.map((r) => r.status).sort(), [201, 409, 409]);
+});
+
+race.test("downloads, ZIPs and revoke-and-reissue of one device at once never deadlock", async (api) => {
+  const batch = await createBatch(api);
+  const devices = await Promise.all([0, 1, 2].map(() => registerDevice(api, batch.id)));
+  await as(api, "sup").post("/devices:nfc-files-batch-generate", { body: { batchId: batch.id } });
+  for (let round = 0; round < 4; round++) {
+    const views = await Promise.all(devices.map((d) => as(api, "sup").get(`/devices/${d.id}`)));
+    const credentials = views.map((v) => v.body.credential.id);
+    const replies = await Promise.all([
+      ...credentials.map((c) => as(api, "sup").get(`/nfc-files/${c}/download`)),
+      ...devices.map((d) =>
+        as(api, "sup").post(`/devices/${d.id}/nfc-credentials:revoke-and-reissue`)
+      ),
+      as(api, "sup").post("/nfc-files:download-zip", { body: { batchId: batch.id } }),
+      ...credentials.map((c) => as(api, "sup").get(`/nfc-files/${c}/download`)),
+    ]);
+    // A download that lost the race to the revocation is 404; nothing is a 500.
+    for (const r of replies) {
+      assert.ok([200, 404].includes(r.status), `${r.status} ${JSON.stringify(r.body)}`);
+    }
+  }
 });
 
 race.end();

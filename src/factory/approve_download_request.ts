@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { SUPERVISORS } from "./principals.ts";
 import { factoryMeta, factoryProcedure } from "./auth.ts";
 import { downloadRequestSchema } from "./views.ts";
 
@@ -8,7 +7,7 @@ import { downloadRequestSchema } from "./views.ts";
  * download once before `expiresAt` (APPROVAL_WINDOW_MS). Declared before `:reject`; both carry
  * the colon inside the last segment, which `{requestId}` alone would also match.
  */
-export const approveDownloadRequest = factoryProcedure(SUPERVISORS, "download_request.approve")
+export const approveDownloadRequest = factoryProcedure("approveDownloadRequest")
   .meta(
     factoryMeta("POST", "/download-requests/{requestId}:approve", "Approve a download request", {
       400: "requestId is not a UUID",

@@ -1,13 +1,12 @@
 import { z } from "zod";
 import { jsonInteger } from "../lib/json_number.ts";
-import { SUPERVISORS } from "./principals.ts";
 import { factoryMeta, factoryProcedure } from "./auth.ts";
 import { batchSchema } from "./views.ts";
 
 const text = z.string().trim().min(1).max(100);
 
 /** POST /internal/factory/batches (supervisor): 201 batch; 409 for a taken order number. */
-export const createBatch = factoryProcedure(SUPERVISORS, "batch.create")
+export const createBatch = factoryProcedure("createBatch")
   .meta(factoryMeta("POST", "/batches", "Create a batch", {
     400: "Invalid body",
     403: "Not a supervisor, or order number / SKU outside the scope",
@@ -24,7 +23,7 @@ export const createBatch = factoryProcedure(SUPERVISORS, "batch.create")
   )
   .output(batchSchema)
   .mutation(async ({ ctx, input }) => {
-    const batch = await ctx.services.factory.createBatch(ctx.principal, input);
+    const batch = await ctx.services.factory.batches.create(ctx.principal, input);
     ctx.response.status = 201;
     return batch;
   });

@@ -1,10 +1,9 @@
 import { z } from "zod";
-import { WRITERS } from "./principals.ts";
 import { factoryMeta, factoryProcedure } from "./auth.ts";
 import { downloadRequestSchema } from "./views.ts";
 
 /** POST /internal/factory/nfc-files/{credentialId}/download-requests: 201 pending request. */
-export const createDownloadRequest = factoryProcedure(WRITERS, "download_request.create")
+export const createDownloadRequest = factoryProcedure("createDownloadRequest")
   .meta(
     factoryMeta(
       "POST",

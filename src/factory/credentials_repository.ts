@@ -1,11 +1,10 @@
-/** SQL of NFC credentials and download requests. Functions that lock take a transaction. */
+/** SQL of NFC credentials (SPEC 2.14, 3.4b). Functions that lock take a transaction. */
 import type { Insertable } from "kysely";
 import type { Db, Trx } from "../schema.ts";
-import type { NfcCredentialsTable, NfcDownloadRequestsTable } from "./tables.ts";
-import { type BatchEb, type Scope, scoped } from "./repository.ts";
+import { deviceScopeSql, type Scope } from "./scope.ts";
+import type { NfcCredentialsTable } from "./tables.ts";
 
-// ---- credentials ---------------------------------------------------------------------------
-
+/** Inserts one credential row. */
 export function insertCredential(trx: Trx, row: Insertable<NfcCredentialsTable>) {
   return trx.insertInto("nfc_credentials").values(row).returningAll().executeTakeFirstOrThrow();
 }
@@ -36,25 +35,60 @@ function credentialSelect(db: Db) {
       "d.hw_revision",
       "d.batch_id",
       "b.order_no",
+      "b.sku as batch_sku",
     ]);
 }
 
+/** A credential joined with its device and batch. */
 export type CredentialRow = NonNullable<Awaited<ReturnType<typeof findCredential>>>;
 
+/** One credential with its device and batch, or undefined. */
 export function findCredential(db: Db, id: string) {
   return credentialSelect(db).where("c.id", "=", id).executeTakeFirst();
 }
 
-/** Locks the credential row (downloads count and state change under it). */
+/**
+ * Locks the credential row (downloads count and state change under it). Lock its device first:
+ * revoke-and-reissue takes the device, then the credential.
+ */
 export function lockCredential(trx: Trx, id: string) {
   return credentialSelect(trx).where("c.id", "=", id).forUpdate("c").executeTakeFirst();
 }
 
-/** Valid credentials of a batch, locked, for the ZIP download. */
-export function lockBatchCredentials(trx: Trx, batchId: string) {
-  return credentialSelect(trx).where("d.batch_id", "=", batchId)
+function liveBatchCredentials(db: Db, scope: Scope, batchId: string) {
+  // Each credential of the batch whose device is in scope (issue 16): never the whole batch.
+  return credentialSelect(db).where("d.batch_id", "=", batchId)
     .where("c.status", "in", ["generated", "downloaded"])
-    .orderBy("d.serial").forUpdate("c").execute();
+    .where(deviceScopeSql(scope));
+}
+
+/** How many valid credentials of a batch the principal may export. */
+export async function countBatchCredentials(db: Db, scope: Scope, batchId: string) {
+  const row = await liveBatchCredentials(db, scope, batchId).clearSelect()
+    .select((eb) => eb.fn.countAll<string>().as("n")).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** The devices of one page of a batch's valid credentials in scope (ZIP order: serial, id). */
+export async function batchCredentialDevices(
+  db: Db,
+  scope: Scope,
+  batchId: string,
+  page: { offset: number; limit: number },
+) {
+  const rows = await liveBatchCredentials(db, scope, batchId).clearSelect().select("d.id")
+    .orderBy("d.serial").orderBy("c.id").offset(page.offset).limit(page.limit).execute();
+  return rows.map((r) => r.id);
+}
+
+/**
+ * The valid credentials of these devices, locked. Callers lock the devices first: that is the
+ * order revoke-and-reissue takes (device, then credential), so the two cannot deadlock.
+ */
+export function lockLiveCredentialsOf(trx: Trx, deviceIds: string[]) {
+  return credentialSelect(trx).where("d.id", "in", deviceIds)
+    .where("c.status", "in", ["generated", "downloaded"])
+    .orderBy("d.serial").orderBy("c.id").forUpdate("c").execute();
 }
 
 /** `markDownloaded` for many credentials, 1000 per statement. */
@@ -69,6 +103,7 @@ export async function markManyDownloaded(trx: Trx, rows: Array<{ id: string; dev
   }
 }
 
+/** Counts one download of a credential and marks its device downloaded. */
 export function markDownloaded(trx: Trx, credentialId: string, deviceId: string) {
   return Promise.all([
     trx.updateTable("nfc_credentials")
@@ -86,87 +121,8 @@ export function lockCurrentCredential(trx: Trx, deviceId: string, version: numbe
     .forUpdate().executeTakeFirst();
 }
 
+/** Marks a credential revoked (its file is gone, its proof refused). */
 export function revokeCredential(trx: Trx, id: string) {
   return trx.updateTable("nfc_credentials").set({ status: "revoked", revoked_at: new Date() })
     .where("id", "=", id).execute();
-}
-
-// ---- download requests ---------------------------------------------------------------------
-
-export function insertDownloadRequest(trx: Trx, row: Insertable<NfcDownloadRequestsTable>) {
-  return trx.insertInto("nfc_download_requests").values(row).returningAll()
-    .executeTakeFirstOrThrow();
-}
-
-/** A request with its device and batch, for scope checks and audit rows. */
-export function lockDownloadRequest(trx: Trx, id: string) {
-  return trx.selectFrom("nfc_download_requests as r")
-    .innerJoin("nfc_credentials as c", "c.id", "r.credential_id")
-    .innerJoin("devices as d", "d.id", "c.device_id")
-    .innerJoin("factory_batches as b", "b.id", "d.batch_id")
-    .selectAll("r")
-    .select(["d.id as device_id", "d.batch_id", "d.sku", "b.order_no"])
-    .where("r.id", "=", id).forUpdate("r").executeTakeFirst();
-}
-
-export function decideDownloadRequest(
-  trx: Trx,
-  id: string,
-  v: {
-    status: string;
-    decided_by: string;
-    decided_at: Date;
-    reason?: string | null;
-    expires_at?: Date | null;
-  },
-) {
-  return trx.updateTable("nfc_download_requests")
-    .set(v).where("id", "=", id).returningAll()
-    .executeTakeFirstOrThrow();
-}
-
-/** An approved, unused, unexpired request of this principal for the credential, locked. */
-export function lockUsableApproval(trx: Trx, credentialId: string, principalId: string, now: Date) {
-  return trx.selectFrom("nfc_download_requests").selectAll()
-    .where("credential_id", "=", credentialId).where("requested_by", "=", principalId)
-    .where("status", "=", "approved").where("used_at", "is", null).where("expires_at", ">", now)
-    .orderBy("decided_at").limit(1).forUpdate().executeTakeFirst();
-}
-
-export function markApprovalUsed(trx: Trx, id: string) {
-  return trx.updateTable("nfc_download_requests").set({ used_at: new Date() }).where("id", "=", id)
-    .execute();
-}
-
-/** Pending requests of a revoked credential can never be served: they are closed. */
-export function rejectPendingFor(trx: Trx, credentialId: string, by: string) {
-  return trx.updateTable("nfc_download_requests")
-    .set({
-      status: "rejected",
-      reason: "credential revoked",
-      decided_by: by,
-      decided_at: new Date(),
-    })
-    .where("credential_id", "=", credentialId).where("status", "=", "pending").execute();
-}
-
-export async function listDownloadRequests(
-  db: Db,
-  scope: Scope,
-  f: { status?: string; batchId?: string; requestedBy?: string; limit: number; offset: number },
-) {
-  const base = db.selectFrom("nfc_download_requests as r")
-    .innerJoin("nfc_credentials as c", "c.id", "r.credential_id")
-    .innerJoin("devices as d", "d.id", "c.device_id")
-    .innerJoin("factory_batches as b", "b.id", "d.batch_id")
-    .where((eb) => scoped(eb as unknown as BatchEb, scope, "d.sku"))
-    .$if(f.status !== undefined, (qb) => qb.where("r.status", "=", f.status!))
-    .$if(f.batchId !== undefined, (qb) => qb.where("d.batch_id", "=", f.batchId!))
-    .$if(f.requestedBy !== undefined, (qb) => qb.where("r.requested_by", "=", f.requestedBy!));
-  const [rows, total] = await Promise.all([
-    base.selectAll("r").orderBy("r.created_at", "desc").orderBy("r.id", "desc").limit(f.limit)
-      .offset(f.offset).execute(),
-    base.select((eb) => eb.fn.countAll<string>().as("n")).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(total.n) };
 }

@@ -1,62 +1,43 @@
 /**
- * NFC credentials and files (SPEC 2.14, 3.4b). Proofs are never stored: a file is rebuilt from
- * the master key whenever it is downloaded, and signed with the current manifest key. Every
+ * NFC credentials (SPEC 2.14, 3.4b): the first credential of a device, of every pending device
+ * of a batch the principal may reach, and revoke-and-reissue. Proofs are never stored. Every
  * change writes its audit row in the transaction of the change.
  */
 import type { Config } from "../config.ts";
 import { conflict, notFound } from "../errors.ts";
 import { uuidv7 } from "../lib/ids.ts";
 import type { Db, Trx } from "../schema.ts";
+import type { FactoryAccess } from "./access.ts";
 import { writeAudit } from "./audit.ts";
-import { importManifestPrivateKey, type ManifestKeyRecord, type NfcKeyring } from "./keys.ts";
-import { bindUri, computeProof, sha256HexOf, signFile } from "./nfc_crypto.ts";
-import type { Principal } from "./principals.ts";
 import * as credRepo from "./credentials_repository.ts";
-import * as repo from "./repository.ts";
-import type { FactoryService } from "./service.ts";
+import * as devRepo from "./devices_repository.ts";
+import { rejectPendingFor } from "./download_requests_repository.ts";
+import { sha256HexOf } from "./nfc_crypto.ts";
+import type { NfcFiles } from "./nfc_files.ts";
+import type { Principal } from "./principals.ts";
 import { toDeviceView } from "./views.ts";
 
 /** Devices per transaction in batch generation. */
 const BATCH_CHUNK = 500;
-/** The `type` of a `.nfc.json` file. */
-export const NFC_FILE_TYPE = "dds.nfc-bind-credential";
 
+/** Issuing and revoking NFC credentials. */
 export class CredentialsService {
-  private signingKey?: Promise<CryptoKey>;
-
   constructor(
     private readonly db: Db,
     private readonly config: Config,
-    private readonly keys: { nfc: NfcKeyring; manifestKeys: ManifestKeyRecord[] },
-    private readonly factory: FactoryService,
+    private readonly access: FactoryAccess,
+    private readonly files: NfcFiles,
   ) {}
-
-  /** SPEC 2.14: the public halves of the manifest signing keys. */
-  manifestKeys() {
-    return this.keys.manifestKeys.map((k) => ({
-      id: k.id,
-      publicKey: k.publicKey,
-      algorithm: "ed25519" as const,
-      createdAt: k.createdAt,
-    }));
-  }
-
-  /** The newest manifest key signs. */
-  private currentManifestKey() {
-    return this.keys.manifestKeys[this.keys.manifestKeys.length - 1];
-  }
-
-  // ---- issue -------------------------------------------------------------------------------
 
   /** Issues credential `version` for a locked device with the active master key. */
   private async issue(
     trx: Trx,
     p: Principal,
-    device: { id: string; hw_id: string; batch_id: string | null },
+    device: { id: string; hw_id: string },
     version: number,
   ) {
-    const keyId = this.keys.nfc.activeKeyId;
-    const payload = await this.payload(keyId, device.hw_id, version);
+    const keyId = this.files.activeKeyId;
+    const payload = await this.files.payload(keyId, device.hw_id, version);
     const credential = await credRepo.insertCredential(trx, {
       id: uuidv7(),
       device_id: device.id,
@@ -66,7 +47,7 @@ export class CredentialsService {
       issued_by: p.id,
       issued_at: new Date(),
     });
-    await repo.setDeviceCredential(trx, device.id, {
+    await devRepo.setDeviceCredential(trx, device.id, {
       nfc_status: "generated",
       credential_version: version,
       nfc_key_id: keyId,
@@ -74,22 +55,16 @@ export class CredentialsService {
     return credential;
   }
 
-  /** The full bind URI of a credential (holds the proof: never stored, never logged). */
-  private async payload(keyId: string, hwId: string, version: number) {
-    const proof = await computeProof(this.keys.nfc.keys[keyId], hwId, version);
-    return bindUri(this.config.nfc.uriScheme, { keyId, hwId, credentialVersion: version, proof });
-  }
-
   private async credentialView(deviceId: string) {
-    const row = await repo.findDeviceView(this.db, deviceId);
+    const row = await devRepo.findDeviceView(this.db, deviceId);
     return toDeviceView(this.config.nfc.uriScheme, row!).credential!;
   }
 
   /** POST /devices/{id}/nfc-files: the first credential; 409 when one is already valid. */
   async generate(p: Principal, deviceId: string) {
-    const device = await this.factory.writableDevice(p, deviceId, "nfc_file.generate");
+    const device = await this.access.device(p, deviceId, "write", "nfc_file.generate");
     await this.db.transaction().execute(async (trx) => {
-      const locked = await repo.lockDevice(trx, deviceId);
+      const locked = await devRepo.lockDevice(trx, deviceId);
       if (!locked) throw notFound(`Device ${deviceId} not found`);
       if (locked.credential_version > 0) {
         throw conflict(`NFC credential version ${locked.credential_version} is already generated`);
@@ -105,17 +80,21 @@ export class CredentialsService {
     return await this.credentialView(deviceId);
   }
 
-  /** Batch generate: every pending device of the batch gets credential version 1. */
+  /**
+   * Batch generate: every pending device of the batch that the principal may reach gets
+   * credential version 1. Devices of the batch outside the principal's scope (another SKU) are
+   * left alone and not reported (issue 16).
+   */
   async generateBatch(p: Principal, batchId: string) {
-    await this.factory.writableBatch(p, batchId, "nfc_file.generate");
-    const pending = (await repo.pendingDeviceIds(this.db, batchId)).map((d) => d.id);
-    const keyId = this.keys.nfc.activeKeyId;
+    await this.access.batch(p, batchId, "write", "nfc_file.generate");
+    const pending = (await devRepo.pendingDeviceIds(this.db, p, batchId)).map((d) => d.id);
+    const keyId = this.files.activeKeyId;
     const generated: string[] = [];
     // Chunks of devices per transaction: a 10k-device batch is 20 transactions, not 10k.
     for (let i = 0; i < pending.length; i += BATCH_CHUNK) {
       const ids = await this.db.transaction().execute(async (trx) => {
         // Re-checked under the lock: a device generated meanwhile is skipped, not reissued.
-        const devices = await repo.lockPendingDevices(trx, pending.slice(i, i + BATCH_CHUNK));
+        const devices = await devRepo.lockPendingDevices(trx, pending.slice(i, i + BATCH_CHUNK));
         if (!devices.length) return [];
         const issuedAt = new Date();
         const rows = await Promise.all(devices.map(async (d) => ({
@@ -123,12 +102,12 @@ export class CredentialsService {
           device_id: d.id,
           key_id: keyId,
           credential_version: 1,
-          payload_sha256: await sha256HexOf(await this.payload(keyId, d.hw_id, 1)),
+          payload_sha256: await sha256HexOf(await this.files.payload(keyId, d.hw_id, 1)),
           issued_by: p.id,
           issued_at: issuedAt,
         })));
         await credRepo.insertCredentials(trx, rows);
-        await repo.setDevicesCredential(trx, devices.map((d) => d.id), {
+        await devRepo.setDevicesCredential(trx, devices.map((d) => d.id), {
           nfc_status: "generated",
           credential_version: 1,
           nfc_key_id: keyId,
@@ -147,7 +126,7 @@ export class CredentialsService {
       });
       generated.push(...ids);
     }
-    const views = await repo.findDeviceViews(this.db, generated);
+    const views = await devRepo.findDeviceViews(this.db, generated);
     const scheme = this.config.nfc.uriScheme;
     const items = views.map((row) => toDeviceView(scheme, row).credential!);
     return { batchId, generated: items.length, items };
@@ -155,12 +134,13 @@ export class CredentialsService {
 
   /**
    * SPEC 3.4b: the current credential is revoked (its file 404 and its proof refused by
-   * binding from this moment) and version + 1 is issued in the same transaction.
+   * binding from this moment) and version + 1 is issued in the same transaction; the device's
+   * MQTT password changes with the version.
    */
   async revokeAndReissue(p: Principal, deviceId: string, reason?: string) {
-    const device = await this.factory.writableDevice(p, deviceId, "nfc_credential.revoke");
+    const device = await this.access.device(p, deviceId, "write", "nfc_credential.revoke");
     await this.db.transaction().execute(async (trx) => {
-      const locked = await repo.lockDevice(trx, deviceId);
+      const locked = await devRepo.lockDevice(trx, deviceId);
       if (!locked) throw notFound(`Device ${deviceId} not found`);
       const current = await credRepo.lockCurrentCredential(
         trx,
@@ -169,7 +149,7 @@ export class CredentialsService {
       );
       if (!current) throw conflict("Device has no NFC credential to revoke");
       await credRepo.revokeCredential(trx, current.id);
-      await credRepo.rejectPendingFor(trx, current.id, p.id);
+      await rejectPendingFor(trx, current.id, p.id);
       const next = await this.issue(trx, p, locked, current.credential_version + 1);
       await writeAudit(trx, p, {
         action: "nfc_credential.revoke",
@@ -185,31 +165,5 @@ export class CredentialsService {
       });
     });
     return await this.credentialView(deviceId);
-  }
-
-  // ---- files -------------------------------------------------------------------------------
-
-  /** The signed `.nfc.json` of a credential (SPEC 2.14). */
-  async buildFile(c: credRepo.CredentialRow) {
-    const manifestKey = this.currentManifestKey();
-    const file: Record<string, unknown> = {
-      schemaVersion: 1,
-      type: NFC_FILE_TYPE,
-      serial: c.serial ?? "",
-      hwId: c.hw_id,
-      thingName: c.thing_name,
-      batchId: c.batch_id,
-      sku: c.sku ?? "",
-      hwRevision: c.hw_revision ?? "",
-      keyId: c.key_id,
-      credentialVersion: c.credential_version,
-      nfcPayload: await this.payload(c.key_id, c.hw_id, c.credential_version),
-      payloadSha256: c.payload_sha256,
-      issuedAt: c.issued_at.toISOString(),
-      manifestKeyId: manifestKey.id,
-    };
-    this.signingKey ??= importManifestPrivateKey(manifestKey);
-    file.manifestSignature = await signFile(await this.signingKey, file);
-    return file;
   }
 }

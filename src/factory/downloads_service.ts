@@ -1,32 +1,49 @@
 /**
  * Downloads and download requests (SPEC 3.5b, 4.8, 8): first download direct, repeat downloads
- * by supervisors or through one approved request, a per-principal rate limit, the batch ZIP.
+ * by supervisors or through one approved request, a per-principal rate limit, the batch ZIP of
+ * the files the principal may reach.
  */
 import { zipSync } from "fflate";
 import type { Config } from "../config.ts";
 import { AppError, badRequest, conflict, forbidden, notFound } from "../errors.ts";
 import { isUniqueViolation } from "../db/errors.ts";
-import { isUuid, uuidv7 } from "../lib/ids.ts";
+import { uuidv7 } from "../lib/ids.ts";
 import type { Db } from "../schema.ts";
+import { type FactoryAccess, repeatsDownloadsDirectly, requestsListedFor } from "./access.ts";
 import { writeAudit } from "./audit.ts";
-import type { CredentialsService } from "./credentials_service.ts";
-import { inScope, type Principal } from "./principals.ts";
-import { FixedWindowLimiter } from "./rate_limit.ts";
 import * as credRepo from "./credentials_repository.ts";
-import type { FactoryService } from "./service.ts";
+import { lockDevice, lockDevices } from "./devices_repository.ts";
+import * as reqRepo from "./download_requests_repository.ts";
+import type { NfcFiles } from "./nfc_files.ts";
+import type { Principal } from "./principals.ts";
+import { FixedWindowLimiter } from "./rate_limit.ts";
 import { toDownloadRequest } from "./views.ts";
 
 /** How long an approved download request stays usable (SPEC 8 leaves it open). */
 export const APPROVAL_WINDOW_MS = 15 * 60 * 1000;
+/**
+ * Files in one ZIP. Each file is derived and signed, and the ZIP is built in memory under the
+ * lock of its credentials, so a ZIP is bounded; a larger batch is fetched in pages.
+ */
+export const MAX_ZIP_FILES = 10_000;
 
+/** Which files of a batch a ZIP holds: `offset` (default 0) and `limit`. */
+export interface ZipPage {
+  offset?: number;
+  limit?: number;
+}
+
+/** File downloads, the batch ZIP and repeat-download requests. */
 export class DownloadsService {
   private readonly limiter: FixedWindowLimiter;
+  /** MAX_ZIP_FILES; a field so that a test can lower it instead of building 10k devices. */
+  maxZipFiles = MAX_ZIP_FILES;
 
   constructor(
     private readonly db: Db,
     config: Config,
-    private readonly credentials: CredentialsService,
-    private readonly factory: FactoryService,
+    private readonly access: FactoryAccess,
+    private readonly files: NfcFiles,
   ) {
     this.limiter = new FixedWindowLimiter(config.factoryDownloadsPerMinute, 60_000);
   }
@@ -47,18 +64,20 @@ export class DownloadsService {
    */
   async download(p: Principal, credentialId: string) {
     await this.rateLimit(p, "nfc_file.download");
-    const c = await this.writableCredential(p, credentialId, "nfc_file.download");
+    const c = await this.access.credential(p, credentialId, "nfc_file.download");
     const outcome = await this.db.transaction().execute(async (trx) => {
+      // Device, then credential: the order of revoke-and-reissue, so the two cannot deadlock.
+      await lockDevice(trx, c.device_id);
       const locked = await credRepo.lockCredential(trx, credentialId);
       if (!locked || locked.status === "revoked") return { kind: "gone" as const };
       let via = "first";
       let requestId: string | undefined;
       if (locked.download_count > 0) {
-        if (p.role === "supervisor") via = "supervisor";
+        if (repeatsDownloadsDirectly(p)) via = "supervisor";
         else {
-          const approval = await credRepo.lockUsableApproval(trx, credentialId, p.id, new Date());
+          const approval = await reqRepo.lockUsableApproval(trx, credentialId, p.id, new Date());
           if (!approval) return { kind: "denied" as const };
-          await credRepo.markApprovalUsed(trx, approval.id);
+          await reqRepo.markApprovalUsed(trx, approval.id);
           via = "approval";
           requestId = approval.id;
         }
@@ -78,7 +97,7 @@ export class DownloadsService {
       });
       return {
         kind: "ok" as const,
-        file: await this.credentials.buildFile(locked),
+        file: await this.files.build(locked),
         serial: locked.serial ?? c.hw_id,
       };
     });
@@ -96,20 +115,44 @@ export class DownloadsService {
     return { file: outcome.file, fileName: `${outcome.serial}.nfc.json` };
   }
 
-  /** POST /nfc-files:download-zip (supervisor): every valid file of a batch in one ZIP. */
-  async downloadZip(p: Principal, batchId: string) {
+  /**
+   * POST /nfc-files:download-zip (supervisor): the valid files of a batch whose devices the
+   * principal may reach (never another SKU's, issue 16), at most `maxZipFiles` per ZIP. Without
+   * a `limit`, a batch with more files than that is 413; with one, the page it names.
+   */
+  async downloadZip(p: Principal, batchId: string, page: ZipPage = {}) {
     await this.rateLimit(p, "nfc_file.download_zip");
-    const batch = await this.factory.writableBatch(p, batchId, "nfc_file.download_zip");
+    const batch = await this.access.batch(p, batchId, "write", "nfc_file.download_zip");
+    const offset = page.offset ?? 0;
+    if (page.limit !== undefined && (page.limit < 1 || page.limit > this.maxZipFiles)) {
+      throw badRequest(`limit must be between 1 and ${this.maxZipFiles}`);
+    }
+    if (page.limit === undefined) {
+      const total = await credRepo.countBatchCredentials(this.db, p, batchId);
+      if (total - offset > this.maxZipFiles) {
+        throw new AppError(
+          "payload_too_large",
+          `Batch ${batch.order_no} has ${total} NFC files; a ZIP holds at most ${this.maxZipFiles}, choose them with offset and limit`,
+        );
+      }
+    }
+    const limit = page.limit ?? this.maxZipFiles;
     const files = await this.db.transaction().execute(async (trx) => {
-      const credentials = await credRepo.lockBatchCredentials(trx, batchId);
+      const devices = await credRepo.batchCredentialDevices(trx, p, batchId, { offset, limit });
+      // Devices, then their credentials: the order of revoke-and-reissue (no deadlock); a
+      // credential reissued meanwhile is picked up as the device's current one.
+      if (devices.length) await lockDevices(trx, devices);
+      const credentials = devices.length ? await credRepo.lockLiveCredentialsOf(trx, devices) : [];
       if (!credentials.length) throw notFound(`Batch ${batch.order_no} has no NFC files`);
       const out: Record<string, Uint8Array> = {};
       const encoder = new TextEncoder();
       await credRepo.markManyDownloaded(trx, credentials);
-      const built = await Promise.all(credentials.map((c) => this.credentials.buildFile(c)));
+      const built = await Promise.all(credentials.map((c) => this.files.build(c)));
       credentials.forEach((c, i) => {
         out[`${c.serial ?? c.hw_id}.nfc.json`] = encoder.encode(JSON.stringify(built[i], null, 2));
       });
+      // `skus` lets the audit log hide the ZIP row from principals scoped to fewer SKUs.
+      const skus = [...new Set(credentials.map((c) => c.sku ?? batch.sku))].sort();
       await writeAudit(
         trx,
         p,
@@ -124,37 +167,25 @@ export class DownloadsService {
             via: "zip",
           },
         })),
-        { action: "nfc_file.download_zip", batchId, detail: { files: credentials.length } },
+        {
+          action: "nfc_file.download_zip",
+          batchId,
+          detail: { files: credentials.length, offset, skus },
+        },
       );
       return out;
     });
     return { zip: zipSync(files, { level: 6 }), fileName: `${batch.order_no}.nfc.zip` };
   }
 
-  /**
-   * A live (not revoked) credential the principal may write to; 400 for a malformed id, 404 when
-   * missing or revoked (its file is gone, SPEC 3.4b), 403 out of role or scope (audited).
-   */
-  private async writableCredential(p: Principal, credentialId: string, action: string) {
-    if (!isUuid(credentialId)) throw badRequest("credentialId must be a UUID");
-    const c = await credRepo.findCredential(this.db, credentialId);
-    if (!c || c.status === "revoked") throw notFound(`Credential ${credentialId} not found`);
-    await this.factory.authorize(
-      p,
-      { batchId: c.batch_id!, orderNo: c.order_no, sku: c.sku, deviceId: c.device_id },
-      "write",
-      action,
-    );
-    return c;
-  }
-
   // ---- download requests (SPEC 3.5b) -------------------------------------------------------
 
+  /** POST /nfc-files/{id}/download-requests: 201 pending; one pending per credential. */
   async createRequest(p: Principal, credentialId: string) {
-    const c = await this.writableCredential(p, credentialId, "download_request.create");
+    const c = await this.access.credential(p, credentialId, "download_request.create");
     try {
       return await this.db.transaction().execute(async (trx) => {
-        const row = await credRepo.insertDownloadRequest(trx, {
+        const row = await reqRepo.insertDownloadRequest(trx, {
           id: uuidv7(),
           credential_id: credentialId,
           requested_by: p.id,
@@ -177,17 +208,15 @@ export class DownloadsService {
 
   /** Approve (window of APPROVAL_WINDOW_MS for one download) or reject with a reason. */
   async decide(p: Principal, requestId: string, decision: "approve" | "reject", reason?: string) {
-    if (!isUuid(requestId)) throw badRequest("requestId must be a UUID");
     const action = `download_request.${decision}`;
-    const result = await this.db.transaction().execute(async (trx) => {
-      const r = await credRepo.lockDownloadRequest(trx, requestId);
-      if (!r) return { kind: "missing" as const };
-      if (!inScope(p, { id: r.batch_id!, orderNo: r.order_no }, r.sku)) {
-        return { kind: "scope" as const, r };
-      }
+    // Scope first (a request's device and batch never change), then the status under the lock.
+    await this.access.downloadRequest(p, requestId, action);
+    const row = await this.db.transaction().execute(async (trx) => {
+      const r = await reqRepo.lockDownloadRequest(trx, requestId);
+      if (!r) throw notFound(`Download request ${requestId} not found`);
       if (r.status !== "pending") throw conflict(`Download request is already ${r.status}`);
       const now = new Date();
-      const row = await credRepo.decideDownloadRequest(
+      const row = await reqRepo.decideDownloadRequest(
         trx,
         requestId,
         decision === "approve"
@@ -210,29 +239,19 @@ export class DownloadsService {
           ...(reason ? { reason } : {}),
         },
       });
-      return { kind: "ok" as const, row };
+      return row;
     });
-    if (result.kind === "missing") throw notFound(`Download request ${requestId} not found`);
-    if (result.kind === "scope") {
-      const r = result.r;
-      await this.factory.authorize(
-        p,
-        { batchId: r.batch_id!, orderNo: r.order_no, sku: r.sku, deviceId: r.device_id },
-        "write",
-        action,
-      );
-    }
-    return toDownloadRequest((result as { row: Parameters<typeof toDownloadRequest>[0] }).row);
+    return toDownloadRequest(row);
   }
 
-  /** Requests in scope; an operator sees only their own (they are the only ones they can use). */
+  /** Requests whose device is in scope; an operator sees only their own. */
   async listRequests(
     p: Principal,
     f: { status?: string; batchId?: string; limit: number; offset: number },
   ) {
-    const { rows, total } = await credRepo.listDownloadRequests(this.db, p, {
+    const { rows, total } = await reqRepo.listDownloadRequests(this.db, p, {
       ...f,
-      requestedBy: p.role === "operator" ? p.id : undefined,
+      requestedBy: requestsListedFor(p),
     });
     return { items: rows.map(toDownloadRequest), total, limit: f.limit, offset: f.offset };
   }

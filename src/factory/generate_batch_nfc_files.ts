@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { SUPERVISORS } from "./principals.ts";
 import { factoryMeta, factoryProcedure } from "./auth.ts";
 import { credentialSchema } from "./views.ts";
 
@@ -7,7 +6,7 @@ import { credentialSchema } from "./views.ts";
  * POST /internal/factory/devices:nfc-files-batch-generate (supervisor): body `{batchId}`;
  * every device of the batch with nfcStatus=pending gets credential version 1.
  */
-export const generateBatchNfcFiles = factoryProcedure(SUPERVISORS, "nfc_file.generate")
+export const generateBatchNfcFiles = factoryProcedure("generateBatchNfcFiles")
   .meta(
     factoryMeta(
       "POST",

@@ -1,10 +1,9 @@
 import { z } from "zod";
-import { WRITERS } from "./principals.ts";
 import { factoryMeta, factoryProcedure } from "./auth.ts";
 import { credentialSchema } from "./views.ts";
 
 /** POST /internal/factory/devices/{deviceId}/nfc-files: 201 CredentialView, 409 when issued. */
-export const generateNfcFile = factoryProcedure(WRITERS, "nfc_file.generate")
+export const generateNfcFile = factoryProcedure("generateNfcFile")
   .meta(factoryMeta("POST", "/devices/{deviceId}/nfc-files", "Generate the NFC credential", {
     400: "deviceId is not a UUID",
     403: "Auditor, or device outside the scope",

@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { ANY_ROLE } from "./principals.ts";
 import { factoryMeta, factoryProcedure } from "./auth.ts";
 import { batchStatsSchema } from "./get_batch_stats.ts";
 import { countsSchema } from "./views.ts";
@@ -12,7 +11,7 @@ const globalStatsSchema = z.object({ batches: z.number().int(), counts: countsSc
  * GET /internal/factory/stats: with `batchId` the batch statistics, without it the same counts
  * over every batch in the principal's scope plus the number of batches.
  */
-export const getStats = factoryProcedure(ANY_ROLE, "stats.read")
+export const getStats = factoryProcedure("getStats")
   .meta(factoryMeta("GET", "/stats", "Statistics, per batch or global", {
     400: "batchId is not a UUID",
     404: "Batch not found or outside the scope",
@@ -21,6 +20,6 @@ export const getStats = factoryProcedure(ANY_ROLE, "stats.read")
   .output(z.union([batchStatsSchema, globalStatsSchema]))
   .query(({ ctx, input }) =>
     input.batchId
-      ? ctx.services.factory.batchStats(ctx.principal, input.batchId)
-      : ctx.services.factory.globalStats(ctx.principal)
+      ? ctx.services.factory.batches.stats(ctx.principal, input.batchId)
+      : ctx.services.factory.batches.globalStats(ctx.principal)
   );

@@ -20,7 +20,11 @@ Deno.test("keys: generated NFC and manifest keys are kept across restarts", asyn
   try {
     const config = parseConfig({ DATA_DIR: dir, JWT_SECRET: "x".repeat(40) });
     const first = await loadSecrets(config);
-    assert.deepEqual(first.generated.sort(), ["NFC_MASTER_KEYS", "manifest signing key"]);
+    assert.deepEqual(first.generated.sort(), [
+      "MQTT_DEVICE_KEY",
+      "NFC_MASTER_KEYS",
+      "manifest signing key",
+    ]);
     const second = await loadSecrets(config);
     assert.deepEqual(second.generated, []);
     assert.deepEqual(second.nfc, first.nfc);

@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { ANY_ROLE } from "./principals.ts";
 import { factoryMeta, factoryProcedure } from "./auth.ts";
 import { paging, uuidQuery } from "./inputs.ts";
 import { auditLogSchema, pageOf } from "./views.ts";
@@ -7,7 +6,7 @@ import { auditLogSchema, pageOf } from "./views.ts";
 const time = z.iso.datetime({ offset: true, message: "must be an RFC 3339 timestamp" });
 
 /** GET /internal/factory/audit-logs: newest first, filtered, within the scope. */
-export const listAuditLogs = factoryProcedure(ANY_ROLE, "audit.list")
+export const listAuditLogs = factoryProcedure("listAuditLogs")
   .meta(factoryMeta("GET", "/audit-logs", "List audit log entries", { 400: "Invalid query" }))
   .input(z.object({
     batchId: uuidQuery.optional(),
@@ -19,7 +18,7 @@ export const listAuditLogs = factoryProcedure(ANY_ROLE, "audit.list")
   }))
   .output(pageOf(auditLogSchema))
   .query(({ ctx, input }) =>
-    ctx.services.factory.listAudit(ctx.principal, {
+    ctx.services.factory.audit.list(ctx.principal, {
       ...input,
       from: input.from ? new Date(input.from) : undefined,
       to: input.to ? new Date(input.to) : undefined,

@@ -1,11 +1,10 @@
 import { z } from "zod";
-import { ANY_ROLE } from "./principals.ts";
 import { factoryMeta, factoryProcedure } from "./auth.ts";
 import { paging, uuidQuery } from "./inputs.ts";
 import { deviceViewSchema, pageOf } from "./views.ts";
 
 /** GET /internal/factory/devices: DeviceViews in scope, filtered and paged (SPEC 4.8, 8). */
-export const listDevices = factoryProcedure(ANY_ROLE, "device.list")
+export const listDevices = factoryProcedure("listDevices")
   .meta(factoryMeta("GET", "/devices", "List devices", { 400: "Invalid query" }))
   .input(z.object({
     batchId: uuidQuery.optional(),
@@ -17,4 +16,4 @@ export const listDevices = factoryProcedure(ANY_ROLE, "device.list")
     ...paging(50, 200),
   }))
   .output(pageOf(deviceViewSchema))
-  .query(({ ctx, input }) => ctx.services.factory.listDevices(ctx.principal, input));
+  .query(({ ctx, input }) => ctx.services.factory.registration.list(ctx.principal, input));

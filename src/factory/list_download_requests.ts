@@ -1,11 +1,10 @@
 import { z } from "zod";
-import { ANY_ROLE } from "./principals.ts";
 import { factoryMeta, factoryProcedure } from "./auth.ts";
 import { paging, uuidQuery } from "./inputs.ts";
 import { downloadRequestSchema, pageOf } from "./views.ts";
 
 /** GET /internal/factory/download-requests: requests in scope (an operator's own only). */
-export const listDownloadRequests = factoryProcedure(ANY_ROLE, "download_request.list")
+export const listDownloadRequests = factoryProcedure("listDownloadRequests")
   .meta(
     factoryMeta("GET", "/download-requests", "List download requests", { 400: "Invalid query" }),
   )

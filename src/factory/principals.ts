@@ -1,18 +1,12 @@
 /**
- * Factory principals (SPEC 5.7, CONTRACT.md FACTORY_PRINCIPALS): bearer lookup in constant time
- * and the scope rules. Scope lists: `["*"]` is everything, `[]` is nothing; `batches` matches a
- * batch id or its order number, `skus` the SKU of a batch or device.
+ * Factory principals (SPEC 5.7, CONTRACT.md FACTORY_PRINCIPALS): the bearer lookup in constant
+ * time and the public view. What a principal may do is decided in `access.ts` and `scope.ts`.
  */
 import type { Config } from "../config.ts";
 import { timingSafeEqualString } from "../lib/crypto.ts";
 
 export type Principal = Config["factoryPrincipals"][number];
 export type Role = Principal["role"];
-
-/** Roles allowed to write (SPEC 4.8: "write" means operator or supervisor). */
-export const WRITERS: readonly Role[] = ["operator", "supervisor"];
-export const SUPERVISORS: readonly Role[] = ["supervisor"];
-export const ANY_ROLE: readonly Role[] = ["operator", "supervisor", "auditor"];
 
 /**
  * The principal whose token equals `bearer`, or null. Every configured token is compared, with
@@ -24,23 +18,6 @@ export function findPrincipal(principals: readonly Principal[], bearer: string):
     if (timingSafeEqualString(p.token, bearer) && !found) found = p;
   }
   return found;
-}
-
-/** True when the list is unrestricted (`["*"]`). */
-export function unrestricted(list: readonly string[]): boolean {
-  return list.includes("*");
-}
-
-/** True when a batch (by id or order number) and a SKU are both inside the principal's scope. */
-export function inScope(
-  principal: Pick<Principal, "batches" | "skus">,
-  batch: { id: string; orderNo: string },
-  sku: string | null,
-): boolean {
-  const batchOk = unrestricted(principal.batches) ||
-    principal.batches.includes(batch.id) || principal.batches.includes(batch.orderNo);
-  const skuOk = unrestricted(principal.skus) || (sku !== null && principal.skus.includes(sku));
-  return batchOk && skuOk;
 }
 
 /** The public view of a principal (whoami): everything but the token. */

@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { WRITERS } from "./principals.ts";
 import { factoryMeta, factoryProcedure } from "./auth.ts";
 import { SERIAL } from "./inputs.ts";
 import { registeredDeviceSchema } from "./views.ts";
@@ -10,7 +9,7 @@ const text = z.string().trim().min(1).max(100);
  * POST /internal/factory/devices: 201 new device, 200 on an Idempotency-Key replay. hwId and
  * thingName are assigned by the service; the body cannot set them (strict schema).
  */
-export const registerDevice = factoryProcedure(WRITERS, "device.register")
+export const registerDevice = factoryProcedure("registerDevice")
   .meta(factoryMeta("POST", "/devices", "Register a device", {
     400: "Invalid body or Idempotency-Key",
     403: "Auditor, or batch / SKU outside the scope",

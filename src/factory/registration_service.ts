@@ -1,26 +1,31 @@
 /**
- * Device registration (SPEC 4.8): single registration with Idempotency-Key and the CSV import.
- * The service assigns hwId (32 hex), thingName and the claim code; the caller never does.
+ * The device registry (SPEC 4.8): single registration with Idempotency-Key, the CSV import, and
+ * the device reads. The service assigns hwId (32 hex), thingName and the claim code; the caller
+ * never does. A device's own SKU (an override of the batch's) must be in scope, not only its
+ * batch (issue 16).
  */
-import { badRequest, conflict } from "../errors.ts";
+import type { Config } from "../config.ts";
+import { AppError, badRequest, conflict } from "../errors.ts";
 import { isUniqueViolation } from "../db/errors.ts";
 import { uuidv7 } from "../lib/ids.ts";
 import { randomString, sha256Hex } from "../lib/crypto.ts";
-import type { Config } from "../config.ts";
 import type { Db, Trx } from "../schema.ts";
-import { auditRow, writeAudit } from "./audit.ts";
-import { type ImportRow, parseImport } from "./csv.ts";
-import { canonicalJson } from "./nfc_crypto.ts";
-import { inScope, type Principal } from "./principals.ts";
-import * as repo from "./repository.ts";
-import type { FactoryService } from "./service.ts";
 import { newClaimCode } from "../devices/claim_code.ts";
+import { allows, batchRef, type FactoryAccess } from "./access.ts";
+import { auditRow, writeAudit } from "./audit.ts";
+import { insertAudit } from "./audit_repository.ts";
+import { type ImportRow, parseImport } from "./csv.ts";
+import { type DeviceFilters, findDeviceView, listDeviceViews } from "./devices_repository.ts";
+import { canonicalJson } from "./nfc_crypto.ts";
+import type { Principal } from "./principals.ts";
+import * as repo from "./registration_repository.ts";
 import { toDeviceView, toRegistered } from "./views.ts";
 
 // Printable ASCII is 0x20-0x7e: the space counts (SPEC 8).
 const IDEMPOTENCY_KEY = /^[\x20-\x7e]{8,128}$/;
 const IMPORT_CHUNK = 500;
 
+/** The body of POST /devices. */
 export interface RegisterInput {
   batchId: string;
   serial?: string;
@@ -28,11 +33,14 @@ export interface RegisterInput {
   hwRevision?: string;
 }
 
+type BatchRow = Awaited<ReturnType<FactoryAccess["batch"]>>;
+
+/** Registering devices (single and CSV) and reading them. */
 export class RegistrationService {
   constructor(
     private readonly db: Db,
     private readonly config: Config,
-    private readonly factory: FactoryService,
+    private readonly access: FactoryAccess,
   ) {}
 
   /**
@@ -44,7 +52,13 @@ export class RegistrationService {
     if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
       throw badRequest("Idempotency-Key must be 8-128 printable ASCII characters");
     }
-    const batch = await this.factory.writableBatch(p, input.batchId, "device.register", input.sku);
+    const action = "device.register";
+    const batch = await this.access.batch(p, input.batchId, "write", action);
+    // Issue 16: the batch's SKU and the device's (the override) must both be in scope.
+    await this.access.require(p, "write", action, {
+      batch: batchRef(batch),
+      device: { sku: input.sku ?? batch.sku },
+    });
     if (batch.status !== "open") throw conflict(`Batch ${batch.order_no} is closed`);
     const fingerprint = sha256Hex(canonicalJson(input));
     const replay = async (trx: Trx) => {
@@ -92,18 +106,13 @@ export class RegistrationService {
     }
     const view = toDeviceView(
       this.config.nfc.uriScheme,
-      (await repo.findDeviceView(this.db, outcome.deviceId))!,
+      (await findDeviceView(this.db, outcome.deviceId))!,
     );
     return { created: outcome.created, device: toRegistered(view) };
   }
 
   /** Inserts devices with their audit rows; returns only the ones newly created. */
-  private async insertDevices(
-    trx: Trx,
-    p: Principal,
-    batch: { id: string; sku: string; hw_revision: string | null },
-    rows: ImportRow[],
-  ) {
+  private async insertDevices(trx: Trx, p: Principal, batch: BatchRow, rows: ImportRow[]) {
     const fresh = rows.map((r) => {
       const hwId = randomString(32, "0123456789abcdef");
       return {
@@ -121,7 +130,7 @@ export class RegistrationService {
     const inserted = await repo.insertDevices(trx, fresh);
     const ids = new Set(inserted.map((d) => d.id));
     const created = fresh.filter((d) => ids.has(d.id));
-    await repo.insertAudit(
+    await insertAudit(
       trx,
       created.map((d) =>
         auditRow(p, {
@@ -136,14 +145,27 @@ export class RegistrationService {
   }
 
   /**
-   * CSV import (SPEC 4.8): good rows land, bad rows are reported; a serial already registered
-   * with the same SKU and revision counts as idempotent, with different ones as an error.
+   * The batch of a CSV import, checked before the upload is read (checks before costs): 400,
+   * 404, 403 out of scope, 409 closed.
    */
-  async importCsv(p: Principal, batchId: string, text: string) {
-    const batch = await this.factory.writableBatch(p, batchId, "device.import");
+  async importBatch(p: Principal, batchId: string): Promise<BatchRow> {
+    const batch = await this.access.batch(p, batchId, "write", "device.import");
     if (batch.status !== "open") throw conflict(`Batch ${batch.order_no} is closed`);
+    return batch;
+  }
+
+  /**
+   * CSV import (SPEC 4.8) into a batch from `importBatch`: good rows land, bad rows are
+   * reported; a row whose SKU is out of scope is a row error; a serial already registered with
+   * the same SKU and revision counts as idempotent, with different ones as an error.
+   */
+  async importCsv(p: Principal, batch: BatchRow, text: string) {
     const parsed = parseImport(text);
-    if (!parsed.ok) throw badRequest(parsed.error);
+    if (!parsed.ok) {
+      throw parsed.tooLarge
+        ? new AppError("payload_too_large", parsed.error)
+        : badRequest(parsed.error);
+    }
     const errors = [...parsed.errors];
     let ok = 0;
     let idempotent = 0;
@@ -155,7 +177,7 @@ export class RegistrationService {
         return false;
       }
       seen.add(r.serial);
-      if (!inScope(p, { id: batch.id, orderNo: batch.order_no }, sku)) {
+      if (!allows(p, { batch: batchRef(batch), device: { sku } })) {
         errors.push({ row: r.row, serial: r.serial, error: `sku ${sku} is outside your scope` });
         return false;
       }
@@ -188,11 +210,31 @@ export class RegistrationService {
       });
     }
     errors.sort((a, b) => a.row - b.row);
+    // `skus` lets the audit log hide this row from principals scoped to fewer SKUs.
+    const skus = [...new Set(rows.map((r) => r.sku ?? batch.sku))].sort();
     await writeAudit(this.db, p, {
       action: "device.import",
       batchId: batch.id,
-      detail: { ok, idempotent, errors: errors.length },
+      detail: { ok, idempotent, errors: errors.length, skus },
     });
     return { ok, idempotent, errors };
+  }
+
+  /** GET /devices/{id}: the DeviceView, proof masked; 404 missing or out of scope. */
+  async get(p: Principal, deviceId: string) {
+    const row = await this.access.device(p, deviceId, "read", "device.read");
+    return toDeviceView(this.config.nfc.uriScheme, row);
+  }
+
+  /** GET /devices: the devices in scope (their own SKU included), filtered and paged. */
+  async list(p: Principal, f: DeviceFilters) {
+    const { rows, total } = await listDeviceViews(this.db, p, f);
+    const scheme = this.config.nfc.uriScheme;
+    return {
+      items: rows.map((r) => toDeviceView(scheme, r)),
+      total,
+      limit: f.limit,
+      offset: f.offset,
+    };
   }
 }

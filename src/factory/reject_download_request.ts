@@ -1,10 +1,9 @@
 import { z } from "zod";
-import { SUPERVISORS } from "./principals.ts";
 import { factoryMeta, factoryProcedure } from "./auth.ts";
 import { downloadRequestSchema } from "./views.ts";
 
 /** POST /internal/factory/download-requests/{requestId}:reject (supervisor): `{reason}` required. */
-export const rejectDownloadRequest = factoryProcedure(SUPERVISORS, "download_request.reject")
+export const rejectDownloadRequest = factoryProcedure("rejectDownloadRequest")
   .meta(factoryMeta("POST", "/download-requests/{requestId}:reject", "Reject a download request", {
     400: "Missing reason, or requestId is not a UUID",
     403: "Not a supervisor, or request outside the scope",

@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { SUPERVISORS } from "./principals.ts";
 import { factoryMeta, factoryProcedure } from "./auth.ts";
 import { credentialSchema } from "./views.ts";
 
@@ -7,7 +6,7 @@ import { credentialSchema } from "./views.ts";
  * POST /internal/factory/devices/{deviceId}/nfc-credentials:revoke-and-reissue (supervisor):
  * optional body `{reason}`; 200 the new CredentialView (credentialVersion + 1).
  */
-export const revokeAndReissue = factoryProcedure(SUPERVISORS, "nfc_credential.revoke")
+export const revokeAndReissue = factoryProcedure("revokeAndReissue")
   .meta(factoryMeta(
     "POST",
     "/devices/{deviceId}/nfc-credentials:revoke-and-reissue",

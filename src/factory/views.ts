@@ -165,6 +165,8 @@ export interface DeviceJoinRow extends CredentialColumns {
   thing_name: string;
   batch_id: string | null;
   order_no: string;
+  /** The batch's SKU (the device may override it; the scope rule reads both). */
+  batch_sku: string;
   sku: string | null;
   hw_revision: string | null;
   lifecycle_status: string;

@@ -27,6 +27,16 @@ export const P = {
     skus: ["*"],
   },
   nobody: { id: "nobody", name: "Nobody", role: "supervisor", batches: [], skus: [] },
+  // Scoped to one SKU over every batch (issue 16: devices of another SKU in a batch of theirs).
+  skuSup: {
+    id: "skuSup",
+    name: "SKU-A supervisor",
+    role: "supervisor",
+    batches: ["*"],
+    skus: ["SKU-A"],
+  },
+  skuOp: { id: "skuOp", name: "SKU-A operator", role: "operator", batches: ["*"], skus: ["SKU-A"] },
+  skuAud: { id: "skuAud", name: "SKU-A auditor", role: "auditor", batches: ["*"], skus: ["SKU-A"] },
 } as const;
 
 export type PrincipalName = keyof typeof P;
@@ -37,6 +47,8 @@ export const tokenOf = (name: PrincipalName) => token(name);
 /** A fixed master key so tests can derive proofs independently. */
 export const MASTER_KEY = new Uint8Array(32).map((_, i) => (i * 7 + 3) & 0xff);
 export const OLD_KEY = new Uint8Array(32).map((_, i) => (i * 11 + 1) & 0xff);
+/** A fixed MQTT device key so tests can derive a device's MQTT password independently. */
+export const MQTT_DEVICE_KEY = new Uint8Array(32).map((_, i) => (i * 5 + 9) & 0xff);
 
 /** The environment of a server with these principals and keys. */
 export function factoryEnv(extra: Record<string, string> = {}): Record<string, string> {
@@ -46,6 +58,7 @@ export function factoryEnv(extra: Record<string, string> = {}): Record<string, s
     ),
     NFC_MASTER_KEYS: JSON.stringify({ old: encodeBase64(OLD_KEY), k2: encodeBase64(MASTER_KEY) }),
     NFC_ACTIVE_KEY_ID: "k2",
+    MQTT_DEVICE_KEY: encodeBase64(MQTT_DEVICE_KEY),
     ...extra,
   };
 }
