@@ -71,7 +71,15 @@ const schema = z.object({
   S3_FORCE_PATH_STYLE: z.stringbool().default(false),
   JWT_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   ACCESS_TOKEN_EXPIRY: z.string().optional(),
-  FACTORY_PRINCIPALS: jsonOf(z.array(principal)).optional(),
+  // SPEC 5.7: each principal has a unique id (idempotency keys, rate limits and "own" download
+  // requests are keyed by it) and tokens identify exactly one principal.
+  FACTORY_PRINCIPALS: jsonOf(
+    z.array(principal)
+      .refine((list) => new Set(list.map((p) => p.id)).size === list.length, "ids must be unique")
+      .refine((list) => new Set(list.map((p) => p.token)).size === list.length, {
+        message: "tokens must be unique",
+      }),
+  ).optional(),
   NFC_MASTER_KEYS: jsonOf(z.record(z.string(), z.base64())).optional(),
   NFC_ACTIVE_KEY_ID: optionalString,
   NFC_URI_SCHEME: z.string().regex(/^[a-z][a-z0-9+.-]*$/, "must be a URI scheme").default("dds"),

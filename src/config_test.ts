@@ -45,6 +45,23 @@ Deno.test("a bad value stops start-up with one line naming the variable", () => 
       ["PORT", "eighty"],
       ["DATABASE_URL", "mysql://x"],
       ["FACTORY_PRINCIPALS", "[{"],
+      [
+        "FACTORY_PRINCIPALS",
+        JSON.stringify(["a", "b"].map((token) => ({
+          id: "same",
+          token: `${token}-token-0123456789abcdef`,
+          role: "operator",
+        }))),
+      ],
+      [
+        "FACTORY_PRINCIPALS",
+        JSON.stringify(["a", "b"].map((id) => ({
+          id,
+          token: "one-token-0123456789abcdef",
+          role: "operator",
+        }))),
+      ],
+      ["MQTT_DEVICE_KEY", "c2hvcnQ="],
       ["MQTT_URL", "http://broker"],
       ["JWT_SECRET", "short"],
     ]
