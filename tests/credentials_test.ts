@@ -122,6 +122,30 @@ suite.test("another user's PAT gets 403 on your device, like their user token", 
     }
     assertEquals(expectStatus(await api.get("/api/devices", { token }), 200), []);
   }
+  // Alice's upload ticket: Bob's PAT cannot confirm it on her device (403) nor on his own (404).
+  const ticket = expectStatus(
+    await api.post(`/api/devices/${device.id}/custom-push/upload`, {
+      token: alice.accessToken,
+      body: { contentType: "image/png" },
+    }),
+    200,
+  );
+  const bobs = await createDevice(s, bob.user.id);
+  const confirm = (id: string) =>
+    api.post(`/api/devices/${id}/custom-push/confirm`, {
+      token: bobPat.token,
+      body: { fileId: ticket.fileId },
+    });
+  expectError(await confirm(device.id), 403);
+  expectError(await confirm(bobs.id), 404);
+  // Nor make Alice's push current on his device.
+  expectError(
+    await api.post(`/api/devices/${bobs.id}/current-push`, {
+      token: bobPat.token,
+      body: { pushId },
+    }),
+    404,
+  );
   // Nothing changed on Alice's device.
   const row = await s.app.services.db.selectFrom("devices").selectAll()
     .where("id", "=", device.id).executeTakeFirstOrThrow();

@@ -45,31 +45,42 @@ export class LoginLimiter {
   }
 
   private async reserve(key: string, ip: string): Promise<string> {
-    const { perIdentifier, identifierWindowSeconds, perIp, ipWindowSeconds } = this.limits;
+    // A lock-free look first: once a key is over its limit (the state a flood of guesses keeps
+    // it in), refusals take no lock and hold no pooled connection waiting for one.
+    this.refuseIfOver(await this.waitOf(this.db, key, ip));
     return await this.db.transaction().execute(async (trx) => {
+      // The authoritative count, under the locks, with the reservation in the same transaction.
       await repo.lockLoginKeys(trx, key, ip);
-      const waits = [
-        await repo.secondsUntilUnderLimit(
-          trx,
-          "account_key",
-          key,
-          perIdentifier,
-          identifierWindowSeconds,
-        ),
-        await repo.secondsUntilUnderLimit(trx, "ip", ip, perIp, ipWindowSeconds),
-      ].filter((w): w is number => w !== null);
-      if (waits.length) {
-        const wait = Math.max(...waits);
-        throw new AppError(
-          "rate_limited",
-          `Too many failed password attempts; retry in ${wait} seconds`,
-          { "Retry-After": String(wait) },
-        );
-      }
+      this.refuseIfOver(await this.waitOf(trx, key, ip));
       const id = uuidv7();
       await repo.insertLoginFailure(trx, { id, account_key: key, ip });
       return id;
     });
+  }
+
+  /** Seconds until both the key and the IP are under their limits; null when they are. */
+  private async waitOf(db: Db, key: string, ip: string): Promise<number | null> {
+    const { perIdentifier, identifierWindowSeconds, perIp, ipWindowSeconds } = this.limits;
+    const waits = [
+      await repo.secondsUntilUnderLimit(
+        db,
+        "account_key",
+        key,
+        perIdentifier,
+        identifierWindowSeconds,
+      ),
+      await repo.secondsUntilUnderLimit(db, "ip", ip, perIp, ipWindowSeconds),
+    ].filter((w): w is number => w !== null);
+    return waits.length ? Math.max(...waits) : null;
+  }
+
+  private refuseIfOver(wait: number | null) {
+    if (wait === null) return;
+    throw new AppError(
+      "rate_limited",
+      `Too many failed password attempts; retry in ${wait} seconds`,
+      { "Retry-After": String(wait) },
+    );
   }
 
   private async prune() {
