@@ -7,6 +7,7 @@ import type { Db } from "./schema.ts";
 import { AccessTokens } from "./accounts/access_tokens.ts";
 import { AccountsService } from "./accounts/service.ts";
 import { Authenticator } from "./accounts/authenticator.ts";
+import { LoginLimiter } from "./accounts/login_limiter.ts";
 import { PatsService } from "./pats/service.ts";
 import { BillingService } from "./billing/service.ts";
 import { createStripe } from "./billing/stripe_client.ts";
@@ -84,7 +85,7 @@ export function createServices(
 ): Services {
   const tokens = new AccessTokens(secrets.jwtSecret, config.accessTokenTtlSeconds);
   const pats = new PatsService(db);
-  const accounts = new AccountsService(db, tokens);
+  const accounts = new AccountsService(db, tokens, new LoginLimiter(db, config.loginFailures));
   const billing = new BillingService(db, config, createStripe(config.stripe));
   const oauth = new OauthService(db, config, { accounts, pats }, infra.publicBaseUrl);
   accounts.subscriptionOf = (userId) => billing.summary(userId);

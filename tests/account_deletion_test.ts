@@ -1,6 +1,8 @@
 /** SPEC 4.1 account deletion: one transaction, devices unlinked not deleted, second call 404. */
 import { assert, expectError, expectStatus } from "./helpers/assert.ts";
-import { registerUser } from "./helpers/http.ts";
+import { type Client, registerUser } from "./helpers/http.ts";
+import type { TestServer } from "./helpers/server.ts";
+import { decodeJwt } from "jose";
 import { serverSuite } from "./helpers/suite.ts";
 import { uuidv7 } from "../src/lib/ids.ts";
 
@@ -203,6 +205,137 @@ suite.test("a failing step inside the transaction rolls everything back", async 
     steps.splice(steps.indexOf(failing), 1);
   }
   expectStatus(await api.get("/auth/me", { token: user.accessToken }), 200);
+});
+
+/** The account row, or undefined once deleted. */
+function userRow(server: TestServer, id: string) {
+  return server.app.services.db.selectFrom("users").select("id").where("id", "=", id)
+    .executeTakeFirst();
+}
+
+type Registered = Awaited<ReturnType<typeof registerUser>>;
+
+/** Ways a session ends; each leaves `old` (an access token of the ended session) behind. */
+const endings: Record<string, (api: Client, user: Registered) => Promise<{ password: string }>> = {
+  async logout(api, user) {
+    expectStatus(await api.post("/auth/logout", { token: user.accessToken, body: {} }), 200);
+    return { password: user.password };
+  },
+  async "session deletion"(api, user) {
+    const other = await login(api, user);
+    const sessions = expectStatus(
+      await api.get("/auth/sessions", { token: other.accessToken }),
+      200,
+    );
+    const sid = decodeJwt(user.accessToken).sid as string;
+    assert.ok(sessions.some((s: { id: string }) => s.id === sid));
+    expectStatus(await api.delete(`/auth/sessions/${sid}`, { token: other.accessToken }), 200);
+    return { password: user.password };
+  },
+  async "refresh-token reuse"(api, user) {
+    expectStatus(
+      await api.post("/auth/refresh", { body: { refreshToken: user.refreshToken } }),
+      200,
+    );
+    expectError(
+      await api.post("/auth/refresh", { body: { refreshToken: user.refreshToken } }),
+      401,
+    );
+    return { password: user.password };
+  },
+  async "password change"(api, user) {
+    const other = await login(api, user);
+    const password = "a brand new password";
+    expectStatus(
+      await api.put("/auth/me", {
+        token: other.accessToken,
+        body: { password, currentPassword: user.password },
+      }),
+      200,
+    );
+    // The session that changed it is kept.
+    expectStatus(await api.get("/auth/me", { token: other.accessToken }), 200);
+    return { password };
+  },
+};
+
+async function login(api: Client, user: Registered) {
+  return expectStatus(
+    await api.post("/auth/login", {
+      body: { identifier: user.user.email, password: user.password },
+    }),
+    200,
+  );
+}
+
+for (const [ending, end] of Object.entries(endings)) {
+  suite.test(
+    `after ${ending}, the old access token cannot delete the account (401)`,
+    async (api, server) => {
+      const user = await registerUser(api);
+      const { password } = await end(api, user);
+      // Still well signed and unexpired, but its session is gone: the shared session check
+      // refuses it here as on every route (issue 16).
+      for (const pw of [password, user.password]) {
+        expectError(
+          await api.delete("/auth/account", {
+            token: user.accessToken,
+            body: { confirm: true, password: pw },
+          }),
+          401,
+        );
+      }
+      expectError(await api.get("/auth/me", { token: user.accessToken }), 401);
+      assert.ok(await userRow(server, user.user.id), "the account must still exist");
+      // The account's owner can still sign in with the current password.
+      expectStatus(
+        await api.post("/auth/login", { body: { identifier: user.user.email, password } }),
+        200,
+      );
+    },
+  );
+}
+
+suite.test(
+  "a deleted user's other session token is 404 here, 401 elsewhere",
+  async (api, server) => {
+    const user = await registerUser(api);
+    const other = await login(api, user);
+    expectStatus(
+      await api.delete("/auth/account", {
+        token: user.accessToken,
+        body: { confirm: true, password: user.password },
+      }),
+      204,
+    );
+    assert.equal(await userRow(server, user.user.id), undefined);
+    expectError(
+      await api.delete("/auth/account", {
+        token: other.accessToken,
+        body: { confirm: true, password: user.password },
+      }),
+      404,
+    );
+    expectError(await api.get("/auth/me", { token: other.accessToken }), 401);
+    expectError(await api.get("/api/devices", { token: other.accessToken }), 401);
+  },
+);
+
+suite.test("a PAT cannot delete the account (403); a revoked PAT is 401", async (api, server) => {
+  const user = await registerUser(api);
+  const create = () =>
+    api.post("/api/personal-access-tokens", { token: user.accessToken, body: { name: "x" } });
+  const pat = expectStatus(await create(), 201);
+  const revoked = expectStatus(await create(), 201);
+  expectStatus(
+    await api.delete(`/api/personal-access-tokens/${revoked.id}`, { token: user.accessToken }),
+    204,
+  );
+  const del = (token: string) =>
+    api.delete("/auth/account", { token, body: { confirm: true, password: user.password } });
+  expectError(await del(pat.token), 403);
+  expectError(await del(revoked.token), 401);
+  assert.ok(await userRow(server, user.user.id));
 });
 
 suite.end();

@@ -168,7 +168,7 @@ suite.test("a device with no credential yet cannot be bound", async (api) => {
   );
 });
 
-suite.test("bind needs a user access token: 401 without or with a factory token, 403 with a PAT", async (api) => {
+suite.test("bind takes a user token or a PAT: 401 without, with a factory token or a revoked PAT", async (api) => {
   const { request } = await bindable(api);
   expectError(await api.post("/api/devices/bind/nfc", { body: request }), 401);
   expectError(await bind(api, tokenOf("sup"), request), 401);
@@ -178,7 +178,28 @@ suite.test("bind needs a user access token: 401 without or with a factory token,
     await api.post("/api/personal-access-tokens", { token: user.accessToken, body: { name: "p" } }),
     201,
   );
-  expectError(await bind(api, pat.token, request), 403);
+  const revoked = expectStatus(
+    await api.post("/api/personal-access-tokens", { token: user.accessToken, body: { name: "r" } }),
+    201,
+  );
+  expectStatus(
+    await api.delete(`/api/personal-access-tokens/${revoked.id}`, { token: user.accessToken }),
+    204,
+  );
+  expectError(await bind(api, revoked.token, request), 401);
+  // CONTRACT.md: a PAT acts as its user on `/api/*`, binding included, with the same rules.
+  const bound = expectStatus(await bind(api, pat.token, request), 200);
+  assertEquals([bound.status, bound.device.ownerId], ["bound", user.user.id]);
+  assertEquals(expectStatus(await bind(api, pat.token, request), 200).status, "already_bound");
+  const other = await registerUser(api);
+  const otherPat = expectStatus(
+    await api.post("/api/personal-access-tokens", {
+      token: other.accessToken,
+      body: { name: "p" },
+    }),
+    201,
+  );
+  expectError(await bind(api, otherPat.token, request), 409);
 });
 
 suite.test("retired claim-code endpoints answer 410 always", async (api) => {

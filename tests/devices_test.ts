@@ -37,7 +37,8 @@ suite.test(
     assertEquals(list[0].id, mine.id);
     assertEquals(list[0].tags, ["undeclared"]);
     expectError(await api.get("/api/devices"), 401);
-    // SPEC 4.5: device endpoints take a user access token; a PAT is the wrong kind (403).
+    // CONTRACT.md: a PAT acts as its user on `/api/*` (SPEC 5.4); another user's PAT gets that
+    // user's answers (their list, 403 on this device).
     const pat = expectStatus(
       await api.post("/api/personal-access-tokens", {
         token: alice.accessToken,
@@ -45,8 +46,24 @@ suite.test(
       }),
       201,
     );
-    expectError(await api.get("/api/devices", { token: pat.token }), 403);
-    expectError(await api.get(`/api/devices/${mine.id}`, { token: pat.token }), 403);
+    assertEquals(
+      expectStatus(await api.get("/api/devices", { token: pat.token }), 200),
+      list,
+    );
+    assertEquals(
+      expectStatus(await api.get(`/api/devices/${mine.id}`, { token: pat.token }), 200).id,
+      mine.id,
+    );
+    const bobPat = expectStatus(
+      await api.post("/api/personal-access-tokens", {
+        token: bob.accessToken,
+        body: { name: "script" },
+      }),
+      201,
+    );
+    const bobList = expectStatus(await api.get("/api/devices", { token: bobPat.token }), 200);
+    assert.equal(bobList.some((d: { id: string }) => d.id === mine.id), false);
+    expectError(await api.get(`/api/devices/${mine.id}`, { token: bobPat.token }), 403);
   },
 );
 

@@ -158,15 +158,58 @@ suite.test("revocation is immediate and DELETE is idempotent; bad ids are 400", 
   expectStatus(await api.get("/api/sdk/v1/me", { token: encoded.token }), 401);
 });
 
-suite.test("another user's PAT id cannot be revoked", async (api) => {
+suite.test("another user's PAT id, or an unknown one, is 404 and changes nothing", async (api) => {
   const a = await registerUser(api);
   const b = await registerUser(api);
   const pat = await createPat(api, b.accessToken);
-  assert.equal(
-    (await api.delete(`/api/personal-access-tokens/${pat.id}`, { token: a.accessToken })).status,
-    204,
+  // SPEC 5.8, CONTRACT.md: another user's PAT is 404, also on DELETE.
+  expectError(
+    await api.delete(`/api/personal-access-tokens/${pat.id}`, { token: a.accessToken }),
+    404,
   );
   expectStatus(await api.get("/api/sdk/v1/me", { token: pat.token }), 200);
+  const [listed] = expectStatus(
+    await api.get("/api/personal-access-tokens", { token: b.accessToken }),
+    200,
+  );
+  assert.equal(listed.revokedAt, null);
+  expectError(
+    await api.delete("/api/personal-access-tokens/01a20190-0000-7000-8000-000000000000", {
+      token: a.accessToken,
+    }),
+    404,
+  );
+  // Its owner still revokes it, and again (idempotent), while the other user stays at 404.
+  for (let i = 0; i < 2; i++) {
+    expectStatus(
+      await api.delete(`/api/personal-access-tokens/${pat.id}`, { token: b.accessToken }),
+      204,
+    );
+  }
+  expectError(
+    await api.delete(`/api/personal-access-tokens/${pat.id}`, { token: a.accessToken }),
+    404,
+  );
+});
+
+suite.test("revoking again keeps the first revokedAt", async (api) => {
+  const user = await registerUser(api);
+  const pat = await createPat(api, user.accessToken);
+  const del = () =>
+    api.delete(`/api/personal-access-tokens/${pat.id}`, { token: user.accessToken });
+  expectStatus(await del(), 204);
+  const [first] = expectStatus(
+    await api.get("/api/personal-access-tokens", { token: user.accessToken }),
+    200,
+  );
+  await new Promise((r) => setTimeout(r, 20));
+  expectStatus(await del(), 204);
+  const [second] = expectStatus(
+    await api.get("/api/personal-access-tokens", { token: user.accessToken }),
+    200,
+  );
+  assert.ok(first.revokedAt);
+  assert.equal(second.revokedAt, first.revokedAt);
 });
 
 suite.test("lastUsedAt is written on use, then at most once per 5 minutes", async (api) => {

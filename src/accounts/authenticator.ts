@@ -1,9 +1,11 @@
 /**
  * Turns a bearer credential into a caller: a user access token (JWT bound to a live session) or
- * a PAT. Anything else is null, which the HTTP layer answers with one 401.
+ * a PAT. `require` is the one authentication check of every user endpoint, tRPC procedures and
+ * raw routes alike: no route verifies a credential its own way.
  */
 import type { Db } from "../schema.ts";
 import type { Caller } from "../services.ts";
+import { type AppError, forbidden, unauthorized } from "../errors.ts";
 import { looksLikePat, type PatsService } from "../pats/service.ts";
 import type { AccessTokens } from "./access_tokens.ts";
 import * as repo from "./repository.ts";
@@ -13,6 +15,26 @@ const RENEW_WITHIN_SECONDS = 24 * 3600;
 /** A session's lastUsedAt is refreshed at most this often by plain API calls. */
 const SESSION_TOUCH_MS = 5 * 60 * 1000;
 
+/** The kinds of user credential (CONTRACT.md "Who may call what"). */
+export type CallerKind = Caller["kind"];
+
+/** Why a credential was refused: a bad one, or a valid token whose user has been deleted. */
+export type AuthFailure = "invalid" | "user_gone";
+
+/** What a credential of the wrong kind is told (403; docs/decisions.md). */
+const WRONG_KIND: Record<CallerKind, string> = {
+  pat: "Personal access tokens cannot be used here",
+  user: "This endpoint accepts personal access tokens only",
+};
+
+export interface RequireOptions {
+  /**
+   * The error for a well-signed, unexpired user token whose user no longer exists; 401 unless
+   * a route says otherwise (SPEC 4.1: DELETE /auth/account answers 404 the second time).
+   */
+  userGone?: () => AppError;
+}
+
 export class Authenticator {
   constructor(
     private readonly db: Db,
@@ -20,27 +42,46 @@ export class Authenticator {
     private readonly pats: PatsService,
   ) {}
 
-  /** The caller behind a bearer credential, or null. */
-  async authenticate(bearer: string): Promise<Caller | null> {
+  /**
+   * The caller behind a bearer credential of one of `kinds`. Missing or bad credentials are 401
+   * with no reason (SPEC 5.5); a valid credential of another kind is 403.
+   */
+  async require(
+    bearer: string | null,
+    kinds: readonly CallerKind[],
+    options: RequireOptions = {},
+  ): Promise<Caller> {
+    if (!bearer) throw unauthorized("Missing bearer token");
+    const result = await this.authenticate(bearer);
+    if ("failure" in result) {
+      throw result.failure === "user_gone" && options.userGone
+        ? options.userGone()
+        : unauthorized();
+    }
+    if (!kinds.includes(result.kind)) throw forbidden(WRONG_KIND[result.kind]);
+    return result;
+  }
+
+  /** The caller behind a bearer credential, or why there is none. */
+  async authenticate(bearer: string): Promise<Caller | { failure: AuthFailure }> {
     if (looksLikePat(bearer)) {
       const pat = await this.pats.verify(bearer);
-      return pat && { kind: "pat", ...pat };
+      return pat ? { kind: "pat", ...pat } : { failure: "invalid" };
     }
     const claims = await this.tokens.verify(bearer);
-    if (!claims) return null;
-    // Logout, session deletion, refresh reuse and account deletion end the session, and with
-    // it every access token issued for it.
+    if (!claims) return { failure: "invalid" };
+    // Logout, session deletion, refresh reuse, password change and account deletion end the
+    // session, and with it every access token issued for it.
     const session = await repo.findActiveSession(this.db, claims.sessionId, claims.userId);
-    if (!session) return null;
+    if (!session) {
+      // Only on the refusal path: a deleted user's sessions went with it (ON DELETE CASCADE).
+      const user = await repo.findUserById(this.db, claims.userId);
+      return { failure: user ? "invalid" : "user_gone" };
+    }
     if (Date.now() - session.last_used_at.getTime() > SESSION_TOUCH_MS) {
       await repo.touchSession(this.db, session.id);
     }
     return { kind: "user", ...claims };
-  }
-
-  /** Verifies only the signature and expiry (account deletion must tell 404 from 401). */
-  verifySignatureOnly(bearer: string) {
-    return looksLikePat(bearer) ? Promise.resolve(null) : this.tokens.verify(bearer);
   }
 
   /** SPEC 5.2: a fresh token when a user token has under 24 hours left; PATs never renew. */

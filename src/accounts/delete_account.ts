@@ -3,10 +3,9 @@
  * one carries `{confirm, password}`.
  */
 import { z } from "zod";
-import { AppError, forbidden, unauthorized } from "../errors.ts";
+import { AppError, notFound } from "../errors.ts";
 import { readJson } from "../http/body.ts";
 import type { RawRoute } from "../http/raw.ts";
-import { looksLikePat } from "../pats/service.ts";
 
 const body = z.object({
   confirm: z.literal(true, "confirm must be true"),
@@ -17,16 +16,17 @@ export const deleteAccount: RawRoute = {
   method: "DELETE",
   path: "/auth/account",
   async handle(req, ctx) {
-    if (!ctx.bearer) throw unauthorized("Missing bearer token");
-    if (looksLikePat(ctx.bearer)) throw forbidden("Personal access tokens cannot be used here");
-    // Signature and expiry only: after deletion the same token must get 404, not 401.
-    const claims = await ctx.services.auth.verifySignatureOnly(ctx.bearer);
-    if (!claims) throw unauthorized();
+    // The shared session check of every route: a token of an ended session (logout, session
+    // deletion, refresh reuse, password change) is 401. SPEC 4.1 "second call 404": only a
+    // valid token whose user is gone is told 404. Checked before the body is read.
+    const caller = await ctx.services.auth.require(ctx.bearer, ["user"], {
+      userGone: () => notFound("User no longer exists"),
+    });
     const parsed = body.safeParse(await readJson(req));
     if (!parsed.success) {
       throw new AppError("invalid_request", parsed.error.issues[0]?.message ?? "Invalid body");
     }
-    await ctx.services.accounts.deleteAccount(claims.userId, parsed.data.password);
+    await ctx.services.accounts.deleteAccount(caller.userId, parsed.data.password, ctx.ip);
     return new Response(null, { status: 204 });
   },
   doc: {
@@ -49,7 +49,9 @@ export const deleteAccount: RawRoute = {
       204: { description: "Deleted" },
       400: { description: "confirm not true or malformed body" },
       401: { description: "Missing or invalid token, or incorrect password" },
+      403: { description: "Called with a personal access token" },
       404: { description: "User no longer exists" },
+      429: { description: "Too many failed password checks; see Retry-After" },
       500: { description: "Provider revocation or subscription cancellation failed" },
     },
   },

@@ -11,7 +11,11 @@ export const login = publicProcedure
       path: "/auth/login",
       tags: ["accounts"],
       summary: "Log in with email or username and password",
-      errorResponses: { 400: "Missing fields", 401: "Invalid credentials" },
+      errorResponses: {
+        400: "Missing fields",
+        401: "Invalid credentials",
+        429: "Too many failed password checks for this account or address; see Retry-After",
+      },
     },
   })
   .input(

@@ -122,3 +122,52 @@ export function findRefreshToken(db: Db, digest: string) {
   return db.selectFrom("refresh_tokens").selectAll().where("token_digest", "=", digest)
     .executeTakeFirst();
 }
+
+/**
+ * Serialises password-check accounting for one account key and one IP until the transaction
+ * ends, so counting and reserving are atomic across processes. Always account first, then IP:
+ * every caller takes them in that order, so two reservations cannot deadlock.
+ */
+export async function lockLoginKeys(trx: Trx, accountKey: string, ip: string) {
+  await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`login:account:${accountKey}`}, 0))`
+    .execute(trx);
+  await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`login:ip:${ip}`}, 0))`.execute(trx);
+}
+
+/**
+ * Seconds until fewer than `limit` failures of a key fall in the last `windowSeconds`, or null
+ * when there are fewer already: the `limit`-th newest failure in the window leaves it first.
+ */
+export async function secondsUntilUnderLimit(
+  db: Db,
+  column: "account_key" | "ip",
+  key: string,
+  limit: number,
+  windowSeconds: number,
+): Promise<number | null> {
+  const window = sql`make_interval(secs => ${windowSeconds})`;
+  const row = await db.selectFrom("login_failures")
+    .select(sql<string>`extract(epoch from failed_at + ${window} - clock_timestamp())`.as("wait"))
+    .where(column, "=", key)
+    .where("failed_at", ">", sql<Date>`clock_timestamp() - ${window}`)
+    .orderBy("failed_at", "desc").offset(limit - 1).limit(1)
+    .executeTakeFirst();
+  return row ? Math.max(1, Math.ceil(Number(row.wait))) : null;
+}
+
+/** Records a password check (as failed until `deleteLoginFailure` says otherwise). */
+export function insertLoginFailure(db: Db, row: { id: string; account_key: string; ip: string }) {
+  return db.insertInto("login_failures").values(row).execute();
+}
+
+/** Forgets a recorded check: the password was right. */
+export function deleteLoginFailure(db: Db, id: string) {
+  return db.deleteFrom("login_failures").where("id", "=", id).execute();
+}
+
+/** Deletes failures older than `seconds`, which no window reaches any more. */
+export function pruneLoginFailures(db: Db, seconds: number) {
+  return db.deleteFrom("login_failures")
+    .where("failed_at", "<", sql<Date>`clock_timestamp() - make_interval(secs => ${seconds})`)
+    .execute();
+}

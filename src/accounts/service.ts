@@ -10,6 +10,7 @@ import { randomToken, sha256Hex } from "../lib/crypto.ts";
 import { isUniqueViolation } from "../db/errors.ts";
 import type { AccessTokens } from "./access_tokens.ts";
 import { hashPassword, verifyAgainstDummy, verifyPassword } from "./passwords.ts";
+import { accountKey, type LoginLimiter } from "./login_limiter.ts";
 import * as repo from "./repository.ts";
 import type { UsersTable } from "./tables.ts";
 import { type SubscriptionSummary, toOauthAccount, toSession, toUser } from "./views.ts";
@@ -42,7 +43,11 @@ export class AccountsService {
   readonly deletionSteps: DeletionSteps = { before: [], inTransaction: [], after: [] };
   subscriptionOf: SubscriptionSummaryReader = () => Promise.resolve(null);
 
-  constructor(private readonly db: Db, private readonly tokens: AccessTokens) {}
+  constructor(
+    private readonly db: Db,
+    private readonly tokens: AccessTokens,
+    private readonly limiter: LoginLimiter,
+  ) {}
 
   /** Creates an account and its first session (SPEC 4.1 register). */
   async register(input: { email: string; username: string; password: string }, client: ClientInfo) {
@@ -81,9 +86,15 @@ export class AccountsService {
       throw unauthorized("Invalid credentials");
     }
     const user = await repo.findUserByIdentifier(this.db, input.identifier);
-    const ok = user?.password_hash && !user.disabled_at
-      ? await verifyPassword(input.password, user.password_hash)
-      : await verifyAgainstDummy(input.password);
+    // CONTRACT.md: over the failure limits, 429 before any hashing.
+    const ok = await this.limiter.guard(
+      accountKey(user, input.identifier),
+      client.ip,
+      () =>
+        user?.password_hash && !user.disabled_at
+          ? verifyPassword(input.password, user.password_hash)
+          : verifyAgainstDummy(input.password),
+    );
     if (!ok || !user) throw unauthorized("Invalid credentials");
     return { ...(await this.openSession(user.id, client)), user: toUser(user) };
   }
@@ -159,12 +170,14 @@ export class AccountsService {
 
   /**
    * `PUT /auth/me`. Changing a password requires the current one (when the user has one) and
-   * ends every other session, so a stolen session cannot outlive a password reset.
+   * ends every other session in the same transaction, so a stolen session's access and refresh
+   * tokens cannot outlive a password change (docs/decisions.md).
    */
   async updateMe(
     userId: string,
-    sessionId: string | undefined,
+    sessionId: string,
     input: { username?: string; password?: string; currentPassword?: string },
+    client: ClientInfo,
   ) {
     const user = await repo.findUserById(this.db, userId);
     if (!user) throw unauthorized();
@@ -174,19 +187,25 @@ export class AccountsService {
         if (input.currentPassword === undefined) {
           throw badRequest("currentPassword is required to change the password");
         }
-        if (!(await verifyPassword(input.currentPassword, user.password_hash))) {
-          throw unauthorized("Current password is incorrect");
-        }
+        const current = input.currentPassword, hash = user.password_hash;
+        const ok = await this.limiter.guard(
+          accountKey(user, ""),
+          client.ip,
+          () => verifyPassword(current, hash),
+        );
+        if (!ok) throw unauthorized("Current password is incorrect");
       }
       changes.password_hash = await hashPassword(input.password);
     }
     if (input.username !== undefined) changes.username = input.username.trim();
     if (!changes.username && !changes.password_hash) return toUser(user);
     try {
-      const updated = await repo.updateUser(this.db, userId, changes);
-      if (!updated) throw unauthorized();
-      if (changes.password_hash) await repo.deleteSessionsOfUser(this.db, userId, sessionId);
-      return toUser(updated);
+      return await this.db.transaction().execute(async (trx) => {
+        const updated = await repo.updateUser(trx, userId, changes);
+        if (!updated) throw unauthorized();
+        if (changes.password_hash) await repo.deleteSessionsOfUser(trx, userId, sessionId);
+        return toUser(updated);
+      });
     } catch (error) {
       if (isUniqueViolation(error)) throw conflict("Username is already taken");
       throw error;
@@ -219,14 +238,18 @@ export class AccountsService {
    * `before` steps (each may abort with 500), then one transaction that runs the other domains'
    * steps and deletes the user row, cascading to everything the user owns.
    */
-  async deleteAccount(userId: string, password: string | undefined) {
+  async deleteAccount(userId: string, password: string | undefined, ip: string) {
     const user = await repo.findUserById(this.db, userId);
     if (!user) throw notFound("User no longer exists");
     if (user.password_hash) {
       if (password === undefined) throw unauthorized("Password is required");
-      if (!(await verifyPassword(password, user.password_hash))) {
-        throw unauthorized("Incorrect password");
-      }
+      const hash = user.password_hash;
+      const ok = await this.limiter.guard(
+        accountKey(user, ""),
+        ip,
+        () => verifyPassword(password, hash),
+      );
+      if (!ok) throw unauthorized("Incorrect password");
     }
     for (const step of this.deletionSteps.before) {
       try {

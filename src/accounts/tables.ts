@@ -45,9 +45,18 @@ export interface OauthAccountsTable {
   linked_at: CreatedAt;
 }
 
+/** migrations/0400: one failed (or in-flight) password check. */
+export interface LoginFailuresTable {
+  id: string;
+  account_key: string;
+  ip: string;
+  failed_at: ColumnType<Date, Date | undefined, never>;
+}
+
 export interface AccountTables {
   users: UsersTable;
   sessions: SessionsTable;
   refresh_tokens: RefreshTokensTable;
   oauth_accounts: OauthAccountsTable;
+  login_failures: LoginFailuresTable;
 }

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { userProcedure } from "../trpc/auth.ts";
-import { passwordInput, usernameInput } from "./inputs.ts";
+import { forbidden } from "../errors.ts";
+import { clientOf, passwordInput, usernameInput } from "./inputs.ts";
 import { userSchema } from "./views.ts";
 
 /** PUT /auth/me: change username and/or password (the latter needs `currentPassword`). */
@@ -15,6 +16,7 @@ export const updateMe = userProcedure
       errorResponses: {
         400: "Invalid fields or missing currentPassword",
         401: "Unauthorized or incorrect current password",
+        429: "Too many failed password checks; see Retry-After",
         409: "Username taken",
       },
     },
@@ -26,6 +28,9 @@ export const updateMe = userProcedure
   }))
   .output(userSchema)
   .mutation(({ ctx, input }) => {
-    const sessionId = ctx.caller.kind === "user" ? ctx.caller.sessionId : undefined;
-    return ctx.services.accounts.updateMe(ctx.caller.userId, sessionId, input);
+    const { caller } = ctx;
+    // userProcedure admits user access tokens only; this narrows the type to find the session
+    // a password change keeps.
+    if (caller.kind !== "user") throw forbidden();
+    return ctx.services.accounts.updateMe(caller.userId, caller.sessionId, input, clientOf(ctx));
   });

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { userProcedure } from "../trpc/auth.ts";
+import { userOrPatProcedure } from "../trpc/auth.ts";
 import { deviceSchema } from "../devices/views.ts";
 
 // Loose field types on purpose: a wrongly typed credential field gets the same 400 as a wrong
@@ -7,7 +7,7 @@ import { deviceSchema } from "../devices/views.ts";
 const loose = <T extends z.ZodType>(schema: T) => schema.optional().catch(undefined);
 
 /** POST /api/devices/bind/nfc: binds a registered device to the caller by its NFC credential. */
-export const bindNfc = userProcedure
+export const bindNfc = userOrPatProcedure
   .meta({
     openapi: {
       method: "POST",
@@ -19,7 +19,6 @@ export const bindNfc = userProcedure
         400:
           "Invalid NFC credential (malformed, wrong proof, unsupported version, unknown key, or revoked)",
         401: "Unauthorized",
-        403: "Called with a personal access token",
         404: "Device not registered at the factory",
         409: "Device bound to another user",
       },

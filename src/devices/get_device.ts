@@ -1,10 +1,10 @@
 import { z } from "zod";
-import { userProcedure } from "../trpc/auth.ts";
+import { userOrPatProcedure } from "../trpc/auth.ts";
 import { OWNER_ERRORS } from "./meta.ts";
 import { deviceSchema } from "./views.ts";
 
 /** GET /api/devices/{id}: the device with `state` as an escaped string. */
-export const getDevice = userProcedure
+export const getDevice = userOrPatProcedure
   .meta({
     openapi: {
       method: "GET",

@@ -1,10 +1,10 @@
 import { z } from "zod";
-import { userProcedure } from "../trpc/auth.ts";
+import { userOrPatProcedure } from "../trpc/auth.ts";
 import { OWNER_ERRORS } from "./meta.ts";
 import { healthSchema } from "./views.ts";
 
 /** GET /api/devices/{id}/health. */
-export const getHealth = userProcedure
+export const getHealth = userOrPatProcedure
   .meta({
     openapi: {
       method: "GET",

@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { userProcedure } from "../trpc/auth.ts";
+import { userOrPatProcedure } from "../trpc/auth.ts";
 import { OWNER_ERRORS } from "./meta.ts";
 
 /** GET /api/devices/{id}/nickname: falls back to hwId when unset. */
-export const getNickname = userProcedure
+export const getNickname = userOrPatProcedure
   .meta({
     openapi: {
       method: "GET",

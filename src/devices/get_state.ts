@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { userProcedure } from "../trpc/auth.ts";
+import { userOrPatProcedure } from "../trpc/auth.ts";
 import { OWNER_ERRORS } from "./meta.ts";
 
 /** GET /api/devices/{id}/state: the reported state parsed; 404 when none was reported. */
-export const getState = userProcedure
+export const getState = userOrPatProcedure
   .meta({
     openapi: {
       method: "GET",

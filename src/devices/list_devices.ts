@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { userProcedure } from "../trpc/auth.ts";
+import { userOrPatProcedure } from "../trpc/auth.ts";
 import { deviceListItemSchema } from "./views.ts";
 
 /** GET /api/devices: the caller's devices; null optionals omitted (SPEC 2.7). */
-export const listDevices = userProcedure
+export const listDevices = userOrPatProcedure
   .meta({
     openapi: {
       method: "GET",

@@ -1,10 +1,10 @@
 import { z } from "zod";
-import { userProcedure } from "../trpc/auth.ts";
+import { userOrPatProcedure } from "../trpc/auth.ts";
 import { OWNER_ERRORS } from "./meta.ts";
 import { commandSchema } from "./views.ts";
 
 /** POST /api/devices/{id}/cmd: a `text` command over MQTT `down/cmd`, recorded `delivered`. */
-export const sendCommand = userProcedure
+export const sendCommand = userOrPatProcedure
   .meta({
     openapi: {
       method: "POST",

@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { userProcedure } from "../trpc/auth.ts";
+import { userOrPatProcedure } from "../trpc/auth.ts";
 import { OWNER_ERRORS } from "./meta.ts";
 
 /** PUT /api/devices/{id}/nickname: an empty string clears it. */
-export const setNickname = userProcedure
+export const setNickname = userOrPatProcedure
   .meta({
     openapi: {
       method: "PUT",

@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { userProcedure } from "../trpc/auth.ts";
+import { userOrPatProcedure } from "../trpc/auth.ts";
 import { OWNER_ERRORS } from "./meta.ts";
 
 /** POST /api/devices/{id}/unbind: the device becomes claimable; MQTT `unbound` follows. */
-export const unbindDevice = userProcedure
+export const unbindDevice = userOrPatProcedure
   .meta({
     openapi: {
       method: "POST",

@@ -17,6 +17,8 @@ import { RouteTable } from "./routes.ts";
 import { createOpenApiFetch } from "./openapi_fetch.ts";
 
 const FACTORY_PREFIX = "/internal/factory";
+/** CONTRACT.md: a `/trpc` batch carries at most this many calls. */
+export const TRPC_MAX_BATCH = 10;
 /** Key of the factory router in `src/router.ts`. */
 const FACTORY_TRPC_PREFIX = "factory.";
 
@@ -58,6 +60,20 @@ function servesTrpc(ingress: Ingress, path: string): boolean {
   return ingress === "factory" ? factory.every(Boolean) : !factory.some(Boolean);
 }
 
+/**
+ * The procedure names of a `/trpc` request, as tRPC reads them: the decoded path, split on
+ * commas when `batch=1`. Null when the path cannot be decoded.
+ */
+function trpcCalls(url: URL): string[] | null {
+  let path: string;
+  try {
+    path = decodeURIComponent(url.pathname.slice("/trpc/".length));
+  } catch {
+    return null;
+  }
+  return url.searchParams.get("batch") === "1" ? path.split(",") : [path];
+}
+
 function servesPath(ingress: Ingress, path: string): boolean {
   const factory = path === FACTORY_PREFIX || path.startsWith(`${FACTORY_PREFIX}/`);
   return ingress === "combined" || (ingress === "factory") === factory;
@@ -71,15 +87,38 @@ export function createHandler(options: HandlerOptions) {
   const origins = services.config.corsOrigins;
 
   async function dispatch(req: Request, ctx: Context, url: URL, holder: { template: string }) {
+    const { requestId } = ctx;
     if (url.pathname === "/trpc" || url.pathname.startsWith("/trpc/")) {
       holder.template = "/trpc";
       if (!servesTrpc(ingress, url.pathname)) throw new AppError("not_found", "Not found");
+      // CONTRACT.md: a larger batch is 400 before any call runs (and before its body is read):
+      // each call may hash a password, so the batch size bounds the work of one request.
+      const calls = trpcCalls(url)?.length ?? 0;
+      if (calls > TRPC_MAX_BATCH) {
+        throw new AppError(
+          "invalid_request",
+          `A batch of ${calls} calls is over the limit of ${TRPC_MAX_BATCH}`,
+        );
+      }
       return await fetchRequestHandler({
         endpoint: "/trpc",
         req: await withLimitedBody(req),
         router,
+        maxBatchSize: TRPC_MAX_BATCH,
         createContext: () => ctx,
-        responseMeta: () => ({ headers: ctx.response.headers }),
+        onError: ({ error, path }) => {
+          if (error.code !== "INTERNAL_SERVER_ERROR" || error.cause instanceof AppError) return;
+          // The caller sees "Internal server error"; the cause is only in the log.
+          logger.error("request failed", {
+            requestId,
+            path: `/trpc/${path ?? ""}`,
+            error: String(error.cause ?? error),
+            stack: (error.cause as Error | undefined)?.stack ?? error.stack,
+          });
+        },
+        responseMeta: ({ errors }) => ({
+          headers: { ...errorHeaders(errors), ...ctx.response.headers },
+        }),
       });
     }
     const match = servesPath(ingress, url.pathname)
@@ -148,6 +187,15 @@ export function createHandler(options: HandlerOptions) {
     });
     return out;
   };
+}
+
+/** Headers the AppErrors of a tRPC response carry (`Retry-After` of a 429). */
+function errorHeaders(errors: readonly { cause?: unknown }[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const error of errors) {
+    if (error.cause instanceof AppError) Object.assign(out, error.cause.headers);
+  }
+  return out;
 }
 
 /**

@@ -15,11 +15,16 @@ export function listPats(db: Db, userId: string) {
     .orderBy("created_at", "desc").orderBy("id", "desc").execute();
 }
 
-/** Revokes a token of a user; already revoked or foreign tokens are left alone. */
-export function revokePat(db: Db, userId: string, id: string) {
-  return db.updateTable("personal_access_tokens").set({ revoked_at: new Date() })
-    .where("id", "=", id).where("user_id", "=", userId).where("revoked_at", "is", null)
-    .execute();
+/**
+ * Revokes a token of a user in one statement; an already revoked one keeps its `revoked_at`.
+ * True when the user has a token of that id; another user's token is not touched.
+ */
+export async function revokePat(db: Db, userId: string, id: string): Promise<boolean> {
+  const row = await db.updateTable("personal_access_tokens")
+    .set((eb) => ({ revoked_at: eb.fn.coalesce("revoked_at", eb.val(new Date())) }))
+    .where("id", "=", id).where("user_id", "=", userId)
+    .returning("id").executeTakeFirst();
+  return row !== undefined;
 }
 
 /** Revokes every active token of a user. */

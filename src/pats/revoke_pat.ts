@@ -3,7 +3,7 @@ import { userProcedure } from "../trpc/auth.ts";
 import { badRequest } from "../errors.ts";
 import { isUuid } from "../lib/ids.ts";
 
-/** DELETE /api/personal-access-tokens/{id}: 204, immediate and idempotent. */
+/** DELETE /api/personal-access-tokens/{id}: 204, immediate and idempotent; 404 if not the caller's. */
 export const revokePat = userProcedure
   .meta({
     openapi: {
@@ -17,6 +17,7 @@ export const revokePat = userProcedure
         400: "id is not a UUID",
         401: "Unauthorized",
         403: "Called with a personal access token",
+        404: "No token of the caller has this id",
       },
     },
   })

@@ -1,6 +1,6 @@
 /** Personal access tokens (SPEC 4.3, 5.4, 5.5): creation, listing, revocation, verification. */
 import type { Db, Trx } from "../schema.ts";
-import { badRequest } from "../errors.ts";
+import { badRequest, notFound } from "../errors.ts";
 import { uuidv7 } from "../lib/ids.ts";
 import { randomString, sha256Hex } from "../lib/crypto.ts";
 import * as repo from "./repository.ts";
@@ -43,9 +43,12 @@ export class PatsService {
     return (await repo.listPats(this.db, userId)).map(toPat);
   }
 
-  /** Revokes a token; idempotent, and silent for ids that are not the caller's. */
+  /**
+   * Revokes a token; idempotent for the caller's own (SPEC 4.3). Another user's token, or an
+   * unknown id, is 404 and changes nothing (SPEC 5.8, CONTRACT.md).
+   */
   async revoke(userId: string, id: string) {
-    await repo.revokePat(this.db, userId, id);
+    if (!(await repo.revokePat(this.db, userId, id))) throw notFound("Token not found");
   }
 
   /**

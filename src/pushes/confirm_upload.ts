@@ -1,10 +1,10 @@
 import { z } from "zod";
-import { userProcedure } from "../trpc/auth.ts";
+import { userOrPatProcedure } from "../trpc/auth.ts";
 import { confirmUpload as confirm } from "./custom.ts";
 import { PUSH_ERRORS } from "./meta.ts";
 
 /** POST /api/devices/{id}/custom-push/confirm: verifies the upload; the push starts in PREPARE. */
-export const confirmUpload = userProcedure
+export const confirmUpload = userOrPatProcedure
   .meta({
     openapi: {
       method: "POST",

@@ -1,12 +1,12 @@
 import { z } from "zod";
 import { jsonInteger } from "../lib/json_number.ts";
-import { userProcedure } from "../trpc/auth.ts";
+import { userOrPatProcedure } from "../trpc/auth.ts";
 import { createUploadTicket } from "./custom.ts";
 import { PUSH_ERRORS } from "./meta.ts";
 import { uploadTicketSchema } from "./views.ts";
 
 /** POST /api/devices/{id}/custom-push/upload: a presigned upload ticket for one image. */
-export const createUpload = userProcedure
+export const createUpload = userOrPatProcedure
   .meta({
     openapi: {
       method: "POST",

@@ -1,10 +1,10 @@
 import { z } from "zod";
-import { userProcedure } from "../trpc/auth.ts";
+import { userOrPatProcedure } from "../trpc/auth.ts";
 import { formatQuery, PUSH_ERRORS } from "./meta.ts";
 import { parseFormat, pushUrlSchema } from "./views.ts";
 
 /** GET /api/devices/{id}/push: the latest push, or the best queued one promoted (rule 1). */
-export const getPush = userProcedure
+export const getPush = userOrPatProcedure
   .meta({
     openapi: {
       method: "GET",

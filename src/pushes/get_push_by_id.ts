@@ -1,10 +1,10 @@
 import { z } from "zod";
-import { userProcedure } from "../trpc/auth.ts";
+import { userOrPatProcedure } from "../trpc/auth.ts";
 import { formatQuery, PUSH_ERRORS } from "./meta.ts";
 import { parseFormat, pushUrlSchema } from "./views.ts";
 
 /** GET /api/devices/{id}/push/{pushId}: that push's URL; changes no push state (rule 3). */
-export const getPushById = userProcedure
+export const getPushById = userOrPatProcedure
   .meta({
     openapi: {
       method: "GET",

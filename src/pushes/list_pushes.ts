@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { userProcedure } from "../trpc/auth.ts";
+import { userOrPatProcedure } from "../trpc/auth.ts";
 import { PUSH_ERRORS } from "./meta.ts";
 import { PUSH_STATUSES } from "./tables.ts";
 import { pushPageSchema } from "./views.ts";
@@ -7,7 +7,7 @@ import { pushPageSchema } from "./views.ts";
 const timestamp = z.iso.datetime({ offset: true, message: "must be an RFC 3339 timestamp" });
 
 /** GET /api/devices/{id}/pushes: history, newest first, keyset cursor on (createdAt, id). */
-export const listPushes = userProcedure
+export const listPushes = userOrPatProcedure
   .meta({
     openapi: {
       method: "GET",

@@ -1,10 +1,10 @@
 import { z } from "zod";
-import { userProcedure } from "../trpc/auth.ts";
+import { userOrPatProcedure } from "../trpc/auth.ts";
 import { formatQuery, PUSH_ERRORS } from "./meta.ts";
 import { parseFormat, pushUrlSchema } from "./views.ts";
 
 /** POST /api/devices/{id}/push/refresh: the next queued push replaces the latest (rule 2). */
-export const refreshPush = userProcedure
+export const refreshPush = userOrPatProcedure
   .meta({
     openapi: {
       method: "POST",

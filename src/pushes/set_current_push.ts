@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { userProcedure } from "../trpc/auth.ts";
+import { userOrPatProcedure } from "../trpc/auth.ts";
 import { PUSH_ERRORS } from "./meta.ts";
 
 /** POST /api/devices/{id}/current-push: show this rendered push now; `new_push` over MQTT. */
-export const setCurrentPush = userProcedure
+export const setCurrentPush = userOrPatProcedure
   .meta({
     openapi: {
       method: "POST",

@@ -2,27 +2,15 @@
  * Authentication middlewares. Authorization denies by default: a procedure names the credential
  * kinds it accepts, and anything else is refused before its body runs.
  */
-import { AppError, forbidden, unauthorized } from "../errors.ts";
+import { AppError } from "../errors.ts";
 import type { Caller } from "../services.ts";
 import { baseProcedure, toTrpcError } from "./init.ts";
 
-type Kind = Caller["kind"];
-
-const WRONG_KIND: Record<Kind, string> = {
-  user: "Personal access tokens cannot be used here",
-  pat: "This endpoint accepts personal access tokens only",
-};
-
-function requireCaller(kinds: readonly Kind[]) {
+function requireCaller(kinds: readonly Caller["kind"][]) {
   return baseProcedure.use(async ({ ctx, next }) => {
     try {
-      if (!ctx.bearer) throw unauthorized("Missing bearer token");
-      const caller = await ctx.services.auth.authenticate(ctx.bearer);
-      // SPEC 5.5: one 401 for every bad credential, no reason given.
-      if (!caller) throw unauthorized();
-      if (!kinds.includes(caller.kind)) {
-        throw forbidden(WRONG_KIND[caller.kind === "pat" ? "user" : "pat"]);
-      }
+      // The shared check (raw routes call the same `require`).
+      const caller = await ctx.services.auth.require(ctx.bearer, kinds);
       const renewed = await ctx.services.auth.renewal(caller);
       if (renewed) ctx.response.headers["X-Renewed-Token"] = renewed;
       return next({ ctx: { ...ctx, caller } });
@@ -33,9 +21,15 @@ function requireCaller(kinds: readonly Kind[]) {
   });
 }
 
-/** Needs a user access token (session endpoints, PAT management, `/api/app/v1`). */
+/**
+ * Needs a user access token: `/auth/*` (account, sessions, billing stay with an interactive
+ * login), PAT management and `/api/app/v1` (CONTRACT.md "Who may call what").
+ */
 export const userProcedure = requireCaller(["user"]);
-/** Needs a user access token or a PAT (the unversioned `/api` resources). */
+/**
+ * A user access token or a PAT acting as its user: the unversioned `/api/*` resources (devices,
+ * binding, pushes; CONTRACT.md, SPEC 5.4 "no scopes or separate isolation").
+ */
 export const userOrPatProcedure = requireCaller(["user", "pat"]);
 /** Needs a PAT (`/api/sdk/v1`). */
 export const patProcedure = requireCaller(["pat"]);

@@ -53,7 +53,19 @@ export function toTrpcError(error: AppError): TRPCError {
   });
 }
 
-const t = initTRPC.context<Context>().meta<OpenApiMeta>().create();
+const t = initTRPC.context<Context>().meta<OpenApiMeta>().create({
+  // CONTRACT.md: `/trpc` never returns stack traces. tRPC adds `data.stack` whenever NODE_ENV is
+  // not "production" (it is unset in tests and `deno task test`), so development mode is off for
+  // good, and the formatter below drops the field whatever the mode.
+  isDev: false,
+  errorFormatter: ({ shape, error }) => {
+    const { stack: _stack, ...data } = shape.data as typeof shape.data & { stack?: string };
+    // An unexpected failure's own message can name SQL, files or hosts; only AppErrors and
+    // tRPC's own client errors are written for the caller.
+    const internal = error.code === "INTERNAL_SERVER_ERROR" && !(error.cause instanceof AppError);
+    return { ...shape, message: internal ? "Internal server error" : shape.message, data };
+  },
+});
 
 export const router = t.router;
 export const middleware = t.middleware;
