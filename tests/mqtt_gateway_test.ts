@@ -8,16 +8,20 @@ import { eventually } from "./helpers/mqtt.ts";
 import { startEmbeddedBroker } from "../src/mqtt/broker.ts";
 import { MqttGateway } from "../src/mqtt/gateway.ts";
 import { SERVICE_USERNAME } from "../src/mqtt/broker.ts";
+import { deviceMqttPassword } from "../src/mqtt/device_secret.ts";
 import { AppError } from "../src/errors.ts";
 
 const SECRET = "gateway-test-secret";
+const KEY = new Uint8Array(32).fill(3);
 
 function broker(port: number) {
   return startEmbeddedBroker({
     port,
     host: "127.0.0.1",
     serviceSecret: SECRET,
-    isKnownThing: (name) => Promise.resolve(name === "thing-1"),
+    deviceKey: KEY,
+    credentialVersions: (names) =>
+      Promise.resolve(new Map(names.filter((n) => n === "thing-1").map((n) => [n, 1]))),
   });
 }
 
@@ -54,6 +58,7 @@ Deno.test({
       const device = await mqtt.connectAsync(`mqtt://127.0.0.1:${port}`, {
         clientId: "thing-1",
         username: "thing-1",
+        password: deviceMqttPassword(KEY, "thing-1", 1),
         protocolVersion: 4,
         reconnectPeriod: 0,
       });

@@ -3,21 +3,33 @@
  * MQTT_URL. Device reports update the device; get_push / refresh_push follow the HTTP rules.
  */
 import mqtt from "mqtt";
+import { encodeBase64 } from "@oslojs/encoding";
 import { assert, assertEquals, expectStatus } from "./helpers/assert.ts";
 import { registerUser } from "./helpers/http.ts";
 import { serverSuite } from "./helpers/suite.ts";
-import { createDevice, deviceRow, insertPush, pushRow } from "./helpers/devices.ts";
+import {
+  createDevice,
+  deviceRow,
+  insertPush,
+  mqttPassword,
+  mqttPasswordOf,
+  pushRow,
+} from "./helpers/devices.ts";
 import { connectDevice, eventually } from "./helpers/mqtt.ts";
+import { as, createBatch, factoryEnv, registerDevice } from "./helpers/factory.ts";
 import { externalMqttUrl } from "./helpers/server.ts";
-import { runDeviceSim } from "../tools/device_sim.ts";
+import { runDeviceSim, simOptionsFromArgs } from "../tools/device_sim.ts";
 
-const suite = serverSuite("mqtt");
+// A configured MQTT_DEVICE_KEY (the other suites use the generated one).
+const DEVICE_KEY = encodeBase64(new Uint8Array(32).map((_, i) => (i * 13 + 5) & 0xff));
+const suite = serverSuite("mqtt", factoryEnv({ MQTT_DEVICE_KEY: DEVICE_KEY }));
 
 /** Clears a device's retained status, so servers started later on a shared broker start clean. */
 async function clearRetained(url: string, thingName: string) {
   const cleaner = await mqtt.connectAsync(url, {
     clientId: thingName,
     username: thingName,
+    password: mqttPasswordOf(thingName),
     protocolVersion: 4,
     reconnectPeriod: 0,
   });
@@ -73,6 +85,7 @@ suite.test("the last will marks a vanished device offline", async (api, s) => {
   const client = await mqtt.connectAsync(s.app.mqttUrl, {
     clientId: d.thingName,
     username: d.thingName,
+    password: d.mqttPassword,
     protocolVersion: 4,
     reconnectPeriod: 0,
     will: { topic: `devices/${d.thingName}/up/status`, payload: "offline", qos: 1, retain: true },
@@ -147,6 +160,7 @@ suite.test(
     try {
       const result = await runDeviceSim({
         thing: d.thingName,
+        password: d.mqttPassword,
         mqttUrl: s.app.mqttUrl,
         format: "raw2",
         outDir,
@@ -168,27 +182,48 @@ suite.test(
 
 if (!externalMqttUrl) {
   suite.test(
-    "embedded broker refuses unknown things and mismatched identities",
-    async (_api, s) => {
-      const d = await createDevice(s);
-      const refused = async (options: mqtt.IClientOptions) => {
+    "embedded broker: a factory device logs in with the secret of its current credential only",
+    async (api, s) => {
+      const device = await registerDevice(api, (await createBatch(api)).id);
+      const thing = device.thingName;
+      const attempt = async (password?: string) => {
         try {
           const c = await mqtt.connectAsync(s.app.mqttUrl, {
+            clientId: thing,
+            username: thing,
+            password,
             protocolVersion: 4,
             reconnectPeriod: 0,
-            ...options,
           });
           await c.endAsync(true);
-          return false;
+          return "accepted";
         } catch {
-          return true;
+          return "refused";
         }
       };
-      assert.ok(await refused({ clientId: "dds-unknown-thing", username: "dds-unknown-thing" }));
-      assert.ok(await refused({ clientId: d.thingName, username: "someone-else" }));
-      assert.ok(await refused({ clientId: d.thingName }));
-      assert.ok(await refused({ clientId: "x", username: "dds-service", password: "guess" }));
-      assert.ok(!(await refused({ clientId: d.thingName, username: d.thingName })));
+      const v1 = await mqttPassword(s, thing, 1);
+      // Registered, but no credential (and so no secret) issued yet.
+      assertEquals(await attempt(v1), "refused");
+      const credential = expectStatus(
+        await as(api, "sup").post(`/devices/${device.id}/nfc-files`),
+        201,
+      );
+      // Issue 16: the thing name is printed on the tag; knowing it is no longer enough.
+      assertEquals(await attempt(undefined), "refused");
+      assertEquals(await attempt("not-the-secret"), "refused");
+      assertEquals(await attempt(v1), "accepted");
+      // The production line gets the same secret in the device's file (CONTRACT.md).
+      const file = expectStatus(
+        await as(api, "sup").get(`/nfc-files/${credential.id}/download`),
+        200,
+      );
+      if (file.mqttPassword !== undefined) assertEquals(file.mqttPassword, v1);
+      expectStatus(
+        await as(api, "sup").post(`/devices/${device.id}/nfc-credentials:revoke-and-reissue`),
+        200,
+      );
+      assertEquals(await attempt(v1), "refused");
+      assertEquals(await attempt(await mqttPassword(s, thing, 2)), "accepted");
     },
   );
 
@@ -219,5 +254,32 @@ if (!externalMqttUrl) {
     }
   });
 }
+
+Deno.test("device-sim reads its thing name and MQTT password from a .nfc.json file", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "dds-sim-args-" });
+  try {
+    const file = `${dir}/device.nfc.json`;
+    await Deno.writeTextFile(
+      file,
+      JSON.stringify({ thingName: "dds-abc", mqttPassword: "s3cret" }),
+    );
+    const config = { dataDir: dir, mqtt: { url: undefined, port: 1884, deviceKey: undefined } };
+    const fromFile = await simOptionsFromArgs(["--nfc", file, "--once"], config);
+    assertEquals([fromFile?.thing, fromFile?.password, fromFile?.mqttUrl, fromFile?.once], [
+      "dds-abc",
+      "s3cret",
+      "mqtt://127.0.0.1:1884",
+      true,
+    ]);
+    const flags = await simOptionsFromArgs(
+      ["--nfc", file, "--thing", "dds-x", "--password", "other"],
+      config,
+    );
+    assertEquals([flags?.thing, flags?.password], ["dds-x", "other"]);
+    assertEquals(await simOptionsFromArgs(["--once"], config), null);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
 
 suite.end();

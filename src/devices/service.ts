@@ -75,9 +75,9 @@ export class DevicesService {
     return repo.findDeviceByThing(this.db, thingName);
   }
 
-  /** Whether a thing name is registered (embedded broker authentication). */
-  isKnownThing(thingName: string) {
-    return repo.thingExists(this.db, thingName);
+  /** Current credential versions of registered things (embedded broker authentication). */
+  credentialVersions(thingNames: string[]) {
+    return repo.credentialVersions(this.db, thingNames);
   }
 
   async list(userId: string) {
