@@ -74,3 +74,50 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "gateway: a flooding device fills a bounded backlog; the rest is dropped and logged once",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const b = await broker(0);
+    const url = `mqtt://127.0.0.1:${b.port}`;
+    let release = () => {};
+    const blocked = new Promise<void>((resolve) => (release = resolve));
+    const handled: string[] = [];
+    const errors: string[] = [];
+    const gateway = await MqttGateway.connect({
+      url,
+      username: SERVICE_USERNAME,
+      password: SECRET,
+      onMessage: async (m) => {
+        await blocked;
+        handled.push(new TextDecoder().decode(m.payload));
+      },
+      onError: (msg) => errors.push(msg),
+      inbound: { concurrency: 1, maxQueued: 100, maxPerThing: 4 },
+    });
+    const device = await mqtt.connectAsync(url, {
+      clientId: "thing-1",
+      username: "thing-1",
+      password: deviceMqttPassword(KEY, "thing-1", 1),
+      protocolVersion: 4,
+      reconnectPeriod: 0,
+    });
+    try {
+      for (let i = 0; i < 200; i++) {
+        await device.publishAsync("devices/thing-1/up/get_push", `${i}`, { qos: 1 });
+      }
+      await eventually(() => Promise.resolve(errors.length > 0), "the drop is logged");
+      assert.equal(gateway.backlog, 4);
+      release();
+      await eventually(() => Promise.resolve(handled.length === 5), "the backlog drains");
+      assert.deepEqual(handled, ["0", "1", "2", "3", "4"]);
+      assert.deepEqual(errors, ["mqtt messages dropped (oversize or backlog full)"]);
+    } finally {
+      await device.endAsync(true);
+      await gateway.close();
+      await b.close();
+    }
+  },
+});
