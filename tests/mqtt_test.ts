@@ -19,6 +19,8 @@ import { connectDevice, eventually } from "./helpers/mqtt.ts";
 import { as, createBatch, factoryEnv, registerDevice } from "./helpers/factory.ts";
 import { externalMqttUrl } from "./helpers/server.ts";
 import { runDeviceSim, simOptionsFromArgs } from "../tools/device_sim.ts";
+import { UP_CHANNELS } from "../src/mqtt/topics.ts";
+import { MAX_UP_PAYLOAD_BYTES } from "../src/mqtt/gateway.ts";
 
 // A configured MQTT_DEVICE_KEY (the other suites use the generated one).
 const DEVICE_KEY = encodeBase64(new Uint8Array(32).map((_, i) => (i * 13 + 5) & 0xff));
@@ -254,6 +256,85 @@ if (!externalMqttUrl) {
     }
   });
 }
+
+suite.test("malformed payloads on every up channel are ignored, never an error", async (api, s) => {
+  const alice = await registerUser(api);
+  const d = await createDevice(s, alice.user.id);
+  const errors: unknown[] = [];
+  const logger = s.app.logger;
+  const error = logger.error;
+  logger.error = (msg, fields) => errors.push({ msg, fields });
+  const sim = await connectDevice(s.app.mqttUrl, d.thingName);
+  try {
+    const deep = "[".repeat(40) + "]".repeat(40);
+    const payloads: Array<string | Uint8Array> = [
+      '{"a":',
+      new Uint8Array([0xff, 0x00, 0xfe, 0x80]),
+      "null",
+      "42",
+      "[]",
+      '"online"',
+      "online",
+      '{"pushId":5,"format":{"x":1}}',
+      '{"pushId":"not-a-uuid"}',
+      '{"battery":"full","firmware":123}',
+      '{"battery":1e308,"firmware":"a\\u0000b"}',
+      '{"text":"a\\u0000b"}',
+      '{"text":"\\ud800"}',
+      '{"a\\u0000":1}',
+      `{"deep":${deep}}`,
+      '{"__proto__":{"polluted":true}}',
+      "",
+    ];
+    // In small batches, each followed by a heartbeat marker the test waits for: a device's
+    // messages are handled in order, and a flood past the per-device backlog would be dropped.
+    let marker = 0;
+    for (const channel of UP_CHANNELS) {
+      for (let i = 0; i < payloads.length; i += 8) {
+        for (const payload of payloads.slice(i, i + 8)) {
+          await sim.client.publishAsync(`devices/${d.thingName}/${channel}`, payload as string, {
+            qos: 1,
+          });
+        }
+        const battery = ++marker;
+        await sim.send("up/heartbeat", { battery });
+        await eventually(async () => (await deviceRow(s, d.id)).battery === battery, "marker");
+      }
+    }
+    // A good report after all of them is handled: the handlers are still alive.
+    await sim.send("up/state", { ok: true, battery: 33, firmware: "1.2.3" });
+    const row = await eventually(async () => {
+      const r = await deviceRow(s, d.id);
+      return (r.state as { ok?: boolean } | null)?.ok ? r : null;
+    }, "the good state");
+    assertEquals(row.state, { ok: true, battery: 33, firmware: "1.2.3" });
+    assertEquals(({} as Record<string, unknown>).polluted, undefined);
+    // get_push answered every garbage request with no_push rather than failing.
+    assertEquals(await sim.next("down/push"), { error: "no_push" });
+    assertEquals(errors, []);
+  } finally {
+    logger.error = error;
+    await sim.close();
+  }
+  // Over the size limit: the embedded broker drops the connection, an external broker's message
+  // is dropped by the service; either way nothing is stored.
+  const big = await connectDevice(s.app.mqttUrl, d.thingName);
+  const huge = JSON.stringify({ pad: "x".repeat(MAX_UP_PAYLOAD_BYTES) });
+  big.client.publish(`devices/${d.thingName}/up/state`, huge, { qos: 0 });
+  await new Promise((r) => setTimeout(r, 500));
+  await big.close();
+  const after = await connectDevice(s.app.mqttUrl, d.thingName);
+  try {
+    await after.send("up/state", { after: true });
+    const row = await eventually(async () => {
+      const r = await deviceRow(s, d.id);
+      return (r.state as { after?: boolean } | null)?.after ? r : null;
+    }, "the state after");
+    assertEquals(row.state, { after: true });
+  } finally {
+    await after.close();
+  }
+});
 
 Deno.test("device-sim reads its thing name and MQTT password from a .nfc.json file", async () => {
   const dir = await Deno.makeTempDir({ prefix: "dds-sim-args-" });
