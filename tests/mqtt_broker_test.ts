@@ -285,6 +285,18 @@ Deno.test({
           .catch(() => [{ qos: 128 }]);
         assert.equal(over[0].qos, 128);
         assert.equal((await a.subscribeAsync("devices/thing-a/down/#", { qos: 0 }))[0].qos, 0);
+        // Many filters in one SUBSCRIBE packet are held to the same cap.
+        const b = await device(url, "thing-b");
+        const many = Array.from({ length: 20 }, (_, i) =>
+          `devices/thing-b/f${i}`);
+        // mqtt.js rejects when any filter is refused; the SUBACK rides on the error.
+        const suback = await b.subscribeAsync(many, { qos: 1 }).then(
+          () => null,
+          (error) => error.packet,
+        );
+        const codes: number[] = suback.granted;
+        assertEquals(codes.filter((c) => c !== 128).length, MAX_DEVICE_SUBSCRIPTIONS);
+        await b.endAsync(true);
       } finally {
         await a.endAsync(true);
       }
