@@ -84,10 +84,14 @@ export async function createApp(config: Config): Promise<App> {
   try {
     messaging = await openMessaging(config, {
       serviceSecret: secrets.mqttServiceSecret,
-      isKnownThing: async (thingName) =>
-        (await late.services?.devices.isKnownThing(thingName)) ?? false,
+      // CONTRACT.md "MQTT topics": devices authenticate with their per-device secret; until the
+      // services exist (start-up) no device is known.
+      deviceKey: secrets.mqttDeviceKey,
+      credentialVersions: async (thingNames) =>
+        (await late.services?.devices.credentialVersions(thingNames)) ?? new Map(),
       onMessage: async (message) => await late.inbox?.(message),
       onError: (msg, fields) => logger.error(msg, fields),
+      log: (msg, fields) => logger.info(msg, fields),
     });
   } catch (error) {
     await closeAll();

@@ -8,16 +8,20 @@ import { eventually } from "./helpers/mqtt.ts";
 import { startEmbeddedBroker } from "../src/mqtt/broker.ts";
 import { MqttGateway } from "../src/mqtt/gateway.ts";
 import { SERVICE_USERNAME } from "../src/mqtt/broker.ts";
+import { deviceMqttPassword } from "../src/mqtt/device_secret.ts";
 import { AppError } from "../src/errors.ts";
 
 const SECRET = "gateway-test-secret";
+const KEY = new Uint8Array(32).fill(3);
 
 function broker(port: number) {
   return startEmbeddedBroker({
     port,
     host: "127.0.0.1",
     serviceSecret: SECRET,
-    isKnownThing: (name) => Promise.resolve(name === "thing-1"),
+    deviceKey: KEY,
+    credentialVersions: (names) =>
+      Promise.resolve(new Map(names.filter((n) => n === "thing-1").map((n) => [n, 1]))),
   });
 }
 
@@ -54,6 +58,7 @@ Deno.test({
       const device = await mqtt.connectAsync(`mqtt://127.0.0.1:${port}`, {
         clientId: "thing-1",
         username: "thing-1",
+        password: deviceMqttPassword(KEY, "thing-1", 1),
         protocolVersion: 4,
         reconnectPeriod: 0,
       });
@@ -66,6 +71,53 @@ Deno.test({
     } finally {
       await gateway.close();
       await first.close();
+    }
+  },
+});
+
+Deno.test({
+  name: "gateway: a flooding device fills a bounded backlog; the rest is dropped and logged once",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const b = await broker(0);
+    const url = `mqtt://127.0.0.1:${b.port}`;
+    let release = () => {};
+    const blocked = new Promise<void>((resolve) => (release = resolve));
+    const handled: string[] = [];
+    const errors: string[] = [];
+    const gateway = await MqttGateway.connect({
+      url,
+      username: SERVICE_USERNAME,
+      password: SECRET,
+      onMessage: async (m) => {
+        await blocked;
+        handled.push(new TextDecoder().decode(m.payload));
+      },
+      onError: (msg) => errors.push(msg),
+      inbound: { concurrency: 1, maxQueued: 100, maxPerThing: 4 },
+    });
+    const device = await mqtt.connectAsync(url, {
+      clientId: "thing-1",
+      username: "thing-1",
+      password: deviceMqttPassword(KEY, "thing-1", 1),
+      protocolVersion: 4,
+      reconnectPeriod: 0,
+    });
+    try {
+      for (let i = 0; i < 200; i++) {
+        await device.publishAsync("devices/thing-1/up/get_push", `${i}`, { qos: 1 });
+      }
+      await eventually(() => Promise.resolve(errors.length > 0), "the drop is logged");
+      assert.equal(gateway.backlog, 4);
+      release();
+      await eventually(() => Promise.resolve(handled.length === 5), "the backlog drains");
+      assert.deepEqual(handled, ["0", "1", "2", "3", "4"]);
+      assert.deepEqual(errors, ["mqtt messages dropped (oversize or backlog full)"]);
+    } finally {
+      await device.endAsync(true);
+      await gateway.close();
+      await b.close();
     }
   },
 });

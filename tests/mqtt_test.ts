@@ -3,21 +3,35 @@
  * MQTT_URL. Device reports update the device; get_push / refresh_push follow the HTTP rules.
  */
 import mqtt from "mqtt";
+import { encodeBase64 } from "@oslojs/encoding";
 import { assert, assertEquals, expectStatus } from "./helpers/assert.ts";
 import { registerUser } from "./helpers/http.ts";
 import { serverSuite } from "./helpers/suite.ts";
-import { createDevice, deviceRow, insertPush, pushRow } from "./helpers/devices.ts";
+import {
+  createDevice,
+  deviceRow,
+  insertPush,
+  mqttPassword,
+  mqttPasswordOf,
+  pushRow,
+} from "./helpers/devices.ts";
 import { connectDevice, eventually } from "./helpers/mqtt.ts";
+import { as, createBatch, factoryEnv, registerDevice } from "./helpers/factory.ts";
 import { externalMqttUrl } from "./helpers/server.ts";
-import { runDeviceSim } from "../tools/device_sim.ts";
+import { runDeviceSim, simOptionsFromArgs } from "../tools/device_sim.ts";
+import { UP_CHANNELS } from "../src/mqtt/topics.ts";
+import { MAX_UP_PAYLOAD_BYTES } from "../src/mqtt/gateway.ts";
 
-const suite = serverSuite("mqtt");
+// A configured MQTT_DEVICE_KEY (the other suites use the generated one).
+const DEVICE_KEY = encodeBase64(new Uint8Array(32).map((_, i) => (i * 13 + 5) & 0xff));
+const suite = serverSuite("mqtt", factoryEnv({ MQTT_DEVICE_KEY: DEVICE_KEY }));
 
 /** Clears a device's retained status, so servers started later on a shared broker start clean. */
 async function clearRetained(url: string, thingName: string) {
   const cleaner = await mqtt.connectAsync(url, {
     clientId: thingName,
     username: thingName,
+    password: mqttPasswordOf(thingName),
     protocolVersion: 4,
     reconnectPeriod: 0,
   });
@@ -73,6 +87,7 @@ suite.test("the last will marks a vanished device offline", async (api, s) => {
   const client = await mqtt.connectAsync(s.app.mqttUrl, {
     clientId: d.thingName,
     username: d.thingName,
+    password: d.mqttPassword,
     protocolVersion: 4,
     reconnectPeriod: 0,
     will: { topic: `devices/${d.thingName}/up/status`, payload: "offline", qos: 1, retain: true },
@@ -147,6 +162,7 @@ suite.test(
     try {
       const result = await runDeviceSim({
         thing: d.thingName,
+        password: d.mqttPassword,
         mqttUrl: s.app.mqttUrl,
         format: "raw2",
         outDir,
@@ -168,27 +184,48 @@ suite.test(
 
 if (!externalMqttUrl) {
   suite.test(
-    "embedded broker refuses unknown things and mismatched identities",
-    async (_api, s) => {
-      const d = await createDevice(s);
-      const refused = async (options: mqtt.IClientOptions) => {
+    "embedded broker: a factory device logs in with the secret of its current credential only",
+    async (api, s) => {
+      const device = await registerDevice(api, (await createBatch(api)).id);
+      const thing = device.thingName;
+      const attempt = async (password?: string) => {
         try {
           const c = await mqtt.connectAsync(s.app.mqttUrl, {
+            clientId: thing,
+            username: thing,
+            password,
             protocolVersion: 4,
             reconnectPeriod: 0,
-            ...options,
           });
           await c.endAsync(true);
-          return false;
+          return "accepted";
         } catch {
-          return true;
+          return "refused";
         }
       };
-      assert.ok(await refused({ clientId: "dds-unknown-thing", username: "dds-unknown-thing" }));
-      assert.ok(await refused({ clientId: d.thingName, username: "someone-else" }));
-      assert.ok(await refused({ clientId: d.thingName }));
-      assert.ok(await refused({ clientId: "x", username: "dds-service", password: "guess" }));
-      assert.ok(!(await refused({ clientId: d.thingName, username: d.thingName })));
+      const v1 = await mqttPassword(s, thing, 1);
+      // Registered, but no credential (and so no secret) issued yet.
+      assertEquals(await attempt(v1), "refused");
+      const credential = expectStatus(
+        await as(api, "sup").post(`/devices/${device.id}/nfc-files`),
+        201,
+      );
+      // Issue 16: the thing name is printed on the tag; knowing it is no longer enough.
+      assertEquals(await attempt(undefined), "refused");
+      assertEquals(await attempt("not-the-secret"), "refused");
+      assertEquals(await attempt(v1), "accepted");
+      // The production line gets the same secret in the device's file (CONTRACT.md).
+      const file = expectStatus(
+        await as(api, "sup").get(`/nfc-files/${credential.id}/download`),
+        200,
+      );
+      if (file.mqttPassword !== undefined) assertEquals(file.mqttPassword, v1);
+      expectStatus(
+        await as(api, "sup").post(`/devices/${device.id}/nfc-credentials:revoke-and-reissue`),
+        200,
+      );
+      assertEquals(await attempt(v1), "refused");
+      assertEquals(await attempt(await mqttPassword(s, thing, 2)), "accepted");
     },
   );
 
@@ -219,5 +256,111 @@ if (!externalMqttUrl) {
     }
   });
 }
+
+suite.test("malformed payloads on every up channel are ignored, never an error", async (api, s) => {
+  const alice = await registerUser(api);
+  const d = await createDevice(s, alice.user.id);
+  const errors: unknown[] = [];
+  const logger = s.app.logger;
+  const error = logger.error;
+  logger.error = (msg, fields) => errors.push({ msg, fields });
+  const sim = await connectDevice(s.app.mqttUrl, d.thingName);
+  try {
+    const deep = "[".repeat(40) + "]".repeat(40);
+    const payloads: Array<string | Uint8Array> = [
+      '{"a":',
+      new Uint8Array([0xff, 0x00, 0xfe, 0x80]),
+      "null",
+      "42",
+      "[]",
+      '"online"',
+      "online",
+      '{"pushId":5,"format":{"x":1}}',
+      '{"pushId":"not-a-uuid"}',
+      '{"battery":"full","firmware":123}',
+      '{"battery":1e308,"firmware":"a\\u0000b"}',
+      '{"text":"a\\u0000b"}',
+      '{"text":"\\ud800"}',
+      '{"a\\u0000":1}',
+      `{"deep":${deep}}`,
+      '{"__proto__":{"polluted":true}}',
+      "",
+    ];
+    // In small batches, each followed by a heartbeat marker the test waits for: a device's
+    // messages are handled in order, and a flood past the per-device backlog would be dropped.
+    let marker = 0;
+    for (const channel of UP_CHANNELS) {
+      for (let i = 0; i < payloads.length; i += 8) {
+        for (const payload of payloads.slice(i, i + 8)) {
+          await sim.client.publishAsync(`devices/${d.thingName}/${channel}`, payload as string, {
+            qos: 1,
+          });
+        }
+        const battery = ++marker;
+        await sim.send("up/heartbeat", { battery });
+        await eventually(async () => (await deviceRow(s, d.id)).battery === battery, "marker");
+      }
+    }
+    // A good report after all of them is handled: the handlers are still alive.
+    await sim.send("up/state", { ok: true, battery: 33, firmware: "1.2.3" });
+    const row = await eventually(async () => {
+      const r = await deviceRow(s, d.id);
+      return (r.state as { ok?: boolean } | null)?.ok ? r : null;
+    }, "the good state");
+    assertEquals(row.state, { ok: true, battery: 33, firmware: "1.2.3" });
+    assertEquals(({} as Record<string, unknown>).polluted, undefined);
+    // get_push answered every garbage request with no_push rather than failing.
+    assertEquals(await sim.next("down/push"), { error: "no_push" });
+    assertEquals(errors, []);
+  } finally {
+    logger.error = error;
+    await sim.close();
+  }
+  // Over the size limit: the embedded broker drops the connection, an external broker's message
+  // is dropped by the service; either way nothing is stored.
+  const big = await connectDevice(s.app.mqttUrl, d.thingName);
+  const huge = JSON.stringify({ pad: "x".repeat(MAX_UP_PAYLOAD_BYTES) });
+  big.client.publish(`devices/${d.thingName}/up/state`, huge, { qos: 0 });
+  await new Promise((r) => setTimeout(r, 500));
+  await big.close();
+  const after = await connectDevice(s.app.mqttUrl, d.thingName);
+  try {
+    await after.send("up/state", { after: true });
+    const row = await eventually(async () => {
+      const r = await deviceRow(s, d.id);
+      return (r.state as { after?: boolean } | null)?.after ? r : null;
+    }, "the state after");
+    assertEquals(row.state, { after: true });
+  } finally {
+    await after.close();
+  }
+});
+
+Deno.test("device-sim reads its thing name and MQTT password from a .nfc.json file", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "dds-sim-args-" });
+  try {
+    const file = `${dir}/device.nfc.json`;
+    await Deno.writeTextFile(
+      file,
+      JSON.stringify({ thingName: "dds-abc", mqttPassword: "s3cret" }),
+    );
+    const config = { dataDir: dir, mqtt: { url: undefined, port: 1884, deviceKey: undefined } };
+    const fromFile = await simOptionsFromArgs(["--nfc", file, "--once"], config);
+    assertEquals([fromFile?.thing, fromFile?.password, fromFile?.mqttUrl, fromFile?.once], [
+      "dds-abc",
+      "s3cret",
+      "mqtt://127.0.0.1:1884",
+      true,
+    ]);
+    const flags = await simOptionsFromArgs(
+      ["--nfc", file, "--thing", "dds-x", "--password", "other"],
+      config,
+    );
+    assertEquals([flags?.thing, flags?.password], ["dds-x", "other"]);
+    assertEquals(await simOptionsFromArgs(["--once"], config), null);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
 
 suite.end();

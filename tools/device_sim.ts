@@ -1,18 +1,23 @@
 /**
- * `deno task device-sim --thing <thingName>`: a command-line e-ink device. It connects to the
- * broker as its thing (last will `offline`), reports state and heartbeats, prints commands,
- * fetches the current push (`up/get_push`), saves the bitmap and confirms it (`up/confirm`).
+ * `deno task device-sim --nfc <file.nfc.json>` (or `--thing <thingName> --password <secret>`): a
+ * command-line e-ink device. It connects to the broker as its thing with its MQTT password
+ * (CONTRACT.md "MQTT topics": the `mqttPassword` of the device's `.nfc.json` file; last will
+ * `offline`), reports state and heartbeats, prints commands, fetches the current push
+ * (`up/get_push`), saves the bitmap and confirms it (`up/confirm`).
  *
- * Options: --mqtt <url> (default MQTT_URL, else the embedded broker on MQTT_PORT)
+ * Options: --nfc <file> | --thing <name> --password <secret> (--thing/--password override --nfc)
+ *          --mqtt <url> (default MQTT_URL, else the embedded broker on MQTT_PORT)
  *          --format png|raw2|raw4 (default raw2)   --out <dir> (default DATA_DIR/device-sim)
  *          --heartbeat <seconds> (default 60)       --once (exit after the first picture)
  */
 import mqtt from "mqtt";
 import type { Socket } from "node:net";
-import { loadConfig } from "../src/config.ts";
+import { type Config, loadConfig } from "../src/config.ts";
 
 export interface SimOptions {
   thing: string;
+  /** The device's MQTT password (`mqttPassword` of its `.nfc.json`). */
+  password?: string;
   mqttUrl: string;
   format: "png" | "raw2" | "raw4";
   outDir: string;
@@ -37,6 +42,7 @@ export async function runDeviceSim(options: SimOptions, signal?: AbortSignal): P
   const client = await mqtt.connectAsync(options.mqttUrl, {
     clientId: options.thing,
     username: options.thing,
+    password: options.password,
     protocolVersion: 4,
     reconnectPeriod: 1000,
     will: { topic: topic("up/status"), payload: "offline", qos: 1, retain: true },
@@ -52,10 +58,11 @@ export async function runDeviceSim(options: SimOptions, signal?: AbortSignal): P
   let finish: () => void = () => {};
   const finished = new Promise<void>((resolve) => (finish = resolve));
 
-  client.on("message", async (t, payload) => {
+  const onMessage = async (t: string, payload: Uint8Array) => {
     let body: Record<string, unknown> = {};
     try {
-      body = JSON.parse(payload.toString());
+      const parsed = JSON.parse(new TextDecoder().decode(payload));
+      if (typeof parsed === "object" && parsed !== null) body = parsed;
     } catch { /* not JSON */ }
     if (t === topic("down/cmd")) {
       if (body.kind === "text") log(`text command: ${body.text}`);
@@ -93,6 +100,10 @@ export async function runDeviceSim(options: SimOptions, signal?: AbortSignal): P
     log(`displayed push ${body.pushId} (${bytes.byteLength} bytes) → ${file}`);
     Object.assign(result, { pushId: String(body.pushId), file, bytes: bytes.byteLength });
     if (options.once) finish();
+  };
+  // A failed download or publish is reported; it must not end the simulator.
+  client.on("message", (t, payload) => {
+    onMessage(t, payload).catch((error) => log(`message on ${t} failed: ${error}`));
   });
 
   await client.subscribeAsync(topic("down/#"), { qos: 1 });
@@ -125,29 +136,54 @@ function parseArgs(args: string[]) {
   return out;
 }
 
-if (import.meta.main) {
-  const args = parseArgs(Deno.args);
-  if (typeof args.thing !== "string") {
-    console.error(
-      "usage: deno task device-sim --thing <thingName> [--mqtt url] [--format raw2] [--once]",
-    );
-    Deno.exit(2);
-  }
-  const config = loadConfig();
+/** `--nfc` file fields the simulator uses (the rest is for the NFC tag writer). */
+async function readNfcFile(path: string): Promise<{ thingName?: string; mqttPassword?: string }> {
+  const file = JSON.parse(await Deno.readTextFile(path));
+  return {
+    thingName: typeof file.thingName === "string" ? file.thingName : undefined,
+    mqttPassword: typeof file.mqttPassword === "string" ? file.mqttPassword : undefined,
+  };
+}
+
+/**
+ * The simulator's options from its command line: `--nfc` supplies the thing name and password
+ * of a `.nfc.json` file, `--thing` and `--password` override them. Null without a thing name.
+ */
+export async function simOptionsFromArgs(
+  argv: string[],
+  config: Pick<Config, "dataDir" | "mqtt">,
+): Promise<SimOptions | null> {
+  const args = parseArgs(argv);
+  const nfc = typeof args.nfc === "string" ? await readNfcFile(args.nfc) : {};
+  const thing = typeof args.thing === "string" ? args.thing : nfc.thingName;
+  if (!thing) return null;
   const format = ["png", "raw2", "raw4"].includes(String(args.format))
-    ? String(args.format)
+    ? String(args.format) as SimOptions["format"]
     : "raw2";
-  const controller = new AbortController();
-  Deno.addSignalListener("SIGINT", () => controller.abort());
-  await runDeviceSim({
-    thing: args.thing,
+  return {
+    thing,
+    password: typeof args.password === "string" ? args.password : nfc.mqttPassword,
     mqttUrl: typeof args.mqtt === "string"
       ? args.mqtt
       : config.mqtt.url ?? `mqtt://127.0.0.1:${config.mqtt.port}`,
-    format: format as SimOptions["format"],
+    format,
     outDir: typeof args.out === "string" ? args.out : `${config.dataDir}/device-sim`,
     heartbeatSeconds: Number(args.heartbeat) > 0 ? Number(args.heartbeat) : 60,
     once: args.once === true,
-  }, controller.signal);
+  };
+}
+
+if (import.meta.main) {
+  const options = await simOptionsFromArgs(Deno.args, loadConfig());
+  if (!options) {
+    console.error(
+      "usage: deno task device-sim --nfc <file.nfc.json> | --thing <thingName> --password <secret>\n" +
+        "       [--mqtt url] [--format raw2] [--out dir] [--heartbeat seconds] [--once]",
+    );
+    Deno.exit(2);
+  }
+  const controller = new AbortController();
+  Deno.addSignalListener("SIGINT", () => controller.abort());
+  await runDeviceSim(options, controller.signal);
   Deno.exit(0);
 }

@@ -1,23 +1,15 @@
 /**
  * What the service does with each device message (CONTRACT.md "MQTT topics", device → service).
  * The gateway hands every `devices/{thingName}/up/...` message here; the thing name in the topic
- * is the device's identity (the broker allows a device only its own topics).
+ * is the device's identity (the broker allows a device only its own topics). Payloads are
+ * untrusted (an external broker passes anything): each handler ignores what does not fit.
  */
 import type { InboundMessage } from "../mqtt/gateway.ts";
+import { THING_NAME } from "../mqtt/topics.ts";
 import type { PushesService } from "../pushes/service.ts";
 import { parseFormat } from "../pushes/views.ts";
+import { parsePayload } from "./report_payload.ts";
 import type { DeviceMessenger, DevicesService } from "./service.ts";
-
-function parseJson(payload: Uint8Array): unknown {
-  const text = new TextDecoder().decode(payload).trim();
-  if (text === "") return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    // `up/status` may arrive as a bare word (a last will set by a simple client).
-    return text;
-  }
-}
 
 /** Builds the handler the gateway calls for every inbound message. */
 export function deviceInbox(
@@ -26,7 +18,9 @@ export function deviceInbox(
   messenger: DeviceMessenger,
 ) {
   return async function onMessage({ thingName, channel, payload }: InboundMessage) {
-    const body = parseJson(payload);
+    // No registered device has another shape; such a topic name reaches no query.
+    if (!THING_NAME.test(thingName)) return;
+    const body = parsePayload(payload);
     const fields = typeof body === "object" && body !== null ? body as Record<string, unknown> : {};
     switch (channel) {
       case "up/state":

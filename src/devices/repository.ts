@@ -42,11 +42,18 @@ export function updateDeviceByThing(
     .where("thing_name", "=", thingName).returningAll().executeTakeFirst();
 }
 
-/** True when a device with this thing name is registered (broker authentication). */
-export async function thingExists(db: Db, thingName: string): Promise<boolean> {
-  const row = await db.selectFrom("devices").select("id").where("thing_name", "=", thingName)
-    .executeTakeFirst();
-  return row !== undefined;
+/**
+ * The current credential version of each registered thing among `thingNames` (embedded broker
+ * authentication, CONTRACT.md "MQTT topics"); things that are not registered are absent.
+ */
+export async function credentialVersions(
+  db: Db,
+  thingNames: string[],
+): Promise<Map<string, number>> {
+  if (thingNames.length === 0) return new Map();
+  const rows = await db.selectFrom("devices").select(["thing_name", "credential_version"])
+    .where("thing_name", "in", thingNames).execute();
+  return new Map(rows.map((r) => [r.thing_name, r.credential_version]));
 }
 
 /** Records a delivered command. */

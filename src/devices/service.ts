@@ -7,6 +7,7 @@ import type { Db, Trx } from "../schema.ts";
 import { badRequest, forbidden, notFound } from "../errors.ts";
 import { isUuid, uuidv7 } from "../lib/ids.ts";
 import { newClaimCode } from "./claim_code.ts";
+import { isStorableJson, isStorableText } from "./report_payload.ts";
 import * as repo from "./repository.ts";
 import type { DevicesTable } from "./tables.ts";
 import { toCommand, toDevice, toDeviceListItem, toHealth } from "./views.ts";
@@ -75,9 +76,9 @@ export class DevicesService {
     return repo.findDeviceByThing(this.db, thingName);
   }
 
-  /** Whether a thing name is registered (embedded broker authentication). */
-  isKnownThing(thingName: string) {
-    return repo.thingExists(this.db, thingName);
+  /** Current credential versions of registered things (embedded broker authentication). */
+  credentialVersions(thingNames: string[]) {
+    return repo.credentialVersions(this.db, thingNames);
   }
 
   async list(userId: string) {
@@ -205,6 +206,8 @@ export class DevicesService {
   /** `up/state`: any JSON object; `battery` and `firmware` fields also update the columns. */
   async reportState(thingName: string, state: unknown) {
     if (typeof state !== "object" || state === null || Array.isArray(state)) return;
+    // What jsonb cannot store (NUL, lone surrogates, deep nesting) is ignored, not an error.
+    if (!isStorableJson(state)) return;
     const fields = state as Record<string, unknown>;
     const now = new Date();
     await repo.updateDeviceByThing(this.db, thingName, {
@@ -243,7 +246,10 @@ function vitals(fields: Record<string, unknown>): Partial<Pick<DeviceRow, "batte
   if (typeof battery === "number" && Number.isFinite(battery)) {
     out.battery = Math.max(0, Math.min(100, Math.round(battery)));
   }
-  if (typeof fields.firmware === "string" && fields.firmware.length <= 64) {
+  if (
+    typeof fields.firmware === "string" && fields.firmware.length <= 64 &&
+    isStorableText(fields.firmware)
+  ) {
     out.firmware = fields.firmware;
   }
   return out;

@@ -7,6 +7,7 @@
 import mqtt, { type MqttClient } from "mqtt";
 import type { Socket } from "node:net";
 import { AppError } from "../errors.ts";
+import { DEFAULT_LIMITS, InboundQueue, type QueueLimits } from "./inbound_queue.ts";
 import { parseTopic, SERVICE_SUBSCRIPTION, topicOf } from "./topics.ts";
 
 export interface InboundMessage {
@@ -24,7 +25,17 @@ export interface GatewayOptions {
   onError?(msg: string, fields?: Record<string, unknown>): void;
   /** How long a publish may wait for its PUBACK. */
   publishTimeoutMs?: number;
+  /** Bounds of the hand-off to `onMessage` (tests lower them). */
+  inbound?: QueueLimits;
 }
+
+/**
+ * Largest device message handled (`up/state` is the big one). The embedded broker refuses larger
+ * packets outright; an external broker may pass them, so the service drops them here too.
+ */
+export const MAX_UP_PAYLOAD_BYTES = 64 * 1024;
+/** Dropped messages are logged at most this often, with a count (a flood must not flood logs). */
+const DROP_LOG_MS = 10_000;
 
 const FIRST_RETRY_MS = 250;
 const MAX_RETRY_MS = 15_000;
@@ -37,8 +48,22 @@ export function backoffDelay(attempt: number, random = Math.random): number {
 
 export class MqttGateway {
   private attempts = 0;
+  private readonly inbound: InboundQueue<InboundMessage>;
+  private dropped = 0;
+  private lastDropLog = 0;
 
-  private constructor(readonly client: MqttClient, private readonly options: GatewayOptions) {}
+  private constructor(readonly client: MqttClient, private readonly options: GatewayOptions) {
+    this.inbound = new InboundQueue(
+      (message) => options.onMessage(message),
+      (error, message) =>
+        options.onError?.("mqtt message handling failed", {
+          thingName: message.thingName,
+          channel: message.channel,
+          error: String(error),
+        }),
+      options.inbound ?? DEFAULT_LIMITS,
+    );
+  }
 
   /** Connects (waiting up to `waitMs` for the first CONNACK) and keeps reconnecting after. */
   static async connect(options: GatewayOptions, waitMs = 5_000): Promise<MqttGateway> {
@@ -82,10 +107,27 @@ export class MqttGateway {
     client.on("message", (topic, payload) => {
       const parsed = parseTopic(topic);
       if (!parsed || !parsed.channel.startsWith("up/")) return;
-      options.onMessage({ ...parsed, payload }).catch((error) =>
-        options.onError?.("mqtt message handling failed", { topic, error: String(error) })
-      );
+      const accepted = payload.byteLength <= MAX_UP_PAYLOAD_BYTES &&
+        this.inbound.push(parsed.thingName, { ...parsed, payload });
+      if (!accepted) this.noteDropped(parsed.thingName);
     });
+  }
+
+  private noteDropped(thingName: string) {
+    this.dropped++;
+    const now = Date.now();
+    if (now - this.lastDropLog < DROP_LOG_MS) return;
+    this.options.onError?.("mqtt messages dropped (oversize or backlog full)", {
+      count: this.dropped,
+      lastThingName: thingName,
+    });
+    this.dropped = 0;
+    this.lastDropLog = now;
+  }
+
+  /** Device messages accepted and waiting for their handler (tests watch it drain). */
+  get backlog(): number {
+    return this.inbound.size;
   }
 
   /** True while the client holds a session with the broker. */

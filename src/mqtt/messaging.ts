@@ -8,9 +8,13 @@ import { type InboundMessage, MqttGateway } from "./gateway.ts";
 
 export interface MessagingOptions {
   serviceSecret: string;
-  isKnownThing(thingName: string): Promise<boolean>;
+  /** Key of the per-device passwords the embedded broker checks (MQTT_DEVICE_KEY). */
+  deviceKey: Uint8Array;
+  /** Current credential versions of registered things (embedded broker authentication). */
+  credentialVersions(thingNames: string[]): Promise<Map<string, number>>;
   onMessage(message: InboundMessage): Promise<void>;
   onError(msg: string, fields?: Record<string, unknown>): void;
+  log?(msg: string, fields?: Record<string, unknown>): void;
 }
 
 export interface Messaging {
@@ -24,13 +28,16 @@ export interface Messaging {
   close(): Promise<void>;
 }
 
+/** Starts the embedded broker when MQTT_URL is unset, then connects the service's client. */
 export async function openMessaging(config: Config, options: MessagingOptions): Promise<Messaging> {
   const broker = config.mqtt.url ? undefined : await startEmbeddedBroker({
     port: config.mqtt.port,
     host: config.host,
     serviceSecret: options.serviceSecret,
-    isKnownThing: options.isKnownThing,
+    deviceKey: options.deviceKey,
+    credentialVersions: options.credentialVersions,
     onError: (error) => options.onError("mqtt broker error", { error: String(error) }),
+    log: options.log,
   });
   const local = config.host === "0.0.0.0" ? "127.0.0.1" : config.host;
   const url = config.mqtt.url ?? `mqtt://${local}:${broker!.port}`;

@@ -17,6 +17,9 @@ export type DownChannel = "down/cmd" | "down/push";
 /** What the service subscribes to: every device's up channels. */
 export const SERVICE_SUBSCRIPTION = "devices/+/up/#";
 
+/** The one channel a device may retain (CONTRACT.md: `up/status` is retained, the last will). */
+export const RETAINED_CHANNEL: UpChannel = "up/status";
+
 /** Thing names usable as client ids and topic levels: no wildcards, separators or spaces. */
 export const THING_NAME = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
 
@@ -29,4 +32,21 @@ export function topicOf(thingName: string, channel: string): string {
 export function parseTopic(topic: string): { thingName: string; channel: string } | null {
   const match = topic.match(/^devices\/([^/]+)\/(.+)$/);
   return match ? { thingName: match[1], channel: match[2] } : null;
+}
+
+/**
+ * The up channel a device may publish on, or null (CONTRACT.md "MQTT topics"): exactly
+ * `devices/{its thingName}/up/{channel}` of the table, nothing deeper, nothing another device's.
+ * A fixed set also bounds what a device can make the broker retain.
+ */
+export function ownUpChannel(thingName: string, topic: string): UpChannel | null {
+  const prefix = `devices/${thingName}/`;
+  if (!topic.startsWith(prefix)) return null;
+  const channel = topic.slice(prefix.length);
+  return (UP_CHANNELS as readonly string[]).includes(channel) ? channel as UpChannel : null;
+}
+
+/** True when a subscription filter stays under `devices/{thingName}/` (no `$share`, `$SYS`). */
+export function isOwnFilter(thingName: string, filter: string): boolean {
+  return filter.startsWith(`devices/${thingName}/`);
 }

@@ -2,7 +2,9 @@
  * Devices for tests, inserted straight into the server's database (the factory registers them
  * in production). `bind` sets the owner directly, as a successful NFC bind would.
  */
+import { decodeBase64 } from "@oslojs/encoding";
 import { uuidv7 } from "../../src/lib/ids.ts";
+import { deviceMqttPassword } from "../../src/mqtt/device_secret.ts";
 import type { PushStatus } from "../../src/pushes/tables.ts";
 import type { TestServer } from "./server.ts";
 
@@ -12,9 +14,35 @@ export interface TestDevice {
   id: string;
   hwId: string;
   thingName: string;
+  /** Its MQTT password (CONTRACT.md "MQTT topics") for credential version 1. */
+  mqttPassword: string;
 }
 
-/** Registers an unbound device with a unique thing name. */
+/** MQTT passwords of the devices created here, so `connectDevice(url, thingName)` finds them. */
+const passwords = new Map<string, string>();
+
+/** The MQTT password a test device was created with. */
+export function mqttPasswordOf(thingName: string): string | undefined {
+  return passwords.get(thingName);
+}
+
+/** The server's MQTT device key: MQTT_DEVICE_KEY, else the one generated into DATA_DIR. */
+export async function deviceKeyOf(server: TestServer): Promise<Uint8Array> {
+  const configured = server.env.MQTT_DEVICE_KEY;
+  if (configured) return decodeBase64(configured);
+  const stored = JSON.parse(await Deno.readTextFile(`${server.env.DATA_DIR}/secrets.json`));
+  return decodeBase64(stored.mqttDeviceKey);
+}
+
+/** The MQTT password of a thing at a credential version on this server. */
+export async function mqttPassword(server: TestServer, thingName: string, version = 1) {
+  return deviceMqttPassword(await deviceKeyOf(server), thingName, version);
+}
+
+/**
+ * Registers an unbound device with a unique thing name and credential version 1 (as if its NFC
+ * file had been generated), so it can log in to the embedded broker.
+ */
 export async function createDevice(server: TestServer, ownerId?: string): Promise<TestDevice> {
   const id = uuidv7();
   const hwId = crypto.randomUUID().replaceAll("-", "");
@@ -26,8 +54,11 @@ export async function createDevice(server: TestServer, ownerId?: string): Promis
     claim_code: ownerId ? null : "ABC234",
     owner_id: ownerId ?? null,
     bound_at: ownerId ? new Date() : null,
+    credential_version: 1,
   }).execute();
-  return { id, hwId, thingName };
+  const password = await mqttPassword(server, thingName);
+  passwords.set(thingName, password);
+  return { id, hwId, thingName, mqttPassword: password };
 }
 
 /** Binds a device to a user, as a successful NFC bind would. */

@@ -1,6 +1,7 @@
 // deno-lint-ignore-file no-explicit-any -- messages are untyped JSON; tests assert their shape
 /** A simulated device for tests: an MQTT client with the device's identity and a mailbox. */
 import mqtt, { type MqttClient } from "mqtt";
+import { mqttPasswordOf } from "./devices.ts";
 
 export interface DeviceClient {
   client: MqttClient;
@@ -11,11 +12,19 @@ export interface DeviceClient {
   close(): Promise<void>;
 }
 
-/** Connects as `thingName` (client id = username, no password) and subscribes to its down/#. */
-export async function connectDevice(url: string, thingName: string): Promise<DeviceClient> {
+/**
+ * Connects as `thingName` (client id = username, password = its device secret: by default the one
+ * `createDevice` made) and subscribes to its down/#.
+ */
+export async function connectDevice(
+  url: string,
+  thingName: string,
+  password = mqttPasswordOf(thingName),
+): Promise<DeviceClient> {
   const client = await mqtt.connectAsync(url, {
     clientId: thingName,
     username: thingName,
+    password,
     protocolVersion: 4,
     reconnectPeriod: 0,
     connectTimeout: 5_000,
