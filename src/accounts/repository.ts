@@ -44,6 +44,21 @@ export function lockUser(trx: Trx, id: string) {
   return trx.selectFrom("users").selectAll().where("id", "=", id).forUpdate().executeTakeFirst();
 }
 
+/**
+ * Holds the user row against a concurrent take-over or password change (which lock it FOR
+ * UPDATE) until the transaction ends; returns the row as it is now.
+ */
+export function shareLockUser(trx: Trx, id: string) {
+  return trx.selectFrom("users").selectAll().where("id", "=", id).forShare().executeTakeFirst();
+}
+
+/** Whether a session of the user still exists (it ends with logout, deletion or a take-over). */
+export async function sessionExists(db: Db, sessionId: string, userId: string) {
+  const row = await db.selectFrom("sessions").select("id").where("id", "=", sessionId)
+    .where("user_id", "=", userId).executeTakeFirst();
+  return row !== undefined;
+}
+
 /** Hard-deletes a user; sessions, tokens, links and owned rows go by ON DELETE CASCADE. */
 export function deleteUser(trx: Trx, id: string) {
   return trx.deleteFrom("users").where("id", "=", id).executeTakeFirst();

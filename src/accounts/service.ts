@@ -96,19 +96,49 @@ export class AccountsService {
           : verifyAgainstDummy(input.password),
     );
     if (!ok || !user) throw unauthorized("Invalid credentials");
-    return { ...(await this.openSession(user.id, client)), user: toUser(user) };
+    // The hash was checked outside any transaction (it takes ~100 ms). A take-over by the
+    // email's verified owner, or a password change, may have committed since: the session is
+    // opened only if the password that was checked is still the account's.
+    const pair = await this.db.transaction().execute(async (trx) => {
+      const now = await repo.shareLockUser(trx, user.id);
+      if (!now || now.password_hash !== user.password_hash || now.disabled_at) return null;
+      return await this.insertSession(trx, user.id, client);
+    });
+    if (!pair) throw unauthorized("Invalid credentials");
+    return { ...pair, user: toUser(user) };
+  }
+
+  /**
+   * Runs `write` only while the caller's session still exists, holding the user row so that a
+   * take-over (which ends every session under FOR UPDATE) cannot commit in between: a credential
+   * minted by a request already in flight cannot outlive it.
+   */
+  async whileSessionLives<T>(
+    userId: string,
+    sessionId: string,
+    write: (trx: Trx) => Promise<T>,
+  ): Promise<T> {
+    return await this.db.transaction().execute(async (trx) => {
+      const user = await repo.shareLockUser(trx, userId);
+      if (!user || !(await repo.sessionExists(trx, sessionId, userId))) throw unauthorized();
+      return await write(trx);
+    });
   }
 
   /** Opens a session for a user and issues its first token pair. */
   async openSession(userId: string, client: ClientInfo) {
+    return await this.insertSession(this.db, userId, client);
+  }
+
+  private async insertSession(db: Db, userId: string, client: ClientInfo) {
     const sessionId = uuidv7();
-    await repo.insertSession(this.db, {
+    await repo.insertSession(db, {
       id: sessionId,
       user_id: userId,
       user_agent: client.userAgent.slice(0, 512),
       ip: client.ip,
     });
-    return await this.issuePair(this.db, userId, sessionId);
+    return await this.issuePair(db, userId, sessionId);
   }
 
   private async issuePair(db: Db, userId: string, sessionId: string) {
@@ -201,6 +231,13 @@ export class AccountsService {
     if (!changes.username && !changes.password_hash) return toUser(user);
     try {
       return await this.db.transaction().execute(async (trx) => {
+        // Re-checked under the row lock: a take-over or another password change that committed
+        // while the hashes were computed wins, and this request changes nothing.
+        const locked = await repo.lockUser(trx, userId);
+        if (
+          !locked || locked.password_hash !== user.password_hash ||
+          !(await repo.sessionExists(trx, sessionId, userId))
+        ) throw unauthorized();
         const updated = await repo.updateUser(trx, userId, changes);
         if (!updated) throw unauthorized();
         if (changes.password_hash) await repo.deleteSessionsOfUser(trx, userId, sessionId);

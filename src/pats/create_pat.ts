@@ -28,5 +28,11 @@ export const createPat = userProcedure
   .output(createdPatSchema)
   .mutation(({ ctx, input }) => {
     ctx.response.status = 201;
-    return ctx.services.pats.create(ctx.caller.userId, input);
+    const { userId, sessionId } = ctx.caller;
+    // A take-over of the account that commits meanwhile ends this session: no PAT outlives it.
+    return ctx.services.accounts.whileSessionLives(
+      userId,
+      sessionId,
+      (trx) => ctx.services.pats.create(userId, input, trx),
+    );
   });

@@ -20,13 +20,13 @@ export class PatsService {
   constructor(private readonly db: Db) {}
 
   /** Creates a token; the plaintext is returned here and never again. */
-  async create(userId: string, input: { name: string; expiresAt?: string }) {
+  async create(userId: string, input: { name: string; expiresAt?: string }, db: Db = this.db) {
     const expiresAt = input.expiresAt === undefined ? null : new Date(input.expiresAt);
     if (expiresAt && expiresAt.getTime() <= Date.now()) {
       throw badRequest("expiresAt must be in the future");
     }
     const token = PREFIX + randomString(BODY_LENGTH, BASE62);
-    const row = await repo.insertPat(this.db, {
+    const row = await repo.insertPat(db, {
       id: uuidv7(),
       user_id: userId,
       name: input.name,

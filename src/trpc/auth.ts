@@ -6,11 +6,14 @@ import { AppError } from "../errors.ts";
 import type { Caller } from "../services.ts";
 import { baseProcedure, toTrpcError } from "./init.ts";
 
-function requireCaller(kinds: readonly Caller["kind"][]) {
+function requireCaller<K extends Caller["kind"]>(kinds: readonly K[]) {
   return baseProcedure.use(async ({ ctx, next }) => {
     try {
       // The shared check (raw routes call the same `require`).
-      const caller = await ctx.services.auth.require(ctx.bearer, kinds);
+      const caller = await ctx.services.auth.require(ctx.bearer, kinds) as Extract<
+        Caller,
+        { kind: K }
+      >;
       const renewed = await ctx.services.auth.renewal(caller);
       if (renewed) ctx.response.headers["X-Renewed-Token"] = renewed;
       return next({ ctx: { ...ctx, caller } });
@@ -33,5 +36,13 @@ export const userProcedure = requireCaller(["user"]);
 export const userOrPatProcedure = requireCaller(["user", "pat"]);
 /** Needs a PAT (`/api/sdk/v1`). */
 export const patProcedure = requireCaller(["pat"]);
+/**
+ * The base procedures of the two versioned surfaces: one credential kind each, typed alike so
+ * one procedure definition mounts on both (SPEC 4.7).
+ */
+export const surfaceProcedures = {
+  app: requireCaller<Caller["kind"]>(["user"]),
+  sdk: requireCaller<Caller["kind"]>(["pat"]),
+};
 /** No credential. */
 export const publicProcedure = baseProcedure;

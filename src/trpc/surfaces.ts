@@ -2,18 +2,22 @@
  * The two versioned surfaces (SPEC 4.7, 5.4, 9): one set of procedures, mounted at two prefixes
  * with different credentials. A later procedure is written once as a function of its surface.
  */
-import { patProcedure, userProcedure } from "./auth.ts";
+import { surfaceProcedures } from "./auth.ts";
 
 export interface Surface {
   name: "app" | "sdk";
   prefix: "/api/app/v1" | "/api/sdk/v1";
   /** The base procedure: user access tokens on `app`, PATs on `sdk`. */
-  procedure: typeof userProcedure;
+  procedure: typeof surfaceProcedures.app;
 }
 
 export const APP_SURFACE: Surface = {
   name: "app",
   prefix: "/api/app/v1",
-  procedure: userProcedure,
+  procedure: surfaceProcedures.app,
 };
-export const SDK_SURFACE: Surface = { name: "sdk", prefix: "/api/sdk/v1", procedure: patProcedure };
+export const SDK_SURFACE: Surface = {
+  name: "sdk",
+  prefix: "/api/sdk/v1",
+  procedure: surfaceProcedures.sdk,
+};
