@@ -20,6 +20,8 @@ import { S3ObjectStore } from "./storage/s3.ts";
 import type { ObjectStore } from "./storage/object_store.ts";
 import type { Renderer } from "./render/types.ts";
 import { appRouter } from "./router.ts";
+import { QUEUES } from "./queues.ts";
+import { renderPushQueue } from "./pushes/queues.ts";
 import type { DB } from "./schema.ts";
 import { loadSecrets } from "./secrets.ts";
 import { createServices, type Services } from "./services.ts";
@@ -62,11 +64,10 @@ export async function createApp(config: Config): Promise<App> {
     const report = (what: string) => (error: unknown) =>
       logger.error(`${what} error`, { error: error instanceof Error ? error.message : error });
     [jobs, renderer] = await Promise.all([
-      // As many render jobs at once as the pool has workers: more would only queue in the pool.
       createJobs(connection, {
+        queues: QUEUES,
         databaseUrl: config.databaseUrl,
-        renderConcurrency: defaultThreads(),
-        onError: report("jobs"),
+        onError: (msg, fields) => logger.error(msg, fields),
       }),
       createRenderPool({ threads: defaultThreads(), onError: report("render pool") }),
     ]);
@@ -108,8 +109,13 @@ export async function createApp(config: Config): Promise<App> {
   });
   late.services = services;
   late.inbox = deviceInbox(services.devices, services.pushes, messaging.gateway);
-  const pushRenderer = services.pushRenderer;
-  await jobs.onRender((job, attempt) => pushRenderer.handle(job, attempt));
+  const pushRenderJob = services.pushRenderJob;
+  // As many render jobs at once as the pool has workers: more would only queue in the pool.
+  await jobs.work(
+    renderPushQueue,
+    (job, attempt) => pushRenderJob.handle(job, attempt),
+    { concurrency: defaultThreads() },
+  );
   let document: unknown;
   const raw = allRawRoutes(() => (document ??= buildOpenApiDocument(raw)));
   const handler = (ingress: "combined" | "user" | "factory") =>

@@ -20,7 +20,7 @@ import type { Renderer } from "./render/types.ts";
 import type { ObjectStore } from "./storage/object_store.ts";
 import { type DeviceMessenger, DevicesService } from "./devices/service.ts";
 import { PushesService } from "./pushes/service.ts";
-import { PushRenderer } from "./pushes/render.ts";
+import { PushRenderJob } from "./pushes/render_job.ts";
 
 /** Who is calling, once authenticated. */
 export type Caller =
@@ -73,7 +73,7 @@ export interface Services {
   devices: DevicesService;
   pushes: PushesService;
   /** The render job handler, registered with `jobs.onRender` at start-up. */
-  pushRenderer: PushRenderer;
+  pushRenderJob: PushRenderJob;
 }
 
 /** Wires the domain services together. */
@@ -125,6 +125,6 @@ export function createServices(
     storage: infra.storage,
     devices,
     pushes,
-    pushRenderer: new PushRenderer(pushes, infra.renderer, infra.log),
+    pushRenderJob: new PushRenderJob(pushes, infra.renderer, infra.log),
   };
 }

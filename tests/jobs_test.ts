@@ -1,20 +1,30 @@
 /**
- * Render jobs on pg-boss against the real database of the run: the embedded PGlite, or a fresh
- * database on the server in DATABASE_URL. Waits are bounded but never asserted on.
+ * Jobs on pg-boss against the real database of the run: the embedded PGlite, or a fresh
+ * database on the server in DATABASE_URL. A test queue with a short retry policy; waits are
+ * bounded but never asserted on.
  */
 import { sql } from "kysely";
 import { connect, type Connection } from "../src/db/connect.ts";
 import { createJobs, type PgBossJobs } from "../src/jobs/boss.ts";
-import type { RenderAttempt } from "../src/jobs/types.ts";
+import { z } from "zod";
+import { type Attempt, defineQueue } from "../src/jobs/types.ts";
 import type { DB } from "../src/schema.ts";
 import { assert, assertEquals } from "./helpers/assert.ts";
 import { createDatabase, externalDatabaseUrl } from "./helpers/server.ts";
 
+const testQueue = defineQueue({
+  name: "test-work",
+  schema: z.object({ pushId: z.string() }),
+  retry: { limit: 2, delaySeconds: 1, maxDelaySeconds: 10 },
+});
+
 interface Harness {
   connection: Connection<DB>;
   jobs: PgBossJobs;
+  /** Errors reported by the jobs (onError). */
+  errors: Array<{ msg: string; fields: Record<string, unknown> }>;
   /** Every attempt the handler saw, by push id. */
-  attempts: Map<string, RenderAttempt[]>;
+  attempts: Map<string, Attempt[]>;
   /** Resolves when push `id` has been handled successfully. */
   done(id: string): Promise<void>;
   jobState(id: string): Promise<string[]>;
@@ -37,21 +47,21 @@ function jobsTest(name: string, fn: (h: Harness) => Promise<void>) {
 async function harness(): Promise<Harness> {
   const database = externalDatabaseUrl ? await createDatabase(externalDatabaseUrl) : undefined;
   const connection = await connect<DB>({ url: database?.url, dataDir: "memory://" });
+  const errors: Harness["errors"] = [];
   const jobs = await createJobs(connection, {
+    queues: [testQueue],
     databaseUrl: database?.url,
-    retryLimit: 2,
-    retryDelaySeconds: 1,
     pollingIntervalSeconds: 0.5,
-    onError: (error) => console.error(error),
+    onError: (msg, fields) => errors.push({ msg, fields }),
   });
-  const attempts = new Map<string, RenderAttempt[]>();
+  const attempts = new Map<string, Attempt[]>();
   const waiters = new Map<string, () => void>();
   const finished = new Set<string>();
   const finish = (pushId: string) => {
     finished.add(pushId);
     waiters.get(pushId)?.();
   };
-  await jobs.onRender(({ pushId }, attempt) => {
+  await jobs.work(testQueue, ({ pushId }, attempt) => {
     attempts.set(pushId, [...(attempts.get(pushId) ?? []), attempt]);
     const failures = pushId.startsWith("fail-all-")
       ? Infinity
@@ -66,6 +76,7 @@ async function harness(): Promise<Harness> {
   return {
     connection,
     jobs,
+    errors,
     attempts,
     done(id) {
       if (finished.has(id)) return Promise.resolve();
@@ -79,7 +90,7 @@ async function harness(): Promise<Harness> {
     },
     async jobState(id) {
       const rows = await sql<{ state: string }>`
-        SELECT state FROM pgboss.job WHERE name = 'render' AND data->>'pushId' = ${id}
+        SELECT state FROM pgboss.job WHERE name = 'test-work' AND data->>'pushId' = ${id}
       `.execute(connection.db);
       return rows.rows.map((r) => r.state);
     },
@@ -95,17 +106,17 @@ jobsTest(
   "an enqueue in a rolled-back transaction never exists; a committed one runs",
   async (h) => {
     await h.connection.db.transaction().execute(async (trx) => {
-      await h.jobs.enqueueRender({ pushId: "committed" }, trx);
+      await h.jobs.send(testQueue, { pushId: "committed" }, { trx });
       await sql`SELECT 1`.execute(trx);
     });
     await h.done("committed");
     const rollback = new Error("roll back");
     const outcome = await h.connection.db.transaction().execute(async (trx) => {
-      await h.jobs.enqueueRender({ pushId: "never" }, trx);
+      await h.jobs.send(testQueue, { pushId: "never" }, { trx });
       throw rollback;
     }).catch((e) => e);
     assertEquals(outcome, rollback);
-    await h.jobs.enqueueRender({ pushId: "after" });
+    await h.jobs.send(testQueue, { pushId: "after" });
     await h.done("after");
     assertEquals(await h.jobState("never"), []);
     assertEquals(h.attempts.has("never"), false);
@@ -114,7 +125,7 @@ jobsTest(
 );
 
 jobsTest("a failing handler is retried with backoff until it succeeds", async (h) => {
-  await h.jobs.enqueueRender({ pushId: "fail-2-a" });
+  await h.jobs.send(testQueue, { pushId: "fail-2-a" });
   await h.done("fail-2-a");
   assertEquals(h.attempts.get("fail-2-a"), [
     { number: 1, final: false },
@@ -129,7 +140,7 @@ jobsTest("a failing handler is retried with backoff until it succeeds", async (h
 });
 
 jobsTest("after the final attempt fails the job is failed for good", async (h) => {
-  await h.jobs.enqueueRender({ pushId: "fail-all-b" });
+  await h.jobs.send(testQueue, { pushId: "fail-all-b" });
   await h.done("fail-all-b");
   for (let i = 0; i < 50 && (await h.jobState("fail-all-b"))[0] !== "failed"; i++) {
     await new Promise((r) => setTimeout(r, 100));
@@ -152,12 +163,29 @@ jobsTest("an enqueue without a transaction survives another request's rollback",
     throw new Error("roll back");
   }).catch(() => "rolled back");
   await opened;
-  const sent = h.jobs.enqueueRender({ pushId: "outside" });
+  const sent = h.jobs.send(testQueue, { pushId: "outside" });
   release();
   assertEquals(await other, "rolled back");
   await sent;
   await h.done("outside");
   assert.ok((await h.jobState("outside")).length === 1);
+});
+
+jobsTest("a payload that does not match the queue's schema is refused at send", async (h) => {
+  const error = await h.jobs.send(testQueue, { pushId: 42 } as unknown as { pushId: string })
+    .catch((e) => e);
+  assert.ok(error instanceof z.ZodError);
+});
+
+jobsTest("a worker never hands a malformed stored payload to its handler", async (h) => {
+  // Another writer (an older version, a hand-made row) put a payload of another shape there.
+  const loose = defineQueue({ name: testQueue.name, schema: z.unknown() });
+  await h.jobs.send(loose, { pushId: 7 });
+  await h.jobs.send(testQueue, { pushId: "after-malformed" });
+  await h.done("after-malformed");
+  for (let i = 0; i < 50 && !h.errors.length; i++) await new Promise((r) => setTimeout(r, 100));
+  assertEquals(h.errors.map((e) => e.msg), ["job payload is invalid"]);
+  assertEquals([...h.attempts.keys()].some((k) => typeof k !== "string"), false);
 });
 
 Deno.test({

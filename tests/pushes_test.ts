@@ -6,7 +6,7 @@ import { createDevice, deviceRow, insertPush, pushRow } from "./helpers/devices.
 import { externalDatabaseUrl, type TestServer } from "./helpers/server.ts";
 import { connectDevice, eventually } from "./helpers/mqtt.ts";
 import { encode as encodePng } from "fast-png";
-import { PushRenderer } from "../src/pushes/render.ts";
+import { PushRenderJob } from "../src/pushes/render_job.ts";
 import type { ObjectStore } from "../src/storage/object_store.ts";
 
 const suite = serverSuite("pushes");
@@ -508,7 +508,7 @@ suite.test(
       key.endsWith("image4.raw")
         ? Promise.reject(new Error("disk full"))
         : real.put(key, bytes, type);
-    const renderer = new PushRenderer(services.pushes, services.renderer, undefined, failing);
+    const renderer = new PushRenderJob(services.pushes, services.renderer, undefined, failing);
     // A transient failure is rethrown, so the queue retries it.
     await assert.rejects(renderer.handle({ pushId: push.id }), /disk full/);
     const row = await pushRow(s, push.id);
@@ -519,7 +519,7 @@ suite.test(
     assert.equal(await real.head(`${prefix}image.png`), null);
     assert.equal(await real.head(`${prefix}image2.raw`), null);
     // The retry with a working store completes the render.
-    await new PushRenderer(services.pushes, services.renderer).handle({ pushId: push.id });
+    await new PushRenderJob(services.pushes, services.renderer).handle({ pushId: push.id });
     const done = await pushRow(s, push.id);
     assertEquals([done.status, done.render_prefix, done.render_error], ["QUEUE", prefix, null]);
   },

@@ -86,7 +86,7 @@ Deno.test({
       const black = encode({ width: 4, height: 4, data: new Uint8Array(16), channels: 1 });
       const { raw2, raw4, png } = await renderer.renderImage(black);
       assertEquals([raw2.length, raw4.length, decode(png).depth], [48000, 96000, 1]);
-      assertEquals(typeof jobs.enqueueRender, "function");
+      assertEquals(typeof jobs.send, "function");
     } finally {
       await server.close();
     }

@@ -9,6 +9,7 @@ import type { Db, Trx } from "../schema.ts";
 import { badRequest, notFound } from "../errors.ts";
 import { isUuid, uuidv7 } from "../lib/ids.ts";
 import type { Jobs } from "../jobs/types.ts";
+import { renderPushQueue } from "./queues.ts";
 import type { ObjectStore } from "../storage/object_store.ts";
 import type { DeviceMessenger, DeviceRow, DevicesService } from "../devices/service.ts";
 import * as files from "../files/repository.ts";
@@ -92,7 +93,7 @@ export class PushesService {
         params: input.params ?? {},
         source_key: input.sourceKey ?? null,
       });
-      await this.jobs.enqueueRender({ pushId: push.id }, t);
+      await this.jobs.send(renderPushQueue, { pushId: push.id }, { trx: t });
       return push;
     };
     return trx ? await run(trx) : await this.db.transaction().execute(run);

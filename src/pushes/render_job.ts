@@ -7,7 +7,7 @@
 import type { Selectable } from "kysely";
 import { AppError } from "../errors.ts";
 import { uuidv7 } from "../lib/ids.ts";
-import type { RenderAttempt, RenderJob } from "../jobs/types.ts";
+import type { Attempt } from "../jobs/types.ts";
 import type { Renderer } from "../render/types.ts";
 import { renderPrefix } from "../storage/keys.ts";
 import type { ObjectStore } from "../storage/object_store.ts";
@@ -25,7 +25,7 @@ export type TemplateSource = (push: PushRow) => Promise<Uint8Array>;
 /** A failure that retrying cannot fix: recorded, not retried. */
 class PermanentRenderFailure extends Error {}
 
-export class PushRenderer {
+export class PushRenderJob {
   /** Sources of non-custom templates, by template name (the content pipeline adds its own). */
   readonly templateSources = new Map<string, TemplateSource>();
 
@@ -37,8 +37,8 @@ export class PushRenderer {
     private readonly store: ObjectStore = pushes.store,
   ) {}
 
-  /** The `jobs.onRender` handler; a throw tells the queue to retry with backoff. */
-  async handle(job: RenderJob, attempt?: RenderAttempt): Promise<void> {
+  /** The handler of `renderPushQueue`; a throw tells the queue to retry with backoff. */
+  async handle(job: { pushId: string }, attempt?: Attempt): Promise<void> {
     const { db } = this.pushes;
     const store = this.store;
     const push = await repo.findPush(db, job.pushId);

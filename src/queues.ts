@@ -1,0 +1,9 @@
+/**
+ * Every background queue of the service, declared by its domain. `createJobs` creates each one
+ * at start; a new queue is its domain's `defineQueue` plus one line here.
+ */
+import type { QueueDefinition } from "./jobs/types.ts";
+import { renderPushQueue } from "./pushes/queues.ts";
+
+// deno-lint-ignore no-explicit-any -- queues of different payload types
+export const QUEUES: QueueDefinition<any>[] = [renderPushQueue];
