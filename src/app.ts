@@ -13,7 +13,7 @@ import { buildOpenApiDocument } from "./openapi/document.ts";
 import { allRawRoutes } from "./raw_routes.ts";
 import { createRenderPool, defaultThreads } from "./render/pool.ts";
 import { type Messaging, openMessaging } from "./mqtt/messaging.ts";
-import type { InboundMessage } from "./mqtt/gateway.ts";
+import { MqttGateway } from "./mqtt/gateway.ts";
 import { deviceInbox } from "./devices/mqtt_inbox.ts";
 import { DiskObjectStore } from "./storage/disk.ts";
 import { S3ObjectStore } from "./storage/s3.ts";
@@ -80,17 +80,23 @@ export async function createApp(config: Config): Promise<App> {
   const storage: ObjectStore = config.s3
     ? new S3ObjectStore(config.s3)
     : new DiskObjectStore(`${config.dataDir}/objects`, secrets.storageSecret, () => publicBaseUrl);
-  // The broker starts before the services exist; its callbacks reach them through this holder.
-  const late: { inbox?: (message: InboundMessage) => Promise<void>; services?: Services } = {};
+  // The services publish through the gateway; it connects once the broker runs, below.
+  const gateway = new MqttGateway({ onError: (msg, fields) => logger.error(msg, fields) });
+  const services = createServices(config, connection.db, secrets, {
+    jobs,
+    renderer,
+    storage,
+    messenger: gateway,
+    log: logger,
+    publicBaseUrl: () => publicBaseUrl,
+  });
   try {
     messaging = await openMessaging(config, {
+      gateway,
       serviceSecret: secrets.mqttServiceSecret,
-      // CONTRACT.md "MQTT topics": devices authenticate with their per-device secret; until the
-      // services exist (start-up) no device is known.
+      // CONTRACT.md "MQTT topics": devices authenticate with their per-device secret.
       deviceKey: secrets.mqttDeviceKey,
-      credentialVersions: async (thingNames) =>
-        (await late.services?.devices.credentialVersions(thingNames)) ?? new Map(),
-      onMessage: async (message) => await late.inbox?.(message),
+      credentialVersions: (thingNames) => services.devices.credentialVersions(thingNames),
       onError: (msg, fields) => logger.error(msg, fields),
       log: (msg, fields) => logger.info(msg, fields),
     });
@@ -98,22 +104,12 @@ export async function createApp(config: Config): Promise<App> {
     await closeAll();
     throw error;
   }
-  const log = (msg: string, fields?: Record<string, unknown>) => logger.info(msg, fields);
-  const services = createServices(config, connection.db, secrets, {
-    jobs,
-    renderer,
-    storage,
-    messenger: messaging.gateway,
-    log,
-    publicBaseUrl: () => publicBaseUrl,
-  });
-  late.services = services;
-  late.inbox = deviceInbox(services.devices, services.pushes, messaging.gateway);
-  const pushRenderJob = services.pushRenderJob;
+  // Handlers last, once everything they call exists: device messages, then jobs.
+  gateway.listen(deviceInbox(services.devices, services.pushes, gateway));
   // As many render jobs at once as the pool has workers: more would only queue in the pool.
   await jobs.work(
     renderPushQueue,
-    (job, attempt) => pushRenderJob.handle(job, attempt),
+    (job, attempt) => services.pushRenderJob.handle(job, attempt),
     { concurrency: defaultThreads() },
   );
   let document: unknown;

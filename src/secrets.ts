@@ -5,13 +5,28 @@
 import { decodeBase64, encodeBase64 } from "@oslojs/encoding";
 import { randomToken } from "./lib/crypto.ts";
 import type { Config } from "./config.ts";
-import type { Secrets } from "./services.ts";
 import {
   generateManifestKey,
   generateMasterKey,
   type ManifestKeyRecord,
+  type NfcKeyring,
   nfcKeyringOf,
 } from "./factory/keys.ts";
+
+/** Secrets that are generated and kept under DATA_DIR when not configured. */
+export interface Secrets {
+  jwtSecret: string;
+  /** NFC master keys (NFC_MASTER_KEYS or generated). */
+  nfc: NfcKeyring;
+  /** Ed25519 manifest signing keys, oldest first; the last one signs. */
+  manifestKeys: ManifestKeyRecord[];
+  /** HMAC key of the embedded object store's signed URLs and upload policies. */
+  storageSecret: string;
+  /** Password of the service's own client on the embedded MQTT broker. */
+  mqttServiceSecret: string;
+  /** Key of the per-device MQTT passwords (MQTT_DEVICE_KEY or generated; 32 bytes). */
+  mqttDeviceKey: Uint8Array;
+}
 
 /** Loads (or creates) `DATA_DIR/secrets.json` and overlays configured values. */
 export async function loadSecrets(config: Config): Promise<Secrets & { generated: string[] }> {

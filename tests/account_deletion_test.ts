@@ -1,5 +1,9 @@
 /** SPEC 4.1 account deletion: one transaction, devices unlinked not deleted, second call 404. */
-import { assert, expectError, expectStatus } from "./helpers/assert.ts";
+import { assert, assertEquals, expectError, expectStatus } from "./helpers/assert.ts";
+import { AccountDeletion, type DeletionSteps } from "../src/accounts/deletion.ts";
+import { LoginLimiter } from "../src/accounts/login_limiter.ts";
+import { AppError } from "../src/errors.ts";
+import { silentLog } from "../src/lib/log.ts";
 import { type Client, registerUser } from "./helpers/http.ts";
 import type { TestServer } from "./helpers/server.ts";
 import { decodeJwt } from "jose";
@@ -164,46 +168,36 @@ suite.test(
   },
 );
 
+/** The server's account deletion with extra steps, as another domain would contribute them. */
+function deletionWith(server: TestServer, steps: DeletionSteps) {
+  const { db, config } = server.app.services;
+  return new AccountDeletion(db, new LoginLimiter(db, config.loginFailures), steps, silentLog);
+}
+
 suite.test(
   "a failing pre-deletion step (provider revocation) gives 500 and deletes nothing",
   async (api, server) => {
     const user = await registerUser(api);
-    const steps = server.app.services.accounts.deletionSteps.before;
-    const failing = (u: { id: string }) =>
-      u.id === user.user.id ? Promise.reject(new Error("provider down")) : Promise.resolve();
-    steps.push(failing);
-    try {
-      expectError(
-        await api.delete("/auth/account", {
-          token: user.accessToken,
-          body: { confirm: true, password: user.password },
-        }),
-        500,
-      );
-    } finally {
-      steps.splice(steps.indexOf(failing), 1);
-    }
+    const deletion = deletionWith(server, {
+      before: [() => Promise.reject(new Error("provider down"))],
+    });
+    const error = await deletion.delete(user.user.id, user.password, "127.0.0.1").catch((e) => e);
+    assert.ok(error instanceof AppError);
+    assertEquals(error.status, 500);
     expectStatus(await api.get("/auth/me", { token: user.accessToken }), 200);
   },
 );
 
 suite.test("a failing step inside the transaction rolls everything back", async (api, server) => {
   const user = await registerUser(api);
-  const steps = server.app.services.accounts.deletionSteps.inTransaction;
-  const failing = async (trx: Parameters<typeof steps[number]>[0], userId: string) => {
-    await trx.deleteFrom("sessions").where("user_id", "=", userId).execute();
-    if (userId === user.user.id) throw new Error("boom after a partial write");
-  };
-  steps.push(failing);
-  try {
-    const reply = await api.delete("/auth/account", {
-      token: user.accessToken,
-      body: { confirm: true, password: user.password },
-    });
-    expectError(reply, 500);
-  } finally {
-    steps.splice(steps.indexOf(failing), 1);
-  }
+  const deletion = deletionWith(server, {
+    inTransaction: [async (trx, userId) => {
+      await trx.deleteFrom("sessions").where("user_id", "=", userId).execute();
+      throw new Error("boom after a partial write");
+    }],
+  });
+  const error = await deletion.delete(user.user.id, user.password, "127.0.0.1").catch((e) => e);
+  assertEquals(error?.message, "boom after a partial write");
   expectStatus(await api.get("/auth/me", { token: user.accessToken }), 200);
 });
 

@@ -508,7 +508,7 @@ suite.test(
       key.endsWith("image4.raw")
         ? Promise.reject(new Error("disk full"))
         : real.put(key, bytes, type);
-    const renderer = new PushRenderJob(services.pushes, services.renderer, undefined, failing);
+    const renderer = new PushRenderJob(services.pushes, services.renderer, { store: failing });
     // A transient failure is rethrown, so the queue retries it.
     await assert.rejects(renderer.handle({ pushId: push.id }), /disk full/);
     const row = await pushRow(s, push.id);

@@ -4,8 +4,8 @@
  * raw routes alike: no route verifies a credential its own way.
  */
 import type { Db } from "../schema.ts";
-import type { Caller } from "../services.ts";
-import { type AppError, forbidden, unauthorized } from "../errors.ts";
+import type { Authenticate, Caller, CallerKind, RequireOptions } from "../caller.ts";
+import { forbidden, unauthorized } from "../errors.ts";
 import { looksLikePat, type PatsService } from "../pats/service.ts";
 import type { AccessTokens } from "./access_tokens.ts";
 import * as repo from "./repository.ts";
@@ -14,9 +14,6 @@ import * as repo from "./repository.ts";
 const RENEW_WITHIN_SECONDS = 24 * 3600;
 /** A session's lastUsedAt is refreshed at most this often by plain API calls. */
 const SESSION_TOUCH_MS = 5 * 60 * 1000;
-
-/** The kinds of user credential (CONTRACT.md "Who may call what"). */
-export type CallerKind = Caller["kind"];
 
 /** Why a credential was refused: a bad one, or a valid token whose user has been deleted. */
 export type AuthFailure = "invalid" | "user_gone";
@@ -27,25 +24,14 @@ const WRONG_KIND: Record<CallerKind, string> = {
   user: "This endpoint accepts personal access tokens only",
 };
 
-export interface RequireOptions {
-  /**
-   * The error for a well-signed, unexpired user token whose user no longer exists; 401 unless
-   * a route says otherwise (SPEC 4.1: DELETE /auth/account answers 404 the second time).
-   */
-  userGone?: () => AppError;
-}
-
-export class Authenticator {
+export class Authenticator implements Authenticate {
   constructor(
     private readonly db: Db,
     private readonly tokens: AccessTokens,
     private readonly pats: PatsService,
   ) {}
 
-  /**
-   * The caller behind a bearer credential of one of `kinds`. Missing or bad credentials are 401
-   * with no reason (SPEC 5.5); a valid credential of another kind is 403.
-   */
+  /** `Authenticate.require`: the one check (CONTRACT.md "Who may call what"). */
   async require(
     bearer: string | null,
     kinds: readonly CallerKind[],

@@ -26,7 +26,7 @@ export const deleteAccount: RawRoute = {
     if (!parsed.success) {
       throw new AppError("invalid_request", parsed.error.issues[0]?.message ?? "Invalid body");
     }
-    await ctx.services.accounts.deleteAccount(caller.userId, parsed.data.password, ctx.ip);
+    await ctx.services.accountDeletion.delete(caller.userId, parsed.data.password, ctx.ip);
     return new Response(null, { status: 204 });
   },
   doc: {

@@ -2,9 +2,8 @@
  * Accounts: registration, password login, refresh-token rotation, sessions, profile and account
  * deletion (SPEC 4.1). Every rule lives here; procedures only translate HTTP.
  */
-import type { Selectable } from "kysely";
 import type { Db, Trx } from "../schema.ts";
-import { AppError, badRequest, conflict, notFound, unauthorized } from "../errors.ts";
+import { badRequest, conflict, notFound, unauthorized } from "../errors.ts";
 import { uuidv7 } from "../lib/ids.ts";
 import { randomToken, sha256Hex } from "../lib/crypto.ts";
 import { isUniqueViolation } from "../db/errors.ts";
@@ -12,7 +11,6 @@ import type { AccessTokens } from "./access_tokens.ts";
 import { hashPassword, verifyAgainstDummy, verifyPassword } from "./passwords.ts";
 import { accountKey, type LoginLimiter } from "./login_limiter.ts";
 import * as repo from "./repository.ts";
-import type { UsersTable } from "./tables.ts";
 import { type SubscriptionSummary, toOauthAccount, toSession, toUser } from "./views.ts";
 
 /** Refresh tokens live 30 days from issue; every use rotates them. */
@@ -24,29 +22,16 @@ export interface ClientInfo {
   ip: string;
 }
 
-/**
- * Steps other domains add to account deletion (SPEC 4.1): `before` runs outside the transaction
- * (provider revocation, subscription cancellation) and aborts on failure; `inTransaction` runs in
- * the deleting transaction (unlinking devices, removing their pushes).
- */
-export interface DeletionSteps {
-  before: Array<(user: Selectable<UsersTable>) => Promise<void>>;
-  inTransaction: Array<(trx: Trx, userId: string) => Promise<void>>;
-  /** After the commit (stored objects); a failure is logged, the account is gone regardless. */
-  after: Array<(userId: string) => Promise<void>>;
-}
-
 /** What `GET /auth/me` adds about billing; supplied by the billing domain. */
 export type SubscriptionSummaryReader = (userId: string) => Promise<SubscriptionSummary | null>;
 
 export class AccountsService {
-  readonly deletionSteps: DeletionSteps = { before: [], inTransaction: [], after: [] };
-  subscriptionOf: SubscriptionSummaryReader = () => Promise.resolve(null);
-
   constructor(
     private readonly db: Db,
     private readonly tokens: AccessTokens,
     private readonly limiter: LoginLimiter,
+    /** What `GET /auth/me` shows of billing; the billing domain supplies it. */
+    private readonly subscriptionOf: SubscriptionSummaryReader = () => Promise.resolve(null),
   ) {}
 
   /** Creates an account and its first session (SPEC 4.1 register). */
@@ -267,49 +252,6 @@ export class AccountsService {
   async deleteSession(userId: string, sessionId: string) {
     if ((await repo.deleteSession(this.db, userId, sessionId)) === 0) {
       throw notFound("Session not found");
-    }
-  }
-
-  /**
-   * Deletes an account for good (SPEC 4.1): password check when the user has one, the
-   * `before` steps (each may abort with 500), then one transaction that runs the other domains'
-   * steps and deletes the user row, cascading to everything the user owns.
-   */
-  async deleteAccount(userId: string, password: string | undefined, ip: string) {
-    const user = await repo.findUserById(this.db, userId);
-    if (!user) throw notFound("User no longer exists");
-    if (user.password_hash) {
-      if (password === undefined) throw unauthorized("Password is required");
-      const hash = user.password_hash;
-      const ok = await this.limiter.guard(
-        accountKey(user, ""),
-        ip,
-        () => verifyPassword(password, hash),
-      );
-      if (!ok) throw unauthorized("Incorrect password");
-    }
-    for (const step of this.deletionSteps.before) {
-      try {
-        await step(user);
-      } catch (cause) {
-        // SPEC 4.1: a provider failure aborts the deletion with 500 before anything is deleted.
-        throw Object.assign(
-          new AppError("internal", "Account deletion failed; nothing was deleted"),
-          { cause },
-        );
-      }
-    }
-    await this.db.transaction().execute(async (trx) => {
-      if (!(await repo.lockUser(trx, userId))) throw notFound("User no longer exists");
-      for (const step of this.deletionSteps.inTransaction) await step(trx, userId);
-      await repo.deleteUser(trx, userId);
-    });
-    for (const step of this.deletionSteps.after) {
-      await step(userId).catch((cause) =>
-        console.error(
-          JSON.stringify({ level: "error", msg: "account clean-up failed", cause: String(cause) }),
-        )
-      );
     }
   }
 }

@@ -2,6 +2,7 @@
  * Devices as their owners see them (SPEC 2.7, 2.8, 3.6, 4.5) and as they report over MQTT
  * (CONTRACT.md topics). Authorization lives in `owned()`: every owner endpoint goes through it.
  */
+import { type Log, silentLog } from "../lib/log.ts";
 import type { Selectable } from "kysely";
 import type { Db, Trx } from "../schema.ts";
 import { badRequest, forbidden, notFound } from "../errors.ts";
@@ -20,25 +21,43 @@ export interface DeviceMessenger {
   publish(thingName: string, channel: string, body: unknown): Promise<void>;
 }
 
-/** Runs inside the transaction that unlinks a device from its owner (unbind, account deletion). */
-export type UnlinkStep = (trx: Trx, device: { id: string; ownerId: string }) => Promise<void>;
+/** A device leaving its owner (unbind, account deletion). */
+export interface UnlinkedDevice {
+  id: string;
+  ownerId: string;
+}
+
+/**
+ * What other domains do when a device leaves its owner: `inTransaction` in the unlinking
+ * transaction (its pushes go), `afterCommit` once it committed (stored objects; failures are
+ * only logged).
+ */
+export interface UnlinkReaction {
+  inTransaction(trx: Trx, device: UnlinkedDevice): Promise<void>;
+  afterCommit(device: UnlinkedDevice): Promise<void>;
+}
+
+export interface DevicesOptions {
+  /** Reactions to a device leaving its owner, in order. */
+  onUnlink?: UnlinkReaction[];
+  log?: Log;
+}
 
 const NICKNAME_MAX = 64;
 const TEXT_MAX = 1000;
 
 export class DevicesService {
-  /** Other domains' clean-up when a device leaves its owner (pushes register one). */
-  readonly unlinkSteps: UnlinkStep[] = [];
-  /** Clean-up after an unbind committed (stored objects); failures are only logged. */
-  readonly unlinkCleanups: Array<(device: { id: string; ownerId: string }) => Promise<void>> = [];
-  /** Thing names unlinked by an account deletion, told `unbound` once it has committed. */
-  private readonly pendingUnbound = new Map<string, string[]>();
+  private readonly onUnlink: UnlinkReaction[];
+  private readonly log: Log;
 
   constructor(
     private readonly db: Db,
     private readonly messenger: DeviceMessenger,
-    private readonly log: (msg: string, fields?: Record<string, unknown>) => void = () => {},
-  ) {}
+    options: DevicesOptions = {},
+  ) {
+    this.onUnlink = options.onUnlink ?? [];
+    this.log = options.log ?? silentLog;
+  }
 
   /**
    * The one authorization check of owner endpoints (SPEC 4.5): 400 for a malformed id, 404
@@ -129,20 +148,15 @@ export class DevicesService {
       await this.unlink(trx, device.id, userId);
       return device;
     });
-    await this.messenger.publish(row.thing_name, "down/cmd", { kind: "unbound" }).catch(
-      (error) => this.log("unbound message not delivered", { deviceId, error: String(error) }),
-    );
-    for (const cleanup of this.unlinkCleanups) {
-      await cleanup({ id: row.id, ownerId: userId }).catch((error) =>
-        this.log("unbind clean-up failed", { deviceId, error: String(error) })
-      );
-    }
+    await this.afterUnlink([{ id: row.id, ownerId: userId, thingName: row.thing_name }]);
     return { message: "Device unbound" };
   }
 
-  /** Clears the owner of a locked device and runs the other domains' unlink steps. */
+  /** Clears the owner of a locked device and runs the other domains' unlink reactions. */
   private async unlink(trx: Trx, deviceId: string, ownerId: string) {
-    for (const step of this.unlinkSteps) await step(trx, { id: deviceId, ownerId });
+    for (const reaction of this.onUnlink) {
+      await reaction.inTransaction(trx, { id: deviceId, ownerId });
+    }
     await repo.updateDevice(trx, deviceId, {
       owner_id: null,
       bound_at: null,
@@ -153,24 +167,37 @@ export class DevicesService {
     });
   }
 
-  /** SPEC 4.1 account deletion: every device of the user is unlinked, not deleted. */
-  async unlinkAllOf(trx: Trx, userId: string) {
-    const things: string[] = [];
+  /**
+   * SPEC 4.1 account deletion: every device of the user is unlinked, not deleted. Returns what
+   * follows the commit: each device is told `unbound` and the reactions' clean-up runs.
+   */
+  async unlinkAllOf(trx: Trx, userId: string): Promise<() => Promise<void>> {
+    const unlinked: Array<UnlinkedDevice & { thingName: string }> = [];
     for (const device of await repo.lockOwnedDevices(trx, userId)) {
       await this.unlink(trx, device.id, userId);
-      things.push(device.thing_name);
+      unlinked.push({ id: device.id, ownerId: userId, thingName: device.thing_name });
     }
-    this.pendingUnbound.set(userId, things);
+    return () => this.afterUnlink(unlinked);
   }
 
-  /** After account deletion committed: each unlinked device is told `unbound` (best-effort). */
-  async notifyUnlinked(userId: string) {
-    const things = this.pendingUnbound.get(userId) ?? [];
-    this.pendingUnbound.delete(userId);
-    for (const thingName of things) {
-      await this.messenger.publish(thingName, "down/cmd", { kind: "unbound" }).catch((error) =>
-        this.log("unbound message not delivered", { thingName, error: String(error) })
+  /**
+   * After an unlink committed: the device is told `unbound` (best-effort: a device that misses
+   * it learns on its next push request) and the other domains clean up.
+   */
+  private async afterUnlink(devices: Array<UnlinkedDevice & { thingName: string }>) {
+    for (const device of devices) {
+      await this.messenger.publish(device.thingName, "down/cmd", { kind: "unbound" }).catch(
+        (error) =>
+          this.log.info("unbound message not delivered", {
+            deviceId: device.id,
+            error: String(error),
+          }),
       );
+      for (const reaction of this.onUnlink) {
+        await reaction.afterCommit(device).catch((error) =>
+          this.log.info("unbind clean-up failed", { deviceId: device.id, error: String(error) })
+        );
+      }
     }
   }
 

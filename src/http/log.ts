@@ -1,4 +1,5 @@
 /** Structured logs: one JSON line per request; never a token, never a query string. */
+import type { Log } from "../lib/log.ts";
 
 export interface RequestLog {
   method: string;
@@ -8,11 +9,10 @@ export interface RequestLog {
   requestId: string;
 }
 
-export type Logger = {
+/** The service's logger: the services see only its `Log` half. */
+export interface Logger extends Log {
   request(entry: RequestLog): void;
-  error(msg: string, fields?: Record<string, unknown>): void;
-  info(msg: string, fields?: Record<string, unknown>): void;
-};
+}
 
 /** A logger writing JSON lines to stdout/stderr, or nothing at level `silent`. */
 export function createLogger(level: "info" | "silent"): Logger {

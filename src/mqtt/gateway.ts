@@ -16,12 +16,17 @@ export interface InboundMessage {
   payload: Uint8Array;
 }
 
-export interface GatewayOptions {
+/** Where the gateway connects and with which credentials. */
+export interface BrokerTarget {
   url: string;
   username?: string;
   password?: string;
-  /** Called for every message on `devices/+/up/#`; errors are the handler's to log. */
-  onMessage(message: InboundMessage): Promise<void>;
+}
+
+/** Handles every message on `devices/+/up/#`; errors are reported through `onError`. */
+export type MessageHandler = (message: InboundMessage) => Promise<void>;
+
+export interface GatewayOptions {
   onError?(msg: string, fields?: Record<string, unknown>): void;
   /** How long a publish may wait for its PUBACK. */
   publishTimeoutMs?: number;
@@ -46,15 +51,21 @@ export function backoffDelay(attempt: number, random = Math.random): number {
   return Math.round(base * (0.8 + 0.4 * random()));
 }
 
+/**
+ * Built before the services (they publish through it), connected once the broker runs, and given
+ * its message handler once the services exist: nothing is wired after the fact.
+ */
 export class MqttGateway {
   private attempts = 0;
   private readonly inbound: InboundQueue<InboundMessage>;
   private dropped = 0;
   private lastDropLog = 0;
+  #client?: MqttClient;
+  #handler?: MessageHandler;
 
-  private constructor(readonly client: MqttClient, private readonly options: GatewayOptions) {
+  constructor(private readonly options: GatewayOptions = {}) {
     this.inbound = new InboundQueue(
-      (message) => options.onMessage(message),
+      (message) => this.#handler ? this.#handler(message) : Promise.resolve(),
       (error, message) =>
         options.onError?.("mqtt message handling failed", {
           thingName: message.thingName,
@@ -65,20 +76,42 @@ export class MqttGateway {
     );
   }
 
+  /** A connected gateway with its handler, in one step (tests, tools). */
+  static async connect(
+    options: GatewayOptions & BrokerTarget & { onMessage: MessageHandler },
+    waitMs = 5_000,
+  ): Promise<MqttGateway> {
+    const gateway = new MqttGateway(options);
+    gateway.listen(options.onMessage);
+    await gateway.connect(options, waitMs);
+    return gateway;
+  }
+
+  /**
+   * Registers the handler of device messages and subscribes to them. Until then the gateway only
+   * publishes: no device message is taken before something can handle it.
+   */
+  listen(onMessage: MessageHandler): void {
+    if (this.#handler) throw new Error("The gateway already has a message handler");
+    this.#handler = onMessage;
+    if (this.#client?.connected) this.subscribe(this.#client);
+  }
+
   /** Connects (waiting up to `waitMs` for the first CONNACK) and keeps reconnecting after. */
-  static async connect(options: GatewayOptions, waitMs = 5_000): Promise<MqttGateway> {
-    const client = mqtt.connect(options.url, {
+  async connect(target: BrokerTarget, waitMs = 5_000): Promise<void> {
+    if (this.#client) throw new Error("The gateway is already connected");
+    const client = mqtt.connect(target.url, {
       clientId: `dds-service-${crypto.randomUUID().slice(0, 8)}`,
-      username: options.username,
-      password: options.password,
+      username: target.username,
+      password: target.password,
       protocolVersion: 4,
       clean: true,
       reconnectPeriod: FIRST_RETRY_MS,
       connectTimeout: 5_000,
       keepalive: 30,
     });
-    const gateway = new MqttGateway(client, options);
-    gateway.wire();
+    this.#client = client;
+    this.wire(client);
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, waitMs);
       client.once("connect", () => {
@@ -86,19 +119,27 @@ export class MqttGateway {
         resolve();
       });
     });
-    return gateway;
   }
 
-  private wire() {
-    const { client, options } = this;
+  /** The MQTT client, once connected (tests reach into it). */
+  get client(): MqttClient | undefined {
+    return this.#client;
+  }
+
+  private subscribe(client: MqttClient) {
+    client.subscribe(SERVICE_SUBSCRIPTION, { qos: 1 }, (error) => {
+      if (error) this.options.onError?.("mqtt subscribe failed", { error: String(error) });
+    });
+  }
+
+  private wire(client: MqttClient) {
+    const { options } = this;
     client.on("connect", () => {
       this.attempts = 0;
       client.options.reconnectPeriod = FIRST_RETRY_MS;
       // STACK.md: Nagle on the client stream delays every QoS 1 exchange by ~44 ms.
       (client.stream as unknown as Socket)?.setNoDelay?.(true);
-      client.subscribe(SERVICE_SUBSCRIPTION, { qos: 1 }, (error) => {
-        if (error) options.onError?.("mqtt subscribe failed", { error: String(error) });
-      });
+      if (this.#handler) this.subscribe(client);
     });
     client.on("close", () => {
       client.options.reconnectPeriod = backoffDelay(this.attempts++);
@@ -132,12 +173,12 @@ export class MqttGateway {
 
   /** True while the client holds a session with the broker. */
   get connected(): boolean {
-    return this.client.connected;
+    return this.#client?.connected ?? false;
   }
 
   /** Fails fast with 503 when the broker is not reachable (checked before any state change). */
   assertConnected(): void {
-    if (!this.client.connected) {
+    if (!this.connected) {
       throw new AppError(
         "unavailable",
         "Device messaging is unavailable: the MQTT broker is unreachable",
@@ -157,7 +198,7 @@ export class MqttGateway {
       const fail = () =>
         reject(new AppError("unavailable", "Message was not acknowledged by the MQTT broker"));
       const timer = setTimeout(fail, timeoutMs);
-      this.client.publish(
+      this.#client!.publish(
         topicOf(thingName, channel),
         JSON.stringify(body),
         { qos: 1 },
@@ -171,6 +212,6 @@ export class MqttGateway {
   }
 
   async close(): Promise<void> {
-    await this.client.endAsync(true);
+    await this.#client?.endAsync(true);
   }
 }

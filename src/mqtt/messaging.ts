@@ -4,15 +4,16 @@
  */
 import type { Config } from "../config.ts";
 import { type EmbeddedBroker, SERVICE_USERNAME, startEmbeddedBroker } from "./broker.ts";
-import { type InboundMessage, MqttGateway } from "./gateway.ts";
+import type { MqttGateway } from "./gateway.ts";
 
 export interface MessagingOptions {
+  /** The gateway the services publish through; connected here. */
+  gateway: MqttGateway;
   serviceSecret: string;
   /** Key of the per-device passwords the embedded broker checks (MQTT_DEVICE_KEY). */
   deviceKey: Uint8Array;
   /** Current credential versions of registered things (embedded broker authentication). */
   credentialVersions(thingNames: string[]): Promise<Map<string, number>>;
-  onMessage(message: InboundMessage): Promise<void>;
   onError(msg: string, fields?: Record<string, unknown>): void;
   log?(msg: string, fields?: Record<string, unknown>): void;
 }
@@ -28,7 +29,10 @@ export interface Messaging {
   close(): Promise<void>;
 }
 
-/** Starts the embedded broker when MQTT_URL is unset, then connects the service's client. */
+/**
+ * Starts the embedded broker when MQTT_URL is unset, then connects the service's gateway. The
+ * caller registers the gateway's message handler once the services exist.
+ */
 export async function openMessaging(config: Config, options: MessagingOptions): Promise<Messaging> {
   const broker = config.mqtt.url ? undefined : await startEmbeddedBroker({
     port: config.mqtt.port,
@@ -41,13 +45,11 @@ export async function openMessaging(config: Config, options: MessagingOptions): 
   });
   const local = config.host === "0.0.0.0" ? "127.0.0.1" : config.host;
   const url = config.mqtt.url ?? `mqtt://${local}:${broker!.port}`;
-  let gateway: MqttGateway;
+  const gateway = options.gateway;
   try {
-    gateway = await MqttGateway.connect({
+    await gateway.connect({
       url,
       ...(broker ? { username: SERVICE_USERNAME, password: options.serviceSecret } : {}),
-      onMessage: options.onMessage,
-      onError: options.onError,
     });
   } catch (error) {
     await broker?.close();

@@ -4,6 +4,7 @@
  * A failure records the error on the push (still PREPARE) and removes whatever was written, so
  * a push never points at a half-written set of files.
  */
+import { type Log, silentLog } from "../lib/log.ts";
 import type { Selectable } from "kysely";
 import { AppError } from "../errors.ts";
 import { uuidv7 } from "../lib/ids.ts";
@@ -25,17 +26,28 @@ export type TemplateSource = (push: PushRow) => Promise<Uint8Array>;
 /** A failure that retrying cannot fix: recorded, not retried. */
 class PermanentRenderFailure extends Error {}
 
+export interface PushRenderJobOptions {
+  /** Sources of non-custom templates, by template name. */
+  templateSources?: ReadonlyMap<string, TemplateSource>;
+  log?: Log;
+  /** Where sources are read and bitmaps written (the pushes' store unless a test injects one). */
+  store?: ObjectStore;
+}
+
 export class PushRenderJob {
-  /** Sources of non-custom templates, by template name (the content pipeline adds its own). */
-  readonly templateSources = new Map<string, TemplateSource>();
+  private readonly templateSources: ReadonlyMap<string, TemplateSource>;
+  private readonly log: Log;
+  private readonly store: ObjectStore;
 
   constructor(
     private readonly pushes: PushesService,
     private readonly renderer: Renderer,
-    private readonly log: (msg: string, fields?: Record<string, unknown>) => void = () => {},
-    /** Where sources are read and bitmaps written (the pushes' store unless a test injects one). */
-    private readonly store: ObjectStore = pushes.store,
-  ) {}
+    options: PushRenderJobOptions = {},
+  ) {
+    this.templateSources = options.templateSources ?? new Map();
+    this.log = options.log ?? silentLog;
+    this.store = options.store ?? pushes.store;
+  }
 
   /** The handler of `renderPushQueue`; a throw tells the queue to retry with backoff. */
   async handle(job: { pushId: string }, attempt?: Attempt): Promise<void> {
@@ -79,7 +91,7 @@ export class PushRenderJob {
       await store.deletePrefix(prefix).catch(() => {});
       const message = error instanceof Error ? error.message : String(error);
       await repo.recordRenderFailure(db, push.id, message);
-      this.log("render failed", {
+      this.log.info("render failed", {
         pushId: push.id,
         error: message,
         attempt: attempt?.number,

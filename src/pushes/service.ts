@@ -4,6 +4,7 @@
  * concurrent `GET .../push` or `refresh` calls of one device (HTTP or MQTT) are serialized:
  * never two pushes published at once, never one skipped.
  */
+import { type Log, silentLog } from "../lib/log.ts";
 import type { Selectable } from "kysely";
 import type { Db, Trx } from "../schema.ts";
 import { badRequest, notFound } from "../errors.ts";
@@ -12,7 +13,6 @@ import type { Jobs } from "../jobs/types.ts";
 import { renderPushQueue } from "./queues.ts";
 import type { ObjectStore } from "../storage/object_store.ts";
 import type { DeviceMessenger, DeviceRow, DevicesService } from "../devices/service.ts";
-import * as files from "../files/repository.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
 import * as repo from "./repository.ts";
 import type { PushesTable, PushStatus } from "./tables.ts";
@@ -62,18 +62,8 @@ export class PushesService {
     readonly store: ObjectStore,
     readonly jobs: Jobs,
     private readonly messenger: DeviceMessenger,
-    private readonly log: (msg: string, fields?: Record<string, unknown>) => void = () => {},
-  ) {
-    // SPEC 3.6 / 4.1: a device that leaves its owner takes its pushes and files with it.
-    devices.unlinkSteps.push(async (trx, device) => {
-      await repo.deletePushesOfDevice(trx, device.id);
-      await files.deleteFilesOfDevice(trx, device.id, device.ownerId);
-    });
-    devices.unlinkCleanups.push(async (device) => {
-      await store.deletePrefix(`render/${device.ownerId}/${device.id}/`);
-      await store.deletePrefix(`uploads/${device.ownerId}/${device.id}/`);
-    });
-  }
+    private readonly log: Log = silentLog,
+  ) {}
 
   /**
    * SPEC 3.1: a new push starts in PREPARE and its render job is enqueued in the same
@@ -204,7 +194,7 @@ export class PushesService {
     // next get_push.
     await this.messenger.publish(device.thing_name, "down/cmd", { kind: "new_push", pushId })
       .catch((error) =>
-        this.log("new_push signal not delivered", { deviceId, error: String(error) })
+        this.log.info("new_push signal not delivered", { deviceId, error: String(error) })
       );
     return { message: "Current push set" };
   }

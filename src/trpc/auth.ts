@@ -3,7 +3,7 @@
  * kinds it accepts, and anything else is refused before its body runs.
  */
 import { AppError } from "../errors.ts";
-import type { Caller } from "../services.ts";
+import type { Caller } from "../caller.ts";
 import { baseProcedure, toTrpcError } from "./init.ts";
 
 function requireCaller<K extends Caller["kind"]>(kinds: readonly K[]) {

@@ -5,7 +5,8 @@
 import { initTRPC, TRPCError } from "@trpc/server";
 import type { OpenApiMeta } from "trpc-to-openapi";
 import { AppError } from "../errors.ts";
-import type { Caller, Services } from "../services.ts";
+import type { Caller } from "../caller.ts";
+import type { Services } from "../services.ts";
 
 /** Status and headers a procedure sets on its response (201, 204, Retry-After, ...). */
 export interface ResponseHolder {

@@ -1,0 +1,23 @@
+/**
+ * SPEC 3.6 / 4.1: a device that leaves its owner (unbind, account deletion) takes its pushes,
+ * their file records and stored bitmaps with it. Built before the devices service, which runs
+ * it on every unlink.
+ */
+import type { UnlinkReaction } from "../devices/service.ts";
+import * as files from "../files/repository.ts";
+import type { ObjectStore } from "../storage/object_store.ts";
+import * as repo from "./repository.ts";
+
+/** The pushes domain's reaction to a device leaving its owner. */
+export function forgetDevicePushes(store: ObjectStore): UnlinkReaction {
+  return {
+    async inTransaction(trx, device) {
+      await repo.deletePushesOfDevice(trx, device.id);
+      await files.deleteFilesOfDevice(trx, device.id, device.ownerId);
+    },
+    async afterCommit(device) {
+      await store.deletePrefix(`render/${device.ownerId}/${device.id}/`);
+      await store.deletePrefix(`uploads/${device.ownerId}/${device.id}/`);
+    },
+  };
+}
