@@ -1,0 +1,153 @@
+/**
+ * A Scene v1 rendition (SPEC 2.11, 2.12, 4.7): the Scene is checked again, pictures are cut to
+ * exactly the pixels they cover, the elements are laid out in viewport units and rasterised at
+ * the rendition's size by the scale rule, then encoded as colour, grey or 1-bit PNG. Runs in the
+ * render worker; failures are values (errors lose their fields crossing threads).
+ */
+import type { RenderFailureCode } from "../bitmaps.ts";
+import { composeLevels, rgbaToGrey, rgbaToRgb } from "../layout/compose.ts";
+import { layoutSvg, rasterise } from "../layout/engine.ts";
+import { cropAndResize, decodePicture, type Picture, pictureDataUri } from "../layout/image.ts";
+import { type Fit, placePicture } from "../layout/place.ts";
+import { encodePng } from "../layout/png_encode.ts";
+import { pack1bpp } from "../pack.ts";
+import { cssColour, luma } from "./colour.ts";
+import { normaliseScene } from "./normalise.ts";
+import { planScale } from "./scale.ts";
+import { backgroundOf, type PlacedPicture, sceneTree } from "./tree.ts";
+import { type ColorMode, SCENE_LIMITS, type SceneMode } from "./types.ts";
+
+/** A rendition request as the worker receives it. */
+export interface SceneRenderInput {
+  /** Scene `data` (stored or not: it is normalised again here). */
+  scene: unknown;
+  /** Picture bytes by file id: the caller resolves only the user's own assets. */
+  images?: Record<string, Uint8Array>;
+  width: number;
+  height: number;
+  colorMode?: ColorMode;
+  mode?: SceneMode;
+  /** Pixels per rendition; default SPEC 8's 4,000,000. */
+  maxPixels?: number;
+}
+
+/** Why a rendition failed; never worth retrying. */
+export type SceneFailureCode = "invalid_request" | RenderFailureCode;
+
+/** A rendition outcome: the PNG, or a failure as a value. */
+export type SceneRenderResult =
+  | { ok: true; png: Uint8Array }
+  | { ok: false; code: SceneFailureCode; message: string };
+
+const COLOR_MODES = new Set<ColorMode>(["color", "grayscale", "monochrome"]);
+
+function checkSize(input: SceneRenderInput): string | undefined {
+  const { width, height } = input;
+  for (const [name, side] of [["width", width], ["height", height]] as const) {
+    if (!Number.isInteger(side) || side < 1 || side > SCENE_LIMITS.maxSide) {
+      return `Rendition ${name} must be an integer from 1 to ${SCENE_LIMITS.maxSide}`;
+    }
+  }
+  const maxPixels = input.maxPixels || SCENE_LIMITS.maxPixels;
+  if (width * height > maxPixels) return `Rendition ${width}x${height} is over ${maxPixels} pixels`;
+  if (input.colorMode !== undefined && !COLOR_MODES.has(input.colorMode)) {
+    return `Rendition colorMode ${String(input.colorMode)} is not color, grayscale or monochrome`;
+  }
+  return undefined;
+}
+
+/** Copies `content` (channels per pixel) into a `width` x `height` canvas filled with `fill`. */
+function letterbox(
+  content: Uint8Array,
+  box: { x: number; y: number; width: number; height: number },
+  width: number,
+  height: number,
+  fill: number[],
+): Uint8Array {
+  const channels = fill.length;
+  const out = new Uint8Array(width * height * channels);
+  if (fill.every((v) => v === fill[0])) out.fill(fill[0]);
+  else for (let i = 0; i < out.length; i += channels) out.set(fill, i);
+  const row = box.width * channels;
+  for (let y = 0; y < box.height; y++) {
+    const at = ((box.y + y) * width + box.x) * channels;
+    out.set(content.subarray(y * row, (y + 1) * row), at);
+  }
+  return out;
+}
+
+/** Renders one Scene rendition to PNG bytes. */
+export async function renderScene(input: SceneRenderInput): Promise<SceneRenderResult> {
+  const sizeProblem = checkSize(input);
+  if (sizeProblem) return { ok: false, code: "invalid_request", message: sizeProblem };
+  const normalised = normaliseScene(input.scene, { maxPixels: input.maxPixels });
+  if (!normalised.ok) return { ok: false, code: "invalid_request", message: normalised.message };
+  const scene = normalised.scene;
+  const colorMode = input.colorMode ?? "color";
+  const monochrome = colorMode === "monochrome";
+  const output = { width: input.width, height: input.height };
+  const plan = planScale(scene.viewport, output, input.mode);
+  const viewportBox = { x: 0, y: 0, ...scene.viewport };
+
+  // Each file is decoded once, however many elements show it.
+  const images = input.images ?? {};
+  const decoded = new Map<string, Picture>();
+  let failure: SceneRenderResult | undefined;
+  const picture = (
+    element: { properties?: Record<string, unknown> },
+  ): PlacedPicture | undefined => {
+    const props = element.properties ?? {};
+    const fileId = props.fileId as string;
+    // A file the caller could not resolve (deleted, not the owner's) draws nothing.
+    if (failure || !Object.hasOwn(images, fileId)) return undefined;
+    let source = decoded.get(fileId);
+    if (!source) {
+      const result = decodePicture(images[fileId], { grey: colorMode !== "color" });
+      if (!result.ok) {
+        failure = result;
+        return undefined;
+      }
+      source = result.picture;
+      decoded.set(fileId, source);
+    }
+    const frame = (element as { frame: { x: number; y: number; width: number; height: number } })
+      .frame;
+    const placed = placePicture(source, frame, (props.fit as Fit) ?? "contain", viewportBox);
+    if (!placed) return undefined;
+    // Resampled to the output pixels it covers, so resvg draws it 1:1 (STACK.md: hot spot).
+    const w = Math.max(1, Math.round(placed.dest.width * plan.scaleX));
+    const h = Math.max(1, Math.round(placed.dest.height * plan.scaleY));
+    return { src: pictureDataUri(cropAndResize(source, placed.crop, w, h)), dest: placed.dest };
+  };
+  const tree = sceneTree(scene, { monochrome, picture });
+  if (failure) return failure;
+
+  const background = backgroundOf(scene);
+  const svg = await layoutSvg(tree, scene.viewport.width, scene.viewport.height);
+  const frame = await rasterise(svg, {
+    width: plan.content.width,
+    height: plan.content.height,
+    viewBox: scene.viewport,
+    crisp: monochrome,
+    background: cssColour(background),
+  });
+  const whole = plan.rule !== "letterbox";
+  if (colorMode === "color") {
+    const rgb = rgbaToRgb(frame);
+    const data = whole ? rgb : letterbox(rgb, plan.content, output.width, output.height, [
+      background.r,
+      background.g,
+      background.b,
+    ]);
+    return { ok: true, png: encodePng({ ...output, channels: 3, depth: 8, data }) };
+  }
+  const grey = rgbaToGrey(frame);
+  const fill = [Math.round(luma(background))];
+  const data = whole ? grey : letterbox(grey, plan.content, output.width, output.height, fill);
+  if (colorMode === "grayscale") {
+    return { ok: true, png: encodePng({ ...output, channels: 1, depth: 8, data }) };
+  }
+  const levels = composeLevels(data, output.width, output.height, 2);
+  const packed = pack1bpp(levels, output.width, output.height);
+  return { ok: true, png: encodePng({ ...output, channels: 1, depth: 1, data: packed }) };
+}
