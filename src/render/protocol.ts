@@ -1,16 +1,27 @@
 /** Messages between the render pool client and its Piscina workers (`workers/render.ts`). */
 import { move, transferableSymbol, valueSymbol } from "piscina";
 import type { RenderFailureCode } from "./bitmaps.ts";
+import type { SceneRenderRequest, TemplateRenderRequest } from "./types.ts";
 
-/** One unit of work for a worker; `warm` renders a built-in image to load and JIT the code. */
+/** Why a task cannot be rendered; retrying never helps with any of these. */
+export type WorkerFailureCode = RenderFailureCode | "not_found" | "invalid_request";
+
+/**
+ * One unit of work for a worker. `image`: an uploaded picture into the push formats;
+ * `template`: a push template into the push formats; `scene`: a Scene rendition into one PNG;
+ * `warm`: loads and compiles every pipeline once.
+ */
 export type RenderTask =
   | { kind: "image"; source: Uint8Array }
+  | { kind: "template"; request: TemplateRenderRequest }
+  | { kind: "scene"; request: SceneRenderRequest }
   | { kind: "warm" };
 
-/** A worker's answer: the three formats, or why the image cannot be rendered. */
+/** A worker's answer: the push formats (or, for a Scene, `png` alone), or why it failed. */
 export type WorkerReply =
   | { ok: true; png: Uint8Array; raw2: Uint8Array; raw4: Uint8Array }
-  | { ok: false; code: RenderFailureCode; message: string };
+  | { ok: true; png: Uint8Array; raw2?: undefined; raw4?: undefined }
+  | { ok: false; code: WorkerFailureCode; message: string };
 
 /** A 2x2 grey PNG (black, white / mid grey, white): enough to run every stage once. */
 export const WARM_UP_PNG = Uint8Array.from(

@@ -59,12 +59,27 @@ function parseSelector(text: string): { tag?: string; classes: string[] } | unde
 export function parseStylesheet(text: string): StyleRule[] {
   const rules: StyleRule[] = [];
   const source = text.replace(/\/\*[\s\S]*?\*\//g, "");
-  const block = /([^{}]+)\{([^{}]*)\}/g;
-  let match: RegExpExecArray | null;
-  while ((match = block.exec(source)) !== null) {
-    const style = parseDeclarations(match[2]);
-    for (const selectorText of match[1].split(",")) {
-      if (selectorText.trim().startsWith("@")) continue;
+  let at = 0;
+  while (at < source.length) {
+    const open = source.indexOf("{", at);
+    if (open === -1) break;
+    const selectors = source.slice(at, open).trim();
+    if (selectors.startsWith("@")) {
+      // An at-rule block (@media, @font-face…) is skipped whole, nested rules included.
+      let depth = 1;
+      at = open + 1;
+      while (at < source.length && depth > 0) {
+        if (source[at] === "{") depth++;
+        else if (source[at] === "}") depth--;
+        at++;
+      }
+      continue;
+    }
+    const close = source.indexOf("}", open);
+    const end = close === -1 ? source.length : close;
+    const style = parseDeclarations(source.slice(open + 1, end));
+    at = end + 1;
+    for (const selectorText of selectors.split(",")) {
       const selector = parseSelector(selectorText);
       if (!selector) continue;
       rules.push({

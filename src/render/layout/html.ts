@@ -293,11 +293,8 @@ export function htmlToTree(html: string, root: Style, options: TreeOptions = {})
     return list;
   })(nodes);
   const children = buildChildren(body, "normal", { rules, options });
-  return {
-    type: "div",
-    props: {
-      style: { display: "flex", boxSizing: "border-box", ...root },
-      children: children.length === 1 ? children[0] : children,
-    },
-  };
+  const props: LayoutProps = { style: { display: "flex", boxSizing: "border-box", ...root } };
+  if (children.length === 1) props.children = children[0];
+  else if (children.length > 1) props.children = children;
+  return { type: "div", props };
 }

@@ -15,21 +15,8 @@ import { cssColour, luma } from "./colour.ts";
 import { normaliseScene } from "./normalise.ts";
 import { planScale } from "./scale.ts";
 import { backgroundOf, type PlacedPicture, sceneTree } from "./tree.ts";
-import { type ColorMode, SCENE_LIMITS, type SceneMode } from "./types.ts";
-
-/** A rendition request as the worker receives it. */
-export interface SceneRenderInput {
-  /** Scene `data` (stored or not: it is normalised again here). */
-  scene: unknown;
-  /** Picture bytes by file id: the caller resolves only the user's own assets. */
-  images?: Record<string, Uint8Array>;
-  width: number;
-  height: number;
-  colorMode?: ColorMode;
-  mode?: SceneMode;
-  /** Pixels per rendition; default SPEC 8's 4,000,000. */
-  maxPixels?: number;
-}
+import type { SceneRenderRequest } from "../types.ts";
+import { type ColorMode, SCENE_LIMITS } from "./types.ts";
 
 /** Why a rendition failed; never worth retrying. */
 export type SceneFailureCode = "invalid_request" | RenderFailureCode;
@@ -41,7 +28,7 @@ export type SceneRenderResult =
 
 const COLOR_MODES = new Set<ColorMode>(["color", "grayscale", "monochrome"]);
 
-function checkSize(input: SceneRenderInput): string | undefined {
+function checkSize(input: SceneRenderRequest): string | undefined {
   const { width, height } = input;
   for (const [name, side] of [["width", width], ["height", height]] as const) {
     if (!Number.isInteger(side) || side < 1 || side > SCENE_LIMITS.maxSide) {
@@ -77,7 +64,7 @@ function letterbox(
 }
 
 /** Renders one Scene rendition to PNG bytes. */
-export async function renderScene(input: SceneRenderInput): Promise<SceneRenderResult> {
+export async function renderScene(input: SceneRenderRequest): Promise<SceneRenderResult> {
   const sizeProblem = checkSize(input);
   if (sizeProblem) return { ok: false, code: "invalid_request", message: sizeProblem };
   const normalised = normaliseScene(input.scene, { maxPixels: input.maxPixels });

@@ -57,7 +57,13 @@ export class TemplateRegistry {
   constructor(definitions: TemplateDefinition[]) {
     const ajv = createValidator();
     for (const definition of definitions) {
-      const validate = ajv.compile(definition.schema);
+      let validate: ValidateFunction;
+      try {
+        validate = ajv.compile(definition.schema);
+      } catch (error) {
+        const detail = error instanceof Error ? error.message : String(error);
+        throw new Error(`Template ${definition.name}: schema.json: ${detail}`);
+      }
       const sample = checkVariables(validate, definition.sample);
       if (!sample.ok) {
         throw new Error(`Template ${definition.name}: sample.json: ${sample.message}`);

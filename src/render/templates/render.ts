@@ -12,19 +12,14 @@ import { FONT_FAMILY } from "../layout/fonts.ts";
 import { htmlToTree, type ResolvedImage } from "../layout/html.ts";
 import { cropAndResize, decodePicture, pictureDataUri } from "../layout/image.ts";
 import { type Fit, placePicture } from "../layout/place.ts";
-import { FRAME_HEIGHT, FRAME_WIDTH, type PushBitmaps } from "../types.ts";
+import {
+  FRAME_HEIGHT,
+  FRAME_WIDTH,
+  type PushBitmaps,
+  type TemplateRenderRequest,
+} from "../types.ts";
 import { renderLiquid } from "./liquid.ts";
 import type { TemplateRegistry } from "./registry.ts";
-
-/** A template render request as the worker receives it. */
-export interface TemplateRenderInput {
-  name: string;
-  variables: unknown;
-  /** Image bytes by file id, for the template's image variables (loaded by the caller). */
-  images?: Record<string, Uint8Array>;
-  /** ISO timestamp that date filters (countdowns) count from; default: the current time. */
-  now?: string;
-}
 
 /** Why a template render failed: never worth retrying. */
 export type TemplateFailureCode = "not_found" | "invalid_request" | RenderFailureCode;
@@ -55,7 +50,7 @@ const FITS = new Set<Fit>(["contain", "cover", "fill", "stretch"]);
 /** Renders a template to the 800x480 grey frame the push formats are made from. */
 export async function renderTemplateGrey(
   registry: TemplateRegistry,
-  input: TemplateRenderInput,
+  input: TemplateRenderRequest,
 ): Promise<{ ok: true; grey: Uint8Array } | TemplateFailure> {
   const template = registry.get(input.name);
   if (!template) {
@@ -112,7 +107,7 @@ export async function renderTemplateGrey(
 /** Renders a template into the three push formats (png, raw2, raw4). */
 export async function renderTemplateBitmaps(
   registry: TemplateRegistry,
-  input: TemplateRenderInput,
+  input: TemplateRenderRequest,
 ): Promise<{ ok: true; bitmaps: PushBitmaps } | TemplateFailure> {
   const result = await renderTemplateGrey(registry, input);
   if (!result.ok) return result;
