@@ -108,7 +108,8 @@ export function findSecret(value: unknown, maxDepth = 64, path = ""): SecretFind
   for (const [key, child] of Object.entries(value)) {
     const at = join(path, key);
     const keyKind = kindOf(key);
-    if (keyKind) return { path: at, kind: keyKind };
+    // Named by its parent: the path must not repeat the secret it reports.
+    if (keyKind) return { path, kind: `${keyKind} as a property name` };
     const name = key.toLowerCase().replace(/[^a-z]/g, "");
     if (SECRET_NAMES.has(name) && typeof child === "string" && child.trim() !== "") {
       return { path: at, kind: `a credential (${key})` };
