@@ -123,6 +123,48 @@ function toPlanes(
   return hasAlpha && opaque ? planes.slice(0, -1) : planes;
 }
 
+/** Decoded pictures kept by content, newest last; bounded by the bytes of their planes. */
+const cache = new Map<string, Picture>();
+let cachedBytes = 0;
+/** About ten 1200x800 colour photos; a worker holds this much at most. */
+const CACHE_BYTES = 32 * 1024 * 1024;
+
+const planeBytes = (picture: Picture) => picture.width * picture.height * picture.planes.length;
+
+/**
+ * `decodePicture` with a small per-worker cache keyed by the bytes' SHA-256: the renditions of
+ * one Scene at several sizes, or a preview followed by its push, decode the photo once. Keyed by
+ * content, so a hit can only ever return the pixels of the very same file.
+ */
+export async function loadPicture(
+  bytes: Uint8Array,
+  options: { grey: boolean },
+): Promise<{ ok: true; picture: Picture } | PictureFailure> {
+  const digest = new Uint8Array(
+    await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>),
+  );
+  const key = `${options.grey ? "grey" : "colour"}:${digest.toHex()}`;
+  const hit = cache.get(key);
+  if (hit) {
+    cache.delete(key);
+    cache.set(key, hit);
+    return { ok: true, picture: hit };
+  }
+  const result = decodePicture(bytes, options);
+  if (!result.ok) return result;
+  const size = planeBytes(result.picture);
+  if (size <= CACHE_BYTES) {
+    cache.set(key, result.picture);
+    cachedBytes += size;
+    for (const [oldest, picture] of cache) {
+      if (cachedBytes <= CACHE_BYTES) break;
+      cache.delete(oldest);
+      cachedBytes -= planeBytes(picture);
+    }
+  }
+  return result;
+}
+
 /** A source rectangle in picture pixels (fractions allowed; rounded outwards to whole pixels). */
 export interface Crop {
   x: number;

@@ -5,9 +5,9 @@
  * render worker; failures are values (errors lose their fields crossing threads).
  */
 import type { RenderFailureCode } from "../bitmaps.ts";
-import { composeLevels, rgbaToGrey, rgbaToRgb } from "../layout/compose.ts";
+import { composeLevels, writePixels } from "../layout/compose.ts";
 import { layoutSvg, rasterise } from "../layout/engine.ts";
-import { cropAndResize, decodePicture, type Picture, pictureDataUri } from "../layout/image.ts";
+import { cropAndResize, loadPicture, type Picture, pictureDataUri } from "../layout/image.ts";
 import { type Fit, placePicture } from "../layout/place.ts";
 import { encodePng } from "../layout/png_encode.ts";
 import { pack1bpp } from "../pack.ts";
@@ -16,7 +16,7 @@ import { normaliseScene } from "./normalise.ts";
 import { planScale } from "./scale.ts";
 import { backgroundOf, type PlacedPicture, sceneTree } from "./tree.ts";
 import type { SceneRenderRequest } from "../types.ts";
-import { type ColorMode, SCENE_LIMITS } from "./types.ts";
+import { type ColorMode, SCENE_LIMITS, type SceneElement } from "./types.ts";
 
 /** Why a rendition failed; never worth retrying. */
 export type SceneFailureCode = "invalid_request" | RenderFailureCode;
@@ -43,23 +43,12 @@ function checkSize(input: SceneRenderRequest): string | undefined {
   return undefined;
 }
 
-/** Copies `content` (channels per pixel) into a `width` x `height` canvas filled with `fill`. */
-function letterbox(
-  content: Uint8Array,
-  box: { x: number; y: number; width: number; height: number },
-  width: number,
-  height: number,
-  fill: number[],
-): Uint8Array {
-  const channels = fill.length;
-  const out = new Uint8Array(width * height * channels);
+/** A canvas of the output size, filled with the letterbox colour when the Scene leaves room. */
+function canvas(size: number, fill: number[], letterboxed: boolean): Uint8Array {
+  const out = new Uint8Array(size * fill.length);
+  if (!letterboxed) return out;
   if (fill.every((v) => v === fill[0])) out.fill(fill[0]);
-  else for (let i = 0; i < out.length; i += channels) out.set(fill, i);
-  const row = box.width * channels;
-  for (let y = 0; y < box.height; y++) {
-    const at = ((box.y + y) * width + box.x) * channels;
-    out.set(content.subarray(y * row, (y + 1) * row), at);
-  }
+  else for (let i = 0; i < out.length; i += fill.length) out.set(fill, i);
   return out;
 }
 
@@ -76,30 +65,30 @@ export async function renderScene(input: SceneRenderRequest): Promise<SceneRende
   const plan = planScale(scene.viewport, output, input.mode);
   const viewportBox = { x: 0, y: 0, ...scene.viewport };
 
-  // Each file is decoded once, however many elements show it.
+  // Each file is decoded once, however many elements show it; before layout, as the tree's
+  // picture hook is synchronous. A file the caller could not resolve (deleted, not the owner's)
+  // draws nothing; one that cannot be decoded fails the rendition.
   const images = input.images ?? {};
   const decoded = new Map<string, Picture>();
-  let failure: SceneRenderResult | undefined;
-  const picture = (
-    element: { properties?: Record<string, unknown> },
-  ): PlacedPicture | undefined => {
-    const props = element.properties ?? {};
-    const fileId = props.fileId as string;
-    // A file the caller could not resolve (deleted, not the owner's) draws nothing.
-    if (failure || !Object.hasOwn(images, fileId)) return undefined;
-    let source = decoded.get(fileId);
-    if (!source) {
-      const result = decodePicture(images[fileId], { grey: colorMode !== "color" });
-      if (!result.ok) {
-        failure = result;
-        return undefined;
-      }
-      source = result.picture;
-      decoded.set(fileId, source);
+  for (const element of scene.elements) {
+    const fileId = element.type === "image" ? element.properties?.fileId : undefined;
+    if (typeof fileId !== "string" || decoded.has(fileId) || !Object.hasOwn(images, fileId)) {
+      continue;
     }
-    const frame = (element as { frame: { x: number; y: number; width: number; height: number } })
-      .frame;
-    const placed = placePicture(source, frame, (props.fit as Fit) ?? "contain", viewportBox);
+    const result = await loadPicture(images[fileId], { grey: colorMode !== "color" });
+    if (!result.ok) return result;
+    decoded.set(fileId, result.picture);
+  }
+  const picture = (element: SceneElement): PlacedPicture | undefined => {
+    const props = element.properties ?? {};
+    const source = decoded.get(props.fileId as string);
+    if (!source || !element.frame) return undefined;
+    const placed = placePicture(
+      source,
+      element.frame,
+      (props.fit as Fit) ?? "contain",
+      viewportBox,
+    );
     if (!placed) return undefined;
     // Resampled to the output pixels it covers, so resvg draws it 1:1 (STACK.md: hot spot).
     const w = Math.max(1, Math.round(placed.dest.width * plan.scaleX));
@@ -107,7 +96,6 @@ export async function renderScene(input: SceneRenderRequest): Promise<SceneRende
     return { src: pictureDataUri(cropAndResize(source, placed.crop, w, h)), dest: placed.dest };
   };
   const tree = sceneTree(scene, { monochrome, picture });
-  if (failure) return failure;
 
   const background = backgroundOf(scene);
   const svg = await layoutSvg(tree, scene.viewport.width, scene.viewport.height);
@@ -118,19 +106,16 @@ export async function renderScene(input: SceneRenderRequest): Promise<SceneRende
     crisp: monochrome,
     background: cssColour(background),
   });
-  const whole = plan.rule !== "letterbox";
+  const boxed = plan.rule === "letterbox";
+  const pixels = output.width * output.height;
+  const { x, y } = plan.content;
   if (colorMode === "color") {
-    const rgb = rgbaToRgb(frame);
-    const data = whole ? rgb : letterbox(rgb, plan.content, output.width, output.height, [
-      background.r,
-      background.g,
-      background.b,
-    ]);
+    const data = canvas(pixels, [background.r, background.g, background.b], boxed);
+    writePixels(frame, 3, data, output.width, x, y);
     return { ok: true, png: encodePng({ ...output, channels: 3, depth: 8, data }) };
   }
-  const grey = rgbaToGrey(frame);
-  const fill = [Math.round(luma(background))];
-  const data = whole ? grey : letterbox(grey, plan.content, output.width, output.height, fill);
+  const data = canvas(pixels, [Math.round(luma(background))], boxed);
+  writePixels(frame, 1, data, output.width, x, y);
   if (colorMode === "grayscale") {
     return { ok: true, png: encodePng({ ...output, channels: 1, depth: 8, data }) };
   }

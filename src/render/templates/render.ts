@@ -10,7 +10,7 @@ import { rgbaToGrey } from "../layout/compose.ts";
 import { layoutSvg, rasterise } from "../layout/engine.ts";
 import { FONT_FAMILY } from "../layout/fonts.ts";
 import { htmlToTree, type ResolvedImage } from "../layout/html.ts";
-import { cropAndResize, decodePicture, pictureDataUri } from "../layout/image.ts";
+import { cropAndResize, loadPicture, type Picture, pictureDataUri } from "../layout/image.ts";
 import { type Fit, placePicture } from "../layout/place.ts";
 import {
   FRAME_HEIGHT,
@@ -69,23 +69,27 @@ export async function renderTemplateGrey(
       };
     }
   }
+  // Pictures are decoded before layout (the layout's image hook is synchronous).
+  const pictures = new Map<string, Picture>();
+  for (const name of template.imageVariables) {
+    const fileId = checked.variables[name];
+    if (typeof fileId !== "string" || !fileId || pictures.has(fileId)) continue;
+    const decoded = await loadPicture(images[fileId], { grey: true });
+    if (!decoded.ok) return decoded;
+    pictures.set(fileId, decoded.picture);
+  }
   const html = renderLiquid(
     template.markup,
     checked.variables,
     input.now ?? new Date().toISOString(),
   );
-  let failure: TemplateFailure | undefined;
   const resolveImage = (
     src: string,
     box: { width?: number; height?: number; fit?: string },
   ): ResolvedImage | undefined => {
-    if (!Object.hasOwn(images, src) || failure) return undefined;
-    const decoded = decodePicture(images[src], { grey: true });
-    if (!decoded.ok) {
-      failure = decoded;
-      return undefined;
-    }
-    const { picture } = decoded;
+    // Only the pictures of image variables: no other src (a URL, a path) is ever embedded.
+    const picture = pictures.get(src);
+    if (!picture) return undefined;
     const width = Math.min(box.width ?? FRAME_WIDTH, FRAME_WIDTH);
     const height = Math.min(box.height ?? FRAME_HEIGHT, FRAME_HEIGHT);
     const given = box.width !== undefined && box.height !== undefined;
@@ -98,7 +102,6 @@ export async function renderTemplateGrey(
     return { src: pictureDataUri(cropAndResize(picture, placed.crop, w, h)), width: w, height: h };
   };
   const tree = htmlToTree(html, ROOT_STYLE, { resolveImage });
-  if (failure) return failure;
   const svg = await layoutSvg(tree, FRAME_WIDTH, FRAME_HEIGHT);
   const frame = await rasterise(svg, { width: FRAME_WIDTH, height: FRAME_HEIGHT, crisp: true });
   return { ok: true, grey: rgbaToGrey(frame) };
