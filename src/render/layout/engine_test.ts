@@ -1,5 +1,5 @@
 import { assert, assertEquals } from "../../../tests/helpers/assert.ts";
-import { layoutSvg, rasterise, retargetSvg } from "./engine.ts";
+import { dropImageSelfClips, layoutSvg, rasterise, retargetSvg } from "./engine.ts";
 import { FONT_FAMILY } from "./fonts.ts";
 
 Deno.test("engine: the SVG root is pointed at the raster size, the layout box kept as viewBox", () => {
@@ -51,4 +51,30 @@ Deno.test("engine: crisp rendering draws text in pure black and white only, with
   assert.ok(cjk > 100, `CJK glyphs are drawn (${cjk} black pixels)`);
   const smooth = await rasterise(svg, { width: 200, height: 60 });
   assert.ok(smooth.rgba.some((v, i) => i % 4 === 0 && v > 0 && v < 255), "anti-aliased by default");
+});
+
+Deno.test("engine: an image's clip and mask are dropped only when they are its own box", () => {
+  const defs = '<clipPath id="c1"><rect x="1" y="2" width="3" height="4"/></clipPath>' +
+    '<mask id="m1"><rect x="1" y="2" width="3" height="4" fill="#fff"/></mask>';
+  const image =
+    '<image x="1" y="2" width="3" height="4" href="data:," clip-path="url(#c1)" mask="url(#m1)"/>';
+  assertEquals(
+    dropImageSelfClips(`<svg>${defs}${image}</svg>`),
+    `<svg>${defs}<image x="1" y="2" width="3" height="4" href="data:,"/></svg>`,
+  );
+  // A clip that is not the image's own rectangle (rounded corners, a smaller box) stays.
+  const rounded = '<clipPath id="c1"><path d="M0 0"/></clipPath>' +
+    '<mask id="m1"><rect x="1" y="2" width="3" height="4" fill="#fff"/></mask>';
+  assertEquals(
+    dropImageSelfClips(`<svg>${rounded}${image}</svg>`),
+    `<svg>${rounded}${image}</svg>`,
+  );
+  const smaller = defs.replace(
+    'width="3" height="4"/></clipPath>',
+    'width="2" height="4"/></clipPath>',
+  );
+  assertEquals(
+    dropImageSelfClips(`<svg>${smaller}${image}</svg>`),
+    `<svg>${smaller}${image}</svg>`,
+  );
 });
