@@ -6,8 +6,10 @@
  */
 import { renderImageBitmaps } from "../src/render/bitmaps.ts";
 import {
+  fromWireImages,
   type RenderTask,
   WARM_UP_PNG,
+  wireBuffer,
   withTransfer,
   type WorkerReply,
 } from "../src/render/protocol.ts";
@@ -17,8 +19,8 @@ import { renderTemplateBitmaps } from "../src/render/templates/render.ts";
 import type { PushBitmaps } from "../src/render/types.ts";
 
 function bitmapsReply(bitmaps: PushBitmaps): WorkerReply {
-  const { png, raw2, raw4 } = bitmaps;
-  return withTransfer({ ok: true, png, raw2, raw4 }, [png.buffer, raw2.buffer, raw4.buffer]);
+  const [png, raw2, raw4] = [bitmaps.png, bitmaps.raw2, bitmaps.raw4].map(wireBuffer);
+  return withTransfer({ ok: true, png, raw2, raw4 }, [png, raw2, raw4]);
 }
 
 /** A Scene that runs every stage once: Latin and CJK text, a shape, a picture, colour and 1-bit. */
@@ -77,19 +79,21 @@ export default async function render(task: RenderTask): Promise<WorkerReply> {
     case "warm":
       return await warm();
     case "image": {
-      const result = renderImageBitmaps(task.source);
+      const result = renderImageBitmaps(new Uint8Array(task.source));
       if (!result.ok) return { ok: false, code: result.code, message: result.message };
       return bitmapsReply(result.bitmaps);
     }
     case "template": {
-      const result = await renderTemplateBitmaps(templateRegistry(), task.request);
+      const images = fromWireImages(task.images);
+      const result = await renderTemplateBitmaps(templateRegistry(), { ...task.request, images });
       if (!result.ok) return { ok: false, code: result.code, message: result.message };
       return bitmapsReply(result.bitmaps);
     }
     case "scene": {
-      const result = await renderScene(task.request);
+      const result = await renderScene({ ...task.request, images: fromWireImages(task.images) });
       if (!result.ok) return { ok: false, code: result.code, message: result.message };
-      return withTransfer({ ok: true, png: result.png }, [result.png.buffer]);
+      const png = wireBuffer(result.png);
+      return withTransfer({ ok: true, png }, [png]);
     }
   }
 }

@@ -7,6 +7,7 @@ import { Piscina } from "piscina";
 import { AppError } from "../errors.ts";
 import {
   type RenderTask,
+  wireImages,
   withTransfer,
   type WorkerFailureCode,
   type WorkerReply,
@@ -43,11 +44,13 @@ function failure(code: WorkerFailureCode, message: string): AppError {
   }
 }
 
-/** Copies each picture and lists the copies' buffers, so the caller's bytes stay usable. */
-function copyImages(images: Record<string, Uint8Array> = {}) {
-  const copies: Record<string, Uint8Array> = {};
-  for (const [fileId, bytes] of Object.entries(images)) copies[fileId] = bytes.slice();
-  return { images: copies, buffers: Object.values(copies).map((bytes) => bytes.buffer) };
+/** The push formats of a worker's reply, as byte arrays over the transferred buffers. */
+function bitmaps(reply: WorkerReply & { ok: true }): PushBitmaps {
+  return {
+    png: new Uint8Array(reply.png),
+    raw2: new Uint8Array(reply.raw2!),
+    raw4: new Uint8Array(reply.raw4!),
+  };
 }
 
 /** A Renderer over Piscina. Its render methods reject with AppError for input it cannot render. */
@@ -96,21 +99,21 @@ export class RenderPool implements Renderer {
 
   async renderImage(source: Uint8Array): Promise<PushBitmaps> {
     // A copy is transferred, so the caller's buffer stays usable (e.g. for a retry).
-    const copy = source.slice();
-    const reply = await this.#run({ kind: "image", source: copy }, [copy.buffer]);
-    return { png: reply.png, raw2: reply.raw2!, raw4: reply.raw4! };
+    const copy = source.slice().buffer;
+    return bitmaps(await this.#run({ kind: "image", source: copy }, [copy]));
   }
 
   async renderTemplate(request: TemplateRenderRequest): Promise<PushBitmaps> {
-    const { images, buffers } = copyImages(request.images);
-    const reply = await this.#run({ kind: "template", request: { ...request, images } }, buffers);
-    return { png: reply.png, raw2: reply.raw2!, raw4: reply.raw4! };
+    const { images, buffers } = wireImages(request.images);
+    const { images: _, ...rest } = request;
+    return bitmaps(await this.#run({ kind: "template", request: rest, images }, buffers));
   }
 
   async renderScene(request: SceneRenderRequest): Promise<Uint8Array> {
-    const { images, buffers } = copyImages(request.images);
-    const reply = await this.#run({ kind: "scene", request: { ...request, images } }, buffers);
-    return reply.png;
+    const { images, buffers } = wireImages(request.images);
+    const { images: _, ...rest } = request;
+    const reply = await this.#run({ kind: "scene", request: rest, images }, buffers);
+    return new Uint8Array(reply.png);
   }
 
   async close(): Promise<void> {

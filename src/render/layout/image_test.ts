@@ -55,3 +55,13 @@ Deno.test("picture cache: the same bytes decode once, other bytes are other pict
   assertEquals(other.picture.planes[2][0], 31);
   assertEquals(grey.picture.planes.length, 1);
 });
+
+Deno.test("picture: a large reduction (2x2 halving, then resampling) still averages areas", () => {
+  // 16x8: the left 8 columns 0, the right 8 columns 200; reduced to 2x1 and to 1x1.
+  const data = new Uint8Array(16 * 8).map((_, i) => (i % 16 < 8 ? 0 : 200));
+  const picture = { width: 16, height: 8, planes: [data] };
+  const crop = { x: 0, y: 0, width: 16, height: 8 };
+  assertEquals([...cropAndResize(picture, crop, 2, 1).planes[0]], [0, 200]);
+  assertEquals([...cropAndResize(picture, crop, 1, 1).planes[0]], [100]);
+  assertEquals([...cropAndResize(picture, crop, 5, 1).planes[0]], [0, 0, 100, 200, 200]);
+});
