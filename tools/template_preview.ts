@@ -35,7 +35,10 @@ const variables = varsPath ? JSON.parse(await Deno.readTextFile(varsPath)) : tem
 const images = await loadTemplateImages(template, variables, new URL(`${name}/`, TEMPLATES_DIR));
 const started = performance.now();
 const result = await renderTemplateBitmaps(registry, { name, variables, images, now: flags.now });
-if (!result.ok) usage(`${result.code}: ${result.message}`);
+if (!result.ok) {
+  console.error(`${result.code}: ${result.message}`);
+  Deno.exit(1);
+}
 const out = flags.out ?? `${name}.preview.png`;
 await Deno.writeFile(out, result.bitmaps.png);
 console.log(
