@@ -5,6 +5,8 @@
 import { benchAuth } from "./auth.ts";
 import { benchBilling } from "./billing.ts";
 import { benchRender } from "./render.ts";
+import { benchScene } from "./scene.ts";
+import { benchTemplates } from "./templates.ts";
 import { benchPush } from "./push.ts";
 import { type BenchRow, printTable } from "./lib.ts";
 
@@ -13,6 +15,8 @@ const rows: BenchRow[] = [
   ...(await benchAuth(databaseUrl ? { DATABASE_URL: databaseUrl } : {})),
   ...(await benchBilling(databaseUrl ? { DATABASE_URL: databaseUrl } : {})),
   ...(await benchRender()),
+  ...(await benchTemplates()),
+  ...(await benchScene()),
   ...(await benchPush({ databaseUrl })),
 ];
 printTable(rows);

@@ -1,6 +1,7 @@
 /**
  * The render pool end to end: real Piscina workers decode, fit, dither and pack generated
- * PNG and JPEG uploads into the three push formats.
+ * PNG and JPEG uploads into the three push formats, render push templates into the same formats
+ * and Scene renditions into PNG.
  */
 import { decode, encode } from "fast-png";
 import { encodeJpeg, Image } from "image-js";
@@ -67,12 +68,115 @@ Deno.test("render pool: an image it cannot render rejects with AppError, the poo
   }
 });
 
+Deno.test("render pool: push templates render in the workers into the push formats", async () => {
+  const pool = await createRenderPool({ threads: 2 });
+  try {
+    const photo = encodeJpeg(photoLike(320, 200));
+    const before = photo.slice();
+    const [note, checklist, picture] = await Promise.all([
+      pool.renderTemplate({ name: "note", variables: { title: "Hi", body: "Text & <b>more</b>" } }),
+      pool.renderTemplate({ name: "checklist", variables: { items: [{ text: "a", done: true }] } }),
+      pool.renderTemplate({ name: "photo", variables: { photo: "f1" }, images: { f1: photo } }),
+    ]);
+    for (const bitmaps of [note, checklist, picture]) assertPushBitmaps(bitmaps);
+    // Text only: no dithering, so raw4 has no grey level (01 or 10) anywhere.
+    assert.ok(
+      note.raw4.every((b) => [0, 1, 2, 3].every((i) => [0, 3].includes((b >> (2 * i)) & 3))),
+    );
+    assert.ok(!picture.raw4.every((b) => b === 0xff || b === 0));
+    // The caller's image bytes were copied before transfer.
+    assertEquals(photo, before);
+  } finally {
+    await pool.close();
+  }
+});
+
+Deno.test("render pool: template failures reject with 404 / 400 / 415, the pool lives on", async () => {
+  const pool = await createRenderPool({ threads: 1 });
+  try {
+    const reject = (request: Parameters<typeof pool.renderTemplate>[0]) =>
+      pool.renderTemplate(request).catch((e) => e);
+    const unknown = await reject({ name: "nope", variables: {} });
+    assert.ok(unknown instanceof AppError);
+    assertEquals([unknown.status, unknown.code], [404, "not_found"]);
+    const invalid = await reject({ name: "note", variables: { body: ["x"] } });
+    assert.ok(invalid instanceof AppError);
+    assertEquals([invalid.status, invalid.message], [400, "Variable body must be string"]);
+    const notImage = await reject({
+      name: "photo",
+      variables: { photo: "f" },
+      images: { f: new TextEncoder().encode("plain text") },
+    });
+    assert.ok(notImage instanceof AppError);
+    assertEquals(notImage.status, 415);
+    assertPushBitmaps(
+      await pool.renderTemplate({ name: "quote", variables: { quote: "Still up." } }),
+    );
+  } finally {
+    await pool.close();
+  }
+});
+
+Deno.test("render pool: Scene renditions come back as PNG of the requested size and mode", async () => {
+  const pool = await createRenderPool({ threads: 2 });
+  try {
+    const scene = {
+      version: 1,
+      viewport: { width: 800, height: 480 },
+      elements: [
+        {
+          id: "t",
+          type: "text",
+          frame: { x: 20, y: 20, width: 400, height: 40 },
+          properties: { text: "Hi" },
+        },
+        {
+          id: "i",
+          type: "image",
+          frame: { x: 20, y: 80, width: 320, height: 200 },
+          properties: { fileId: "f" },
+        },
+      ],
+    };
+    const images = { f: encodeJpeg(photoLike(160, 100)) };
+    const [color, mono] = await Promise.all([
+      pool.renderScene({ scene, images, width: 400, height: 400 }),
+      pool.renderScene({ scene, images, width: 800, height: 480, colorMode: "monochrome" }),
+    ]);
+    const a = decode(color);
+    const b = decode(mono);
+    assertEquals([a.width, a.height, a.channels, a.depth], [400, 400, 3, 8]);
+    assertEquals([b.width, b.height, b.channels, b.depth], [800, 480, 1, 1]);
+    const invalid = await pool.renderScene({
+      scene: { ...scene, version: 2 },
+      width: 10,
+      height: 10,
+    })
+      .catch((e) => e);
+    assert.ok(invalid instanceof AppError);
+    assertEquals([invalid.status, invalid.message], [
+      400,
+      "Scene version 2 is not supported; use 1",
+    ]);
+    const tooBig = await pool.renderScene({ scene, width: 4000, height: 4000 }).catch((e) => e);
+    assert.ok(tooBig instanceof AppError);
+    assertEquals(tooBig.status, 400);
+  } finally {
+    await pool.close();
+  }
+});
+
 Deno.test("render pool: closed pools refuse work", async () => {
   const pool = await createRenderPool({ threads: 1 });
   await pool.close();
   const error = await pool.renderImage(new Uint8Array(8)).catch((e) => e);
   assert.ok(error instanceof AppError);
   assertEquals(error.code, "unavailable");
+  const template = await pool.renderTemplate({ name: "note", variables: { body: "x" } })
+    .catch((e) => e);
+  assertEquals(template instanceof AppError && template.code, "unavailable");
+  const scene = await pool.renderScene({ scene: {}, width: 1, height: 1 }).catch((e) => e);
+  assertEquals(scene instanceof AppError && scene.code, "unavailable");
 });
 
 Deno.test({

@@ -1,22 +1,99 @@
 /**
- * Piscina worker entry: all CPU work of a push render runs here, off the request loop.
- * Failures come back as `{ok: false, code}` values (custom errors lose their fields crossing
- * threads); the three output buffers are transferred, not copied.
+ * Piscina worker entry: all CPU work of a render runs here, off the request loop (ARCHITECTURE:
+ * uploaded images, push templates and Scene renditions). Failures come back as `{ok: false,
+ * code}` values (custom errors lose their fields crossing threads); output buffers are
+ * transferred, not copied.
  */
 import { renderImageBitmaps } from "../src/render/bitmaps.ts";
 import {
+  fromWireImages,
   type RenderTask,
   WARM_UP_PNG,
+  wireBuffer,
   withTransfer,
   type WorkerReply,
 } from "../src/render/protocol.ts";
+import { renderScene } from "../src/render/scene/render.ts";
+import { templateRegistry } from "../src/render/templates/registry.ts";
+import { renderTemplateBitmaps } from "../src/render/templates/render.ts";
+import type { PushBitmaps } from "../src/render/types.ts";
+
+function bitmapsReply(bitmaps: PushBitmaps): WorkerReply {
+  const [png, raw2, raw4] = [bitmaps.png, bitmaps.raw2, bitmaps.raw4].map(wireBuffer);
+  return withTransfer({ ok: true, png, raw2, raw4 }, [png, raw2, raw4]);
+}
+
+/** A Scene that runs every stage once: Latin and CJK text, a shape, a picture, colour and 1-bit. */
+const WARM_SCENE = {
+  version: 1,
+  viewport: { width: 96, height: 48 },
+  elements: [
+    {
+      id: "s",
+      type: "shape",
+      frame: { x: 0, y: 0, width: 40, height: 40 },
+      properties: { cornerRadius: 6 },
+    },
+    {
+      id: "t",
+      type: "text",
+      frame: { x: 0, y: 0, width: 96, height: 24 },
+      properties: { text: "Warm 暖" },
+    },
+    {
+      id: "i",
+      type: "image",
+      frame: { x: 48, y: 24, width: 8, height: 8 },
+      properties: { fileId: "w" },
+    },
+  ],
+};
+
+/**
+ * Loads fonts, WebAssembly and templates and compiles each pipeline once. STACK.md: the first
+ * satori call costs ~300 ms and the first resvg render ~250 ms in a fresh worker.
+ */
+async function warm(): Promise<WorkerReply> {
+  const registry = templateRegistry();
+  const plain = registry.list().map((t) => registry.get(t.name)!).find((t) =>
+    t.imageVariables.length === 0
+  );
+  if (plain) await renderTemplateBitmaps(registry, { name: plain.name, variables: plain.sample });
+  for (const colorMode of ["color", "monochrome"] as const) {
+    await renderScene({
+      scene: WARM_SCENE,
+      images: { w: WARM_UP_PNG },
+      width: 96,
+      height: 48,
+      colorMode,
+    });
+  }
+  const result = renderImageBitmaps(WARM_UP_PNG);
+  if (!result.ok) return { ok: false, code: result.code, message: result.message };
+  return bitmapsReply(result.bitmaps);
+}
 
 /** Runs one task; the reply's buffers move to the calling thread. */
-export default function render(task: RenderTask): WorkerReply {
-  const source = task.kind === "warm" ? WARM_UP_PNG : task.source;
-  const result = renderImageBitmaps(source);
-  if (!result.ok) return { ok: false, code: result.code, message: result.message };
-  const { png, raw2, raw4 } = result.bitmaps;
-  const reply: WorkerReply = { ok: true, png, raw2, raw4 };
-  return withTransfer(reply, [png.buffer, raw2.buffer, raw4.buffer]);
+export default async function render(task: RenderTask): Promise<WorkerReply> {
+  switch (task.kind) {
+    case "warm":
+      return await warm();
+    case "image": {
+      const result = renderImageBitmaps(new Uint8Array(task.source));
+      if (!result.ok) return { ok: false, code: result.code, message: result.message };
+      return bitmapsReply(result.bitmaps);
+    }
+    case "template": {
+      const images = fromWireImages(task.images);
+      const result = await renderTemplateBitmaps(templateRegistry(), { ...task.request, images });
+      if (!result.ok) return { ok: false, code: result.code, message: result.message };
+      return bitmapsReply(result.bitmaps);
+    }
+    case "scene": {
+      const result = await renderScene({ ...task.request, images: fromWireImages(task.images) });
+      if (!result.ok) return { ok: false, code: result.code, message: result.message };
+      const png = wireBuffer(result.png);
+      return withTransfer({ ok: true, png }, [png]);
+    }
+  }
 }

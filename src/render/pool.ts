@@ -1,12 +1,18 @@
 /**
  * The render pool: a Renderer backed by Piscina worker threads running `workers/render.ts`.
- * Sized for the machine (2 cores here: 2 workers), warmed at start so the first push does not
- * pay for module loading and JIT.
+ * Sized for the machine (2 cores here: 2 workers), warmed at start (fonts, resvg's WebAssembly,
+ * templates, one render of each kind) so the first push does not pay for loading and JIT.
  */
 import { Piscina } from "piscina";
 import { AppError } from "../errors.ts";
-import { type RenderTask, withTransfer, type WorkerReply } from "./protocol.ts";
-import type { PushBitmaps, Renderer } from "./types.ts";
+import {
+  type RenderTask,
+  wireImages,
+  withTransfer,
+  type WorkerFailureCode,
+  type WorkerReply,
+} from "./protocol.ts";
+import type { PushBitmaps, Renderer, SceneRenderRequest, TemplateRenderRequest } from "./types.ts";
 
 const WORKER_URL = new URL("../../workers/render.ts", import.meta.url).href;
 
@@ -24,7 +30,30 @@ export function defaultThreads(): number {
   return Math.max(1, Math.min(4, navigator.hardwareConcurrency || 1));
 }
 
-/** A Renderer over Piscina. `renderImage` rejects with AppError for images it cannot render. */
+/** The AppError of a render that cannot succeed (a worker's `{ok: false}` reply). */
+function failure(code: WorkerFailureCode, message: string): AppError {
+  switch (code) {
+    case "too_large":
+      return new AppError("payload_too_large", message);
+    case "not_found":
+      return new AppError("not_found", message);
+    case "invalid_request":
+      return new AppError("invalid_request", message);
+    default:
+      return new AppError("unsupported_media_type", message);
+  }
+}
+
+/** The push formats of a worker's reply, as byte arrays over the transferred buffers. */
+function bitmaps(reply: WorkerReply & { ok: true }): PushBitmaps {
+  return {
+    png: new Uint8Array(reply.png),
+    raw2: new Uint8Array(reply.raw2!),
+    raw4: new Uint8Array(reply.raw4!),
+  };
+}
+
+/** A Renderer over Piscina. Its render methods reject with AppError for input it cannot render. */
 export class RenderPool implements Renderer {
   readonly #pool: Piscina<RenderTask, WorkerReply>;
   #closed = false;
@@ -52,24 +81,39 @@ export class RenderPool implements Renderer {
     await Promise.all(Array.from({ length: count }, () => this.#pool.run({ kind: "warm" })));
   }
 
-  async renderImage(source: Uint8Array): Promise<PushBitmaps> {
+  /** Runs a task; a full queue is 503 with Retry-After, a worker's failure its AppError. */
+  async #run(task: RenderTask, buffers: ArrayBufferLike[]): Promise<WorkerReply & { ok: true }> {
     if (this.#closed) throw new AppError("unavailable", "Render pool is closed");
-    // A copy is transferred, so the caller's buffer stays usable (e.g. for a retry).
-    const copy = source.slice();
     let reply: WorkerReply;
     try {
-      reply = await this.#pool.run(withTransfer({ kind: "image", source: copy }, [copy.buffer]));
+      reply = await this.#pool.run(withTransfer(task, buffers));
     } catch (error) {
       if (error instanceof Error && /queue is at limit/i.test(error.message)) {
         throw new AppError("unavailable", "Render queue is full", { "Retry-After": "5" });
       }
       throw error;
     }
-    if (reply.ok) return { png: reply.png, raw2: reply.raw2, raw4: reply.raw4 };
-    throw new AppError(
-      reply.code === "too_large" ? "payload_too_large" : "unsupported_media_type",
-      reply.message,
-    );
+    if (!reply.ok) throw failure(reply.code, reply.message);
+    return reply;
+  }
+
+  async renderImage(source: Uint8Array): Promise<PushBitmaps> {
+    // A copy is transferred, so the caller's buffer stays usable (e.g. for a retry).
+    const copy = source.slice().buffer;
+    return bitmaps(await this.#run({ kind: "image", source: copy }, [copy]));
+  }
+
+  async renderTemplate(request: TemplateRenderRequest): Promise<PushBitmaps> {
+    const { images, buffers } = wireImages(request.images);
+    const { images: _, ...rest } = request;
+    return bitmaps(await this.#run({ kind: "template", request: rest, images }, buffers));
+  }
+
+  async renderScene(request: SceneRenderRequest): Promise<Uint8Array> {
+    const { images, buffers } = wireImages(request.images);
+    const { images: _, ...rest } = request;
+    const reply = await this.#run({ kind: "scene", request: rest, images }, buffers);
+    return new Uint8Array(reply.png);
   }
 
   async close(): Promise<void> {

@@ -1,4 +1,5 @@
 /** What the render pool produces for one 800x480 push (SPEC 4.5 formats, 4.6 render stage). */
+import type { ColorMode, SceneMode } from "./scene/types.ts";
 
 export const FRAME_WIDTH = 800;
 export const FRAME_HEIGHT = 480;
@@ -12,6 +13,37 @@ export interface PushBitmaps {
   raw4: Uint8Array;
 }
 
+/** A push template render (CONTRACT.md: Content pipeline). */
+export interface TemplateRenderRequest {
+  /** Template name, a folder of `templates/`. */
+  name: string;
+  /** The variables, checked against the template's JSON Schema before rendering. */
+  variables: unknown;
+  /**
+   * Image bytes by file id, for the template's image variables. The caller loads them (only the
+   * user's own files); the renderer never fetches anything.
+   */
+  images?: Record<string, Uint8Array>;
+  /** ISO timestamp date filters count from (a countdown's "days to go"); default: now. */
+  now?: string;
+}
+
+/** A Scene v1 rendition (SPEC 2.12, 4.7). */
+export interface SceneRenderRequest {
+  /** The Scene's `data`; normalised again before rendering. */
+  scene: unknown;
+  /** Picture bytes by file id: the caller resolves only the user's own assets. */
+  images?: Record<string, Uint8Array>;
+  width: number;
+  height: number;
+  /** Default `color`. */
+  colorMode?: ColorMode;
+  /** `hardcode` stretches the Scene to the size (SPEC 4.7); default `auto`. */
+  mode?: SceneMode;
+  /** Pixels per rendition (TARGETLESS_MAX_RENDITION_PIXELS); default 4,000,000. */
+  maxPixels?: number;
+}
+
 /** The render pool as the rest of the service sees it (Piscina workers behind it). */
 export interface Renderer {
   /**
@@ -21,5 +53,18 @@ export interface Renderer {
    * 40 megapixels): retrying will not help. Any other rejection is transient (a worker crashed).
    */
   renderImage(source: Uint8Array): Promise<PushBitmaps>;
+  /**
+   * Renders a push template into the push formats: text black on white and never dithered,
+   * photos dithered. Rejects with AppError 404 `not_found` for an unknown template, 400
+   * `invalid_request` naming the variable that does not match the schema (or an image variable
+   * whose bytes were not passed), 415/413 for a photo that cannot be decoded. Permanent.
+   */
+  renderTemplate(request: TemplateRenderRequest): Promise<PushBitmaps>;
+  /**
+   * Renders a Scene rendition into PNG bytes (colour, 8-bit grey or 1-bit dithered). Rejects with
+   * AppError 400 `invalid_request` for an invalid Scene or size, 415/413 for an image that cannot
+   * be decoded. Permanent; any other rejection is transient.
+   */
+  renderScene(request: SceneRenderRequest): Promise<Uint8Array>;
   close(): Promise<void>;
 }

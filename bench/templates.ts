@@ -1,0 +1,86 @@
+/**
+ * Push template benchmarks (issue 10): a template render through the Piscina pool (Liquid →
+ * satori → resvg → push formats), one at a time (ms per frame, warm) and with the pool saturated
+ * (frames per second). Goal on this 2-core machine: ≥ 40 frames/s, ≤ 25 ms per frame warm.
+ * Run alone: `deno run -A bench/templates.ts`.
+ */
+import { createRenderPool } from "../src/render/pool.ts";
+import { templateRegistry, TEMPLATES_DIR } from "../src/render/templates/registry.ts";
+import { loadTemplateImages } from "../src/render/templates/sample_images.ts";
+import type { TemplateRenderRequest } from "../src/render/types.ts";
+import { type BenchRow, printTable } from "./lib.ts";
+
+const median = (values: number[]) =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const round = (value: number) => Number(value.toFixed(1));
+
+/** Every shipped template with its sample variables (and sample picture). */
+async function samples(): Promise<TemplateRenderRequest[]> {
+  const registry = templateRegistry();
+  return await Promise.all(
+    registry.list().map(async ({ name }) => {
+      const template = registry.get(name)!;
+      const folder = new URL(`${name}/`, TEMPLATES_DIR);
+      const images = await loadTemplateImages(template, template.sample, folder);
+      return { name, variables: template.sample, images, now: "2025-03-14T09:00:00Z" };
+    }),
+  );
+}
+
+/** Runs the template benchmarks and returns their rows. */
+export async function benchTemplates(options: { runs?: number } = {}): Promise<BenchRow[]> {
+  const runs = options.runs ?? 20;
+  const requests = await samples();
+  const text = requests.filter((r) => r.name !== "photo");
+  const photo = requests.find((r) => r.name === "photo")!;
+  const pool = await createRenderPool();
+  try {
+    for (const request of requests) await pool.renderTemplate(request);
+    const one = async (request: TemplateRenderRequest) => {
+      const samples: number[] = [];
+      for (let i = 0; i < runs; i++) {
+        const start = performance.now();
+        await pool.renderTemplate(request);
+        samples.push(performance.now() - start);
+      }
+      return median(samples);
+    };
+    const noteMs = await one(text.find((r) => r.name === "note")!);
+    const photoMs = await one(photo);
+    const saturate = async (list: TemplateRenderRequest[], count: number) => {
+      const start = performance.now();
+      await Promise.all(
+        Array.from({ length: count }, (_, i) => pool.renderTemplate(list[i % list.length])),
+      );
+      return count / ((performance.now() - start) / 1000);
+    };
+    const textRate = await saturate(text, 140);
+    const mixRate = await saturate(requests, 120);
+    return [
+      {
+        name: "templates: note through the pool, one at a time (warm)",
+        value: round(noteMs),
+        unit: "ms/frame",
+      },
+      {
+        name: "templates: photo (960x640 JPEG) through the pool, one at a time",
+        value: round(photoMs),
+        unit: "ms/frame",
+      },
+      {
+        name: `templates: text templates, pool saturated (${pool.threads} workers)`,
+        value: round(textRate),
+        unit: "frames/s",
+      },
+      {
+        name: "templates: all eight incl. photo, pool saturated",
+        value: round(mixRate),
+        unit: "frames/s",
+      },
+    ];
+  } finally {
+    await pool.close();
+  }
+}
+
+if (import.meta.main) printTable(await benchTemplates());

@@ -1,0 +1,133 @@
+import { AppError } from "../../errors.ts";
+import { assert, assertEquals } from "../../../tests/helpers/assert.ts";
+import { loadTemplateRegistry, templateRegistry } from "./registry.ts";
+
+const SHIPPED = ["agenda", "checklist", "headline", "note", "photo", "quote", "reminder", "split"];
+
+Deno.test("templates: the eight shipped templates list as {name, title, description, schema}", () => {
+  const list = templateRegistry().list();
+  assertEquals(list.map((t) => t.name), SHIPPED);
+  for (const template of list) {
+    assertEquals(Object.keys(template), ["name", "title", "description", "schema"]);
+    assert.ok(template.title.length > 0 && template.description.length > 20, template.name);
+    // CONTRACT.md: schema is a JSON Schema object with type, properties and required.
+    assertEquals(template.schema.type, "object");
+    assert.ok(typeof template.schema.properties === "object", template.name);
+    assert.ok(Array.isArray(template.schema.required), template.name);
+  }
+});
+
+Deno.test("templates: image variables are the schema's contentMediaType image/* properties", () => {
+  const registry = templateRegistry();
+  assertEquals(registry.get("photo")!.imageVariables, ["photo"]);
+  assertEquals(registry.get("note")!.imageVariables, []);
+  assertEquals(registry.get("nope"), undefined);
+});
+
+Deno.test("templates: validate is 404 for an unknown name and 400 naming the variable", () => {
+  const registry = templateRegistry();
+  const error = (name: string, variables: unknown) => {
+    try {
+      registry.validate(name, variables);
+    } catch (e) {
+      assert.ok(e instanceof AppError);
+      return [e.status, e.code, e.message];
+    }
+    throw new Error("expected a rejection");
+  };
+  assertEquals(error("nope", {}), [404, "not_found", "Template nope not found"]);
+  assertEquals(error("note", {}), [400, "invalid_request", "Variable body is required"]);
+  assertEquals(error("note", { body: 5 }), [
+    400,
+    "invalid_request",
+    "Variable body must be string",
+  ]);
+  assertEquals(error("note", { body: "x", colour: "red" }), [
+    400,
+    "invalid_request",
+    "Variable colour is not a variable of this template",
+  ]);
+  assertEquals(error("checklist", { items: [{ text: "a" }, { done: true }] }), [
+    400,
+    "invalid_request",
+    "Variable items[1].text is required",
+  ]);
+  assertEquals(error("checklist", { items: [{ text: "a", done: "yes" }] }), [
+    400,
+    "invalid_request",
+    "Variable items[0].done must be boolean",
+  ]);
+  assertEquals(error("split", { left: { body: "a" }, right: { body: "" } }), [
+    400,
+    "invalid_request",
+    "Variable right.body must NOT have fewer than 1 characters",
+  ]);
+  assertEquals(error("note", [1]), [400, "invalid_request", "Variables must be a JSON object"]);
+  assertEquals(error("photo", { photo: "f", fit: "zoom" }), [
+    400,
+    "invalid_request",
+    "Variable fit must be equal to one of the allowed values",
+  ]);
+});
+
+Deno.test("templates: valid variables come back with schema defaults, the caller's object untouched", () => {
+  const input = { items: [{ text: "a" }] };
+  const variables = templateRegistry().validate("checklist", input);
+  assertEquals(variables, { items: [{ text: "a", done: false }] });
+  assertEquals(input, { items: [{ text: "a" }] });
+});
+
+Deno.test("templates: every sample validates (the registry refuses to load otherwise)", () => {
+  const registry = templateRegistry();
+  for (const { name } of registry.list()) {
+    assert.ok(registry.check(name, registry.get(name)!.sample)?.ok, name);
+  }
+});
+
+async function folder(files: Record<string, string>): Promise<URL> {
+  const dir = await Deno.makeTempDir();
+  await Deno.mkdir(`${dir}/broken`);
+  for (const [name, text] of Object.entries(files)) {
+    await Deno.writeTextFile(`${dir}/broken/${name}`, text);
+  }
+  return new URL(`file://${dir}/`);
+}
+
+const SCHEMA = {
+  title: "T",
+  description: "D",
+  type: "object",
+  properties: { a: { type: "string" } },
+  required: ["a"],
+};
+
+Deno.test("templates: a malformed template folder fails the load instead of shipping", async () => {
+  const cases: [Record<string, string>, RegExp][] = [
+    [{
+      "schema.json": JSON.stringify({ ...SCHEMA, title: undefined }),
+      "sample.json": "{}",
+      "template.liquid": "",
+    }, /title and a description/],
+    [
+      { "schema.json": JSON.stringify(SCHEMA), "sample.json": '{"a": 1}', "template.liquid": "x" },
+      /sample\.json: Variable a must be string/,
+    ],
+    [{
+      "schema.json": JSON.stringify({ ...SCHEMA, properties: { a: { type: "strin" } } }),
+      "sample.json": '{"a":"x"}',
+      "template.liquid": "x",
+    }, /Template broken: schema\.json: schema is invalid/],
+    [{ "schema.json": JSON.stringify(SCHEMA), "sample.json": '{"a":"x"}' }, /No such file/],
+  ];
+  for (const [files, message] of cases) {
+    const dir = await folder(files);
+    let error: unknown;
+    try {
+      loadTemplateRegistry(dir);
+    } catch (e) {
+      error = e;
+    }
+    assert.ok(error instanceof Error && message.test(error.message), String(error));
+    await Deno.remove(dir, { recursive: true });
+  }
+});

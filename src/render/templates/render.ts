@@ -1,0 +1,118 @@
+/**
+ * A push template rendered into the push formats (CONTRACT.md: Content pipeline): variables
+ * checked against the schema, Liquid → HTML → satori tree → SVG → resvg (crisp, no
+ * anti-aliasing) → grey → text kept black and white, photos and grey fills dithered → packed.
+ * Runs in the render worker; failures are values because errors lose their fields there.
+ */
+import type { RenderFailureCode } from "../bitmaps.ts";
+import { layoutBitmaps } from "../layout/bitmaps.ts";
+import { rgbaToGrey } from "../layout/compose.ts";
+import { layoutSvg, rasterise } from "../layout/engine.ts";
+import { FONT_FAMILY } from "../layout/fonts.ts";
+import { htmlToTree, type ResolvedImage } from "../layout/html.ts";
+import { cropAndResize, loadPicture, type Picture, pictureDataUri } from "../layout/image.ts";
+import { type Fit, placePicture } from "../layout/place.ts";
+import {
+  FRAME_HEIGHT,
+  FRAME_WIDTH,
+  type PushBitmaps,
+  type TemplateRenderRequest,
+} from "../types.ts";
+import { renderLiquid } from "./liquid.ts";
+import type { TemplateRegistry } from "./registry.ts";
+
+/** Why a template render failed: never worth retrying. */
+export type TemplateFailureCode = "not_found" | "invalid_request" | RenderFailureCode;
+
+/** A failure as a value. */
+export interface TemplateFailure {
+  ok: false;
+  code: TemplateFailureCode;
+  message: string;
+}
+
+/** The style of the frame every template draws in: 800x480, white, black Noto Sans. */
+const ROOT_STYLE = {
+  width: FRAME_WIDTH,
+  height: FRAME_HEIGHT,
+  backgroundColor: "#ffffff",
+  color: "#000000",
+  fontFamily: FONT_FAMILY,
+  fontSize: 24,
+  lineHeight: 1.3,
+  flexDirection: "column",
+  // A word wider than its box (a URL, a long German compound) breaks instead of spilling.
+  wordBreak: "break-word",
+} as const;
+
+const FITS = new Set<Fit>(["contain", "cover", "fill", "stretch"]);
+
+/** Renders a template to the 800x480 grey frame the push formats are made from. */
+export async function renderTemplateGrey(
+  registry: TemplateRegistry,
+  input: TemplateRenderRequest,
+): Promise<{ ok: true; grey: Uint8Array } | TemplateFailure> {
+  const template = registry.get(input.name);
+  if (!template) {
+    return { ok: false, code: "not_found", message: `Template ${input.name} not found` };
+  }
+  const checked = registry.check(input.name, input.variables)!;
+  if (!checked.ok) return { ok: false, code: "invalid_request", message: checked.message };
+  const images = input.images ?? {};
+  for (const name of template.imageVariables) {
+    const fileId = checked.variables[name];
+    if (typeof fileId === "string" && fileId && !Object.hasOwn(images, fileId)) {
+      return {
+        ok: false,
+        code: "invalid_request",
+        message: `Variable ${name}: image ${fileId} was not provided`,
+      };
+    }
+  }
+  // Pictures are decoded before layout (the layout's image hook is synchronous).
+  const pictures = new Map<string, Picture>();
+  for (const name of template.imageVariables) {
+    const fileId = checked.variables[name];
+    if (typeof fileId !== "string" || !fileId || pictures.has(fileId)) continue;
+    const decoded = await loadPicture(images[fileId], { grey: true });
+    if (!decoded.ok) return decoded;
+    pictures.set(fileId, decoded.picture);
+  }
+  const html = renderLiquid(
+    template.markup,
+    checked.variables,
+    input.now ?? new Date().toISOString(),
+  );
+  const resolveImage = (
+    src: string,
+    box: { width?: number; height?: number; fit?: string },
+  ): ResolvedImage | undefined => {
+    // Only the pictures of image variables: no other src (a URL, a path) is ever embedded.
+    const picture = pictures.get(src);
+    if (!picture) return undefined;
+    const width = Math.min(box.width ?? FRAME_WIDTH, FRAME_WIDTH);
+    const height = Math.min(box.height ?? FRAME_HEIGHT, FRAME_HEIGHT);
+    const given = box.width !== undefined && box.height !== undefined;
+    // A box with one side or none keeps the picture's aspect (contain); CSS's default is fill.
+    const fit = given ? (FITS.has(box.fit as Fit) ? box.fit as Fit : "fill") : "contain";
+    const placed = placePicture(picture, { x: 0, y: 0, width, height }, fit);
+    if (!placed) return undefined;
+    const w = Math.max(1, Math.round(placed.dest.width));
+    const h = Math.max(1, Math.round(placed.dest.height));
+    return { src: pictureDataUri(cropAndResize(picture, placed.crop, w, h)), width: w, height: h };
+  };
+  const tree = htmlToTree(html, ROOT_STYLE, { resolveImage });
+  const svg = await layoutSvg(tree, FRAME_WIDTH, FRAME_HEIGHT);
+  const frame = await rasterise(svg, { width: FRAME_WIDTH, height: FRAME_HEIGHT, crisp: true });
+  return { ok: true, grey: rgbaToGrey(frame) };
+}
+
+/** Renders a template into the three push formats (png, raw2, raw4). */
+export async function renderTemplateBitmaps(
+  registry: TemplateRegistry,
+  input: TemplateRenderRequest,
+): Promise<{ ok: true; bitmaps: PushBitmaps } | TemplateFailure> {
+  const result = await renderTemplateGrey(registry, input);
+  if (!result.ok) return result;
+  return { ok: true, bitmaps: layoutBitmaps(result.grey, FRAME_WIDTH, FRAME_HEIGHT) };
+}

@@ -1,0 +1,56 @@
+/**
+ * Template variables checked against the template's JSON Schema (draft 2020-12, Ajv). The API
+ * calls this before a push or a preview (CONTRACT.md: variables that do not match the schema are
+ * 400 naming the variable); the render worker calls it again before it renders.
+ */
+import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
+
+/** The outcome: the variables with schema defaults filled in, or a message naming the variable. */
+export type VariablesResult =
+  | { ok: true; variables: Record<string, unknown> }
+  | { ok: false; message: string };
+
+/** Compiles template schemas; one per process is enough (compiling is the cost). */
+export function createValidator(): Ajv2020 {
+  // strict: a misspelt keyword in a template's schema fails at load, not silently at runtime.
+  return new Ajv2020({ allErrors: false, strict: true, useDefaults: true });
+}
+
+/** `/items/0/text` → `items[0].text`: how a variable is named in a message. */
+export function variableName(pointer: string): string {
+  return pointer.split("/").slice(1).map((part) => part.replaceAll("~1", "/").replaceAll("~0", "~"))
+    .reduce(
+      (name, part) => (/^\d+$/.test(part) ? `${name}[${part}]` : name ? `${name}.${part}` : part),
+      "",
+    );
+}
+
+/** One sentence-case message naming the variable of the first error. */
+export function describeError(error: ErrorObject): string {
+  const at = variableName(error.instancePath);
+  const child = (name: string) => (at ? `${at}.${name}` : name);
+  switch (error.keyword) {
+    case "required":
+      return `Variable ${child(String(error.params.missingProperty))} is required`;
+    case "additionalProperties":
+      return `Variable ${
+        child(String(error.params.additionalProperty))
+      } is not a variable of this template`;
+    default:
+      return at ? `Variable ${at} ${error.message}` : `Variables ${error.message}`;
+  }
+}
+
+/**
+ * Validates a copy of `variables` (defaults are written into the copy, never the caller's
+ * object). Non-object input is refused before the schema sees it.
+ */
+export function checkVariables(validate: ValidateFunction, variables: unknown): VariablesResult {
+  if (typeof variables !== "object" || variables === null || Array.isArray(variables)) {
+    return { ok: false, message: "Variables must be a JSON object" };
+  }
+  const copy = structuredClone(variables) as Record<string, unknown>;
+  if (validate(copy)) return { ok: true, variables: copy };
+  const [first] = validate.errors ?? [];
+  return { ok: false, message: first ? describeError(first) : "Variables are invalid" };
+}
