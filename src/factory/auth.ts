@@ -7,7 +7,20 @@
 import type { OpenApiMeta } from "trpc-to-openapi";
 import { AppError } from "../errors.ts";
 import { baseProcedure, toTrpcError } from "../trpc/init.ts";
+import type { RawAuth } from "../http/raw.ts";
 import type { Operation } from "./access.ts";
+import type { Principal } from "./principals.ts";
+
+/** The factory scheme of the OpenAPI document. */
+const SECURITY = ["Authorization"];
+
+/** The same check for a raw route (file downloads, CSV import): 401/403 before any read. */
+export function factoryAuth(operation: Operation): RawAuth<Principal> {
+  return {
+    security: SECURITY,
+    check: (ctx) => ctx.services.factory.access.authenticate(ctx.bearer, operation),
+  };
+}
 
 /** A procedure for `operation`: its principal, or 401/403 from `FactoryAccess.authenticate`. */
 export function factoryProcedure(operation: Operation) {

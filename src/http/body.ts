@@ -1,6 +1,11 @@
-/** Request body reading with a hard size limit (SPEC: JSON bodies over 1 MiB get 413). */
+/**
+ * Request body reading, shared by REST, `/trpc` and raw routes: a hard size limit (413 over it,
+ * declared or not) and the one JSON rule (an empty body is `{}`; any other body must be sent as
+ * JSON and be valid JSON, else 400).
+ */
 import { AppError } from "../errors.ts";
 
+/** SPEC: JSON bodies over 1 MiB get 413. */
 export const JSON_BODY_LIMIT = 1024 * 1024;
 
 /** Reads a body up to `limit` bytes; 413 as soon as it is exceeded, declared or not. */
@@ -26,10 +31,30 @@ export async function readLimited(req: Request, limit: number): Promise<Uint8Arr
   return out;
 }
 
-/** Reads and parses a JSON body; an empty body is `{}`; bad JSON is 400. */
-export async function readJson(req: Request, limit = JSON_BODY_LIMIT): Promise<unknown> {
+/** Whether a Content-Type header names JSON (`application/json` or a `+json` type). */
+export function isJsonType(contentType: string): boolean {
+  return /^application\/json\b/i.test(contentType) || /\+json\b/i.test(contentType);
+}
+
+/**
+ * A JSON body as bytes under `limit`: an empty body is `{}` so that body-less POSTs (`/portal`,
+ * `/unbind`) need no Content-Type; any other body must be declared JSON (400).
+ */
+export async function readJsonBytes(
+  req: Request,
+  limit = JSON_BODY_LIMIT,
+): Promise<Uint8Array<ArrayBuffer>> {
   const bytes = await readLimited(req, limit);
-  if (bytes.byteLength === 0) return {};
+  if (bytes.byteLength === 0) return new TextEncoder().encode("{}");
+  if (!isJsonType(req.headers.get("content-type") ?? "")) {
+    throw new AppError("invalid_request", "Content-Type must be application/json");
+  }
+  return bytes;
+}
+
+/** A parsed JSON body under the rules of `readJsonBytes`; invalid JSON is 400. */
+export async function readJson(req: Request, limit = JSON_BODY_LIMIT): Promise<unknown> {
+  const bytes = await readJsonBytes(req, limit);
   try {
     return JSON.parse(new TextDecoder().decode(bytes));
   } catch {

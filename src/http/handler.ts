@@ -8,7 +8,7 @@ import { AppError } from "../errors.ts";
 import { uuidv7 } from "../lib/ids.ts";
 import type { Services } from "../services.ts";
 import type { Context, ResponseHolder } from "../trpc/init.ts";
-import { JSON_BODY_LIMIT, readLimited } from "./body.ts";
+import { readJson, readJsonBytes } from "./body.ts";
 import { applyCors, preflight } from "./cors.ts";
 import { envelopeOf, errorResponse, toAppError } from "./envelope.ts";
 import type { Logger } from "./log.ts";
@@ -198,20 +198,6 @@ function errorHeaders(errors: readonly { cause?: unknown }[]): Record<string, st
   return out;
 }
 
-/**
- * A JSON body read under the 1 MiB limit (413 over it), as bytes. An empty body is `{}` so that
- * body-less POSTs (`/portal`, `/unbind`) need no Content-Type; any other body must be JSON (400).
- */
-async function readJsonBytes(req: Request): Promise<Uint8Array<ArrayBuffer>> {
-  const bytes = await readLimited(req, JSON_BODY_LIMIT);
-  if (bytes.byteLength === 0) return new TextEncoder().encode("{}");
-  const type = req.headers.get("content-type") ?? "";
-  if (!/^application\/json\b/i.test(type) && !/\+json\b/i.test(type)) {
-    throw new AppError("invalid_request", "Content-Type must be application/json");
-  }
-  return bytes;
-}
-
 /** Re-creates a `/trpc` request with its body read by `readJsonBytes`. */
 async function withLimitedBody(req: Request): Promise<Request> {
   if (BODYLESS.has(req.method)) return req;
@@ -222,12 +208,7 @@ async function withLimitedBody(req: Request): Promise<Request> {
 }
 
 /** The parsed JSON body of a REST call; `undefined` for methods that carry none. */
-async function readJsonBody(req: Request): Promise<unknown> {
-  if (BODYLESS.has(req.method) || req.method === "DELETE") return undefined;
-  const bytes = await readJsonBytes(req);
-  try {
-    return JSON.parse(new TextDecoder().decode(bytes));
-  } catch {
-    throw new AppError("invalid_request", "Request body is not valid JSON");
-  }
+function readJsonBody(req: Request): Promise<unknown> {
+  if (BODYLESS.has(req.method) || req.method === "DELETE") return Promise.resolve(undefined);
+  return readJson(req);
 }

@@ -1,6 +1,18 @@
-/** Raw routes: endpoints that are not JSON in and JSON out, served before the tRPC mounts. */
+/**
+ * Raw routes: endpoints that are not JSON in and JSON out (redirects, forms, multipart, files,
+ * signed webhooks, DELETE bodies), served before the tRPC mounts. Each is declared once with
+ * `defineRawRoute`, shaped like a procedure: who may call (deny by default: `auth` is required),
+ * its query, path and body as zod schemas, its responses. The same declaration validates the
+ * request and generates the route's OpenAPI operation; the credential is checked before the body
+ * is read (checks before costs).
+ */
+import type { z } from "zod";
+import type { ZodOpenApiOperationObject, ZodOpenApiResponseObject } from "zod-openapi";
+import type { Caller, CallerKind, RequireOptions } from "../caller.ts";
+import { AppError } from "../errors.ts";
 import type { ResponseHolder } from "../trpc/init.ts";
 import type { Services } from "../services.ts";
+import { readJson, readLimited } from "./body.ts";
 
 /** What a raw handler gets besides the request. */
 export interface RawContext {
@@ -13,14 +25,220 @@ export interface RawContext {
   services: Services;
 }
 
-/** An OpenAPI operation object for the generated document. */
-export type OperationDoc = Record<string, unknown>;
-
+/** The route table's view of a raw route. */
 export interface RawRoute {
   method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
   path: `/${string}`;
   handle(req: Request, ctx: RawContext): Promise<Response>;
-  doc: OperationDoc;
+  /** The OpenAPI operation (zod-openapi form: schemas are converted with the document). */
+  doc: ZodOpenApiOperationObject;
+}
+
+/**
+ * Who may call a route: the security schemes it documents and the check that yields the
+ * credential (or throws 401/403). `publicRoute` is the explicit "anyone".
+ */
+export interface RawAuth<A> {
+  security: string[];
+  /** Runs before anything of the body is read; sees only the headers and context. */
+  check(ctx: RawContext, req: Request): Promise<A>;
+}
+
+/** No credential: the route is public (or carries its own proof, like a signature). */
+export const publicRoute: RawAuth<null> = { security: [], check: () => Promise.resolve(null) };
+
+/**
+ * A user credential of one of `kinds`, through the same check and renewal as every procedure
+ * (CONTRACT.md "Who may call what").
+ */
+export function callerAuth<K extends CallerKind>(
+  kinds: readonly K[],
+  options: RequireOptions = {},
+): RawAuth<Extract<Caller, { kind: K }>> {
+  return {
+    security: ["Authorization"],
+    async check(ctx) {
+      const caller = await ctx.services.auth.require(ctx.bearer, kinds, options);
+      const renewed = await ctx.services.auth.renewal(caller);
+      if (renewed) ctx.response.headers["X-Renewed-Token"] = renewed;
+      return caller as Extract<Caller, { kind: K }>;
+    },
+  };
+}
+
+/** How a route's body is read; `stream` leaves the body to the handler (multipart uploads). */
+export type RawBody<B> =
+  | { kind: "json"; schema: z.ZodType<B>; limit?: number }
+  | { kind: "form"; schema: z.ZodType<B>; limit: number }
+  | { kind: "bytes"; contentType: string; limit: number; docSchema?: z.ZodType }
+  | { kind: "stream"; contentType: string; docSchema: z.ZodType };
+
+/** One documented response. */
+export interface RawResponseDoc {
+  description: string;
+  /** Media type → schema (zod); omitted for an empty body. */
+  content?: Record<string, z.ZodType>;
+  /** Response headers as a zod object (names → schemas). */
+  headers?: z.ZodObject;
+}
+
+type BodyOf<R> = R extends { kind: "json" | "form"; schema: z.ZodType<infer B> } ? B
+  : R extends { kind: "bytes" } ? Uint8Array<ArrayBuffer>
+  : undefined;
+
+export interface RawRouteSpec<
+  A,
+  Q extends z.ZodObject | undefined,
+  P extends z.ZodObject | undefined,
+  R extends RawBody<unknown> | undefined,
+> {
+  method: RawRoute["method"];
+  path: `/${string}`;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  auth: RawAuth<A>;
+  query?: Q;
+  params?: P;
+  /** Request headers the route reads, for the document. */
+  headers?: z.ZodObject;
+  /** Cookies the route reads, for the document. */
+  cookies?: z.ZodObject;
+  body?: R;
+  responses: Record<number, RawResponseDoc>;
+  handle(input: {
+    req: Request;
+    ctx: RawContext;
+    auth: A;
+    query: Q extends z.ZodObject ? z.output<Q> : undefined;
+    params: P extends z.ZodObject ? z.output<P> : undefined;
+    body: BodyOf<R>;
+  }): Promise<Response>;
+}
+
+/** The first issue of a failed parse as the spec's 400 message (`field: reason`). */
+export function invalid(error: z.ZodError): AppError {
+  const issue = error.issues[0];
+  const field = issue?.path.map(String).join(".");
+  const message = issue?.message ?? "Invalid request";
+  return new AppError("invalid_request", field ? `${field}: ${message}` : message);
+}
+
+function parse<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
+  const result = schema.safeParse(value);
+  if (!result.success) throw invalid(result.error);
+  return result.data;
+}
+
+async function readBody(req: Request, body: RawBody<unknown>): Promise<unknown> {
+  const type = req.headers.get("content-type") ?? "";
+  switch (body.kind) {
+    case "json":
+      return parse(body.schema, await readJson(req, body.limit));
+    case "form": {
+      if (!/^application\/x-www-form-urlencoded\b/i.test(type)) {
+        throw new AppError(
+          "invalid_request",
+          "Content-Type must be application/x-www-form-urlencoded",
+        );
+      }
+      const text = new TextDecoder().decode(await readLimited(req, body.limit));
+      return parse(body.schema, Object.fromEntries(new URLSearchParams(text)));
+    }
+    case "bytes":
+      return await readLimited(req, body.limit);
+    case "stream":
+      return undefined;
+  }
+}
+
+function responseDoc(doc: RawResponseDoc): ZodOpenApiResponseObject {
+  return {
+    description: doc.description,
+    ...(doc.content
+      ? {
+        content: Object.fromEntries(
+          Object.entries(doc.content).map(([type, schema]) => [type, { schema }]),
+        ),
+      }
+      : {}),
+    ...(doc.headers ? { headers: doc.headers } : {}),
+  };
+}
+
+function operationDoc(
+  spec: RawRouteSpec<unknown, z.ZodObject | undefined, z.ZodObject | undefined, RawBody<unknown>>,
+): ZodOpenApiOperationObject {
+  const body = spec.body;
+  const bodySchema = !body
+    ? undefined
+    : body.kind === "json" || body.kind === "form"
+    ? body.schema
+    : body.docSchema;
+  const bodyType = !body
+    ? undefined
+    : body.kind === "json"
+    ? "application/json"
+    : body.kind === "form"
+    ? "application/x-www-form-urlencoded"
+    : body.contentType;
+  const requestParams = {
+    ...(spec.query ? { query: spec.query } : {}),
+    ...(spec.params ? { path: spec.params } : {}),
+    ...(spec.headers ? { header: spec.headers } : {}),
+    ...(spec.cookies ? { cookie: spec.cookies } : {}),
+  };
+  return {
+    operationId: spec.operationId,
+    summary: spec.summary,
+    ...(spec.description ? { description: spec.description } : {}),
+    tags: spec.tags,
+    security: spec.auth.security.map((name) => ({ [name]: [] })),
+    ...(Object.keys(requestParams).length ? { requestParams } : {}),
+    ...(bodyType
+      ? {
+        requestBody: {
+          required: true,
+          content: { [bodyType]: bodySchema ? { schema: bodySchema } : {} },
+        },
+      }
+      : {}),
+    responses: Object.fromEntries(
+      Object.entries(spec.responses).map(([status, doc]) => [status, responseDoc(doc)]),
+    ),
+  };
+}
+
+/** Declares a raw route: one object that validates, authorises, documents and handles. */
+export function defineRawRoute<
+  A,
+  Q extends z.ZodObject | undefined = undefined,
+  P extends z.ZodObject | undefined = undefined,
+  R extends RawBody<unknown> | undefined = undefined,
+>(spec: RawRouteSpec<A, Q, P, R>): RawRoute {
+  return {
+    method: spec.method,
+    path: spec.path,
+    doc: operationDoc(spec as never),
+    async handle(req, ctx) {
+      // Deny by default, and before anything is read: the credential first.
+      const auth = await spec.auth.check(ctx, req);
+      const query = spec.query
+        ? parse(spec.query, Object.fromEntries(new URL(req.url).searchParams))
+        : undefined;
+      const params = spec.params ? parse(spec.params, ctx.params) : undefined;
+      const body = spec.body ? await readBody(req, spec.body) : undefined;
+      return await spec.handle({
+        req,
+        ctx,
+        auth,
+        query: query as never,
+        params: params as never,
+        body: body as never,
+      });
+    },
+  };
 }
 
 /** A JSON response with the given status. */

@@ -2,11 +2,11 @@
  * The providers' redirects back: Google's GET with a query, Apple's form_post (SPEC 4.2). Both
  * end in a 302 to the client with the tokens in the URL fragment (CONTRACT.md).
  */
-import { AppError } from "../errors.ts";
-import { readLimited } from "../http/body.ts";
-import type { RawRoute } from "../http/raw.ts";
+import { z } from "zod";
+import { defineRawRoute, type RawAuth } from "../http/raw.ts";
 import { redirect } from "./start.ts";
 import { BINDING_COOKIE_PATH, bindingCookieName, bindingsOf } from "./browser_binding.ts";
+import type { ProviderName } from "./providers.ts";
 
 const FORM_LIMIT = 64 * 1024;
 
@@ -22,85 +22,74 @@ const responses = {
   501: { description: "The provider is not configured" },
 };
 
-export const googleCallback: RawRoute = {
+/**
+ * CONTRACT.md: the callback must come from the browser that started the sign-in. Its binding
+ * cookies are the credential, checked before anything else is read.
+ */
+function browserBinding(provider: ProviderName): RawAuth<string[]> {
+  return {
+    security: [],
+    check(ctx, req) {
+      const bindings = bindingsOf(req.headers.get("cookie"), provider);
+      ctx.services.oauth.requireBinding(provider, bindings);
+      return Promise.resolve(bindings);
+    },
+  };
+}
+
+const cookie = (provider: ProviderName) =>
+  z.object({
+    [bindingCookieName(provider)]: z.string().meta({
+      description: "The browser binding set by the start of the sign-in",
+    }),
+  });
+
+/** What the provider sends back; any other parameter is passed through untouched. */
+const redirectParams = z.object({
+  code: z.string().optional(),
+  state: z.string().optional(),
+  error: z.string().optional(),
+}).loose();
+
+export const googleCallback = defineRawRoute({
   method: "GET",
   path: "/auth/oauth/google/callback",
-  async handle(req, ctx) {
-    const params = new URL(req.url).searchParams;
+  operationId: "oauth-googleCallback",
+  summary: "Google's redirect back (called by the provider)",
+  tags: ["identity-providers"],
+  auth: browserBinding("google"),
+  query: redirectParams,
+  cookies: cookie("google"),
+  responses,
+  async handle({ ctx, auth, query }) {
+    const params = new URLSearchParams(query as Record<string, string>);
     const info = { userAgent: ctx.userAgent, ip: ctx.ip };
-    const bindings = bindingsOf(req.headers.get("cookie"), "google");
-    const result = await ctx.services.oauth.callback("google", params, bindings, info);
+    const result = await ctx.services.oauth.callback("google", params, auth, info);
     return redirect(result.location, result.setCookie);
   },
-  doc: {
-    tags: ["identity-providers"],
-    summary: "Google's redirect back (called by the provider)",
-    parameters: [
-      ...["code", "state", "error"].map((name) => ({
-        name,
-        in: "query",
-        required: false,
-        schema: { type: "string" },
-      })),
-      {
-        name: bindingCookieName("google"),
-        in: "cookie",
-        required: true,
-        schema: { type: "string" },
-      },
-    ],
-    responses,
-  },
-};
+});
 
-export const appleCallback: RawRoute = {
+export const appleCallback = defineRawRoute({
   method: "POST",
   path: "/auth/oauth/apple/callback",
-  async handle(req, ctx) {
-    // CONTRACT.md: no binding cookie, no sign-in; refused before the body is read.
-    const bindings = bindingsOf(req.headers.get("cookie"), "apple");
-    ctx.services.oauth.requireBinding("apple", bindings);
-    const type = req.headers.get("content-type") ?? "";
-    if (!/^application\/x-www-form-urlencoded\b/i.test(type)) {
-      throw new AppError(
-        "invalid_request",
-        "Content-Type must be application/x-www-form-urlencoded",
-      );
-    }
-    const body = await readLimited(req, FORM_LIMIT);
-    const params = new URLSearchParams(new TextDecoder().decode(body));
+  operationId: "oauth-appleCallback",
+  summary: "Apple's form_post redirect back (called by the provider)",
+  tags: ["identity-providers"],
+  auth: browserBinding("apple"),
+  cookies: cookie("apple"),
+  body: {
+    kind: "form",
+    limit: FORM_LIMIT,
+    schema: redirectParams.extend({
+      id_token: z.string().optional(),
+      user: z.string().optional().meta({ description: "JSON, first authorization only" }),
+    }),
+  },
+  responses,
+  async handle({ ctx, auth, body }) {
+    const params = new URLSearchParams(body as Record<string, string>);
     const info = { userAgent: ctx.userAgent, ip: ctx.ip };
-    const result = await ctx.services.oauth.callback("apple", params, bindings, info);
+    const result = await ctx.services.oauth.callback("apple", params, auth, info);
     return redirect(result.location, result.setCookie);
   },
-  doc: {
-    tags: ["identity-providers"],
-    summary: "Apple's form_post redirect back (called by the provider)",
-    parameters: [
-      {
-        name: bindingCookieName("apple"),
-        in: "cookie",
-        required: true,
-        schema: { type: "string" },
-      },
-    ],
-    requestBody: {
-      required: true,
-      content: {
-        "application/x-www-form-urlencoded": {
-          schema: {
-            type: "object",
-            properties: {
-              code: { type: "string" },
-              state: { type: "string" },
-              id_token: { type: "string" },
-              user: { type: "string", description: "JSON, first authorization only" },
-              error: { type: "string" },
-            },
-          },
-        },
-      },
-    },
-    responses,
-  },
-};
+});

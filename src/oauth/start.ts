@@ -1,5 +1,6 @@
 /** GET /auth/oauth/{google,apple}?client=: 302 to the provider's consent screen (SPEC 4.2). */
-import type { RawRoute } from "../http/raw.ts";
+import { z } from "zod";
+import { defineRawRoute, publicRoute, type RawRoute } from "../http/raw.ts";
 import type { ProviderName } from "./providers.ts";
 import { BINDING_COOKIE_PATH, bindingCookieName } from "./browser_binding.ts";
 
@@ -17,35 +18,36 @@ export function redirect(location: string, setCookie: string): Response {
 }
 
 function startRoute(provider: ProviderName, label: string): RawRoute {
-  return {
+  return defineRawRoute({
     method: "GET",
     path: `/auth/oauth/${provider}`,
-    async handle(req, ctx) {
-      const client = new URL(req.url).searchParams.get("client");
-      const { location, setCookie } = await ctx.services.oauth.start(provider, client);
+    operationId: `oauth-${provider}Start`,
+    summary: `Start ${label} sign-in`,
+    tags: ["identity-providers"],
+    auth: publicRoute,
+    // Checked by the service, after whether the provider is configured (501 comes first).
+    query: z.object({
+      client: z.string().optional().meta({
+        description: "Where the tokens are delivered: `web`, `desktop` or `ios`",
+      }),
+    }),
+    responses: {
+      302: {
+        description: `To ${label}'s consent screen; sets the HttpOnly cookie ` +
+          `\`${bindingCookieName(provider)}\` (path ${BINDING_COOKIE_PATH}) that binds the ` +
+          "sign-in to this browser",
+      },
+      400: { description: "Missing or unknown client" },
+      501: { description: `${label} sign-in is not configured` },
+    },
+    async handle({ ctx, query }) {
+      const { location, setCookie } = await ctx.services.oauth.start(
+        provider,
+        query.client ?? null,
+      );
       return redirect(location, setCookie);
     },
-    doc: {
-      tags: ["identity-providers"],
-      summary: `Start ${label} sign-in`,
-      parameters: [{
-        name: "client",
-        in: "query",
-        required: true,
-        schema: { type: "string", enum: ["web", "desktop", "ios"] },
-        description: "Selects where the tokens are delivered",
-      }],
-      responses: {
-        302: {
-          description: `To ${label}'s consent screen; sets the HttpOnly cookie ` +
-            `\`${bindingCookieName(provider)}\` (path ${BINDING_COOKIE_PATH}) that binds the ` +
-            "sign-in to this browser",
-        },
-        400: { description: "Missing or unknown client" },
-        501: { description: `${label} sign-in is not configured` },
-      },
-    },
-  };
+  });
 }
 
 export const googleStart = startRoute("google", "Google");

@@ -1,0 +1,41 @@
+/** GET /internal/factory/nfc-files/{credentialId}/download (write; rate limited; SPEC 4.8). */
+import { z } from "zod";
+import { defineRawRoute } from "../http/raw.ts";
+import { factoryAuth } from "./auth.ts";
+import { attachment, FACTORY_ERRORS, FACTORY_PREFIX } from "./raw_docs.ts";
+
+export const downloadNfcFile = defineRawRoute({
+  method: "GET",
+  path: `${FACTORY_PREFIX}/nfc-files/{credentialId}/download`,
+  operationId: "factory-downloadNfcFile",
+  summary: "Download a signed .nfc.json file",
+  tags: ["factory"],
+  auth: factoryAuth("downloadNfcFile"),
+  // Checked by the service (its own 400 message) after the principal's role.
+  params: z.object({ credentialId: z.string().meta({ format: "uuid" }) }),
+  responses: {
+    200: {
+      description: "The `{serial}.nfc.json` file",
+      content: { "application/json": z.object({}).loose() },
+    },
+    ...FACTORY_ERRORS({
+      400: "credentialId is not a UUID",
+      403: "Auditor, repeat download not approved, or outside the scope",
+      404: "Credential missing or revoked",
+      429: "Download rate limit; see Retry-After",
+    }),
+  },
+  async handle({ ctx, auth, params }) {
+    const { file, fileName } = await ctx.services.factory.downloads.download(
+      auth,
+      params.credentialId,
+    );
+    return new Response(JSON.stringify(file, null, 2), {
+      headers: {
+        "content-type": "application/json",
+        "content-disposition": attachment(fileName),
+        "cache-control": "no-store",
+      },
+    });
+  },
+});
