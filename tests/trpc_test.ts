@@ -116,6 +116,10 @@ suite.test("tRPC errors never carry a stack trace", async (api, server) => {
   const secret = "connect ECONNREFUSED /var/secret/path.sock";
   accounts.me = () => Promise.reject(new Error(secret));
   accounts.logout = () => Promise.reject(new Error(secret));
+  // One error path: the cause is in the service's log, for /trpc as for REST.
+  const logged: Array<Record<string, unknown>> = [];
+  const { error: logError } = server.app.logger;
+  server.app.logger.error = (msg, fields) => logged.push({ msg, ...fields });
   try {
     cases.push(["query 500", await get("accounts.me", user.accessToken), 500]);
     cases.push([
@@ -131,7 +135,17 @@ suite.test("tRPC errors never carry a stack trace", async (api, server) => {
   } finally {
     accounts.me = me;
     accounts.logout = logout;
+    server.app.logger.error = logError;
   }
+  assertEquals(
+    logged.map((l) => [l.msg, l.path, l.error]),
+    [
+      ["request failed", "/trpc/accounts.me", `Error: ${secret}`],
+      ["request failed", "/trpc/accounts.logout", `Error: ${secret}`],
+      ["request failed", "/trpc/accounts.logout", `Error: ${secret}`],
+      ["request failed", "/trpc/accounts.logout", `Error: ${secret}`],
+    ],
+  );
   for (const [label, reply, status] of cases) {
     assert.equal(reply.status, status, `${label}: ${reply.text}`);
     assertNoStack(reply.text, label);

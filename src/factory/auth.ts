@@ -5,8 +5,7 @@
  * each operation and the audit of refusals are in `access.ts`.
  */
 import type { OpenApiMeta } from "trpc-to-openapi";
-import { AppError } from "../errors.ts";
-import { baseProcedure, toTrpcError } from "../trpc/init.ts";
+import { baseProcedure } from "../trpc/init.ts";
 import type { RawAuth } from "../http/raw.ts";
 import type { Operation } from "./access.ts";
 import type { Principal } from "./principals.ts";
@@ -24,14 +23,10 @@ export function factoryAuth(operation: Operation): RawAuth<Principal> {
 
 /** A procedure for `operation`: its principal, or 401/403 from `FactoryAccess.authenticate`. */
 export function factoryProcedure(operation: Operation) {
+  // An AppError thrown here reaches `baseProcedure`, which turns it into the TRPCError.
   return baseProcedure.use(async ({ ctx, next }) => {
-    try {
-      const principal = await ctx.services.factory.access.authenticate(ctx.bearer, operation);
-      return next({ ctx: { ...ctx, principal } });
-    } catch (error) {
-      if (error instanceof AppError) throw toTrpcError(error);
-      throw error;
-    }
+    const principal = await ctx.services.factory.access.authenticate(ctx.bearer, operation);
+    return next({ ctx: { ...ctx, principal } });
   });
 }
 

@@ -5,6 +5,7 @@
 import { TRPCError } from "@trpc/server";
 import { AppError } from "../errors.ts";
 import { isUnstorableText } from "../db/errors.ts";
+import type { Log } from "../lib/log.ts";
 
 export type Envelope = "main" | "versioned";
 
@@ -27,6 +28,25 @@ export function errorResponse(envelope: Envelope, error: AppError, requestId: st
 interface ZodIssueLike {
   path: PropertyKey[];
   message: string;
+}
+
+/**
+ * The one error log of the HTTP layer, for REST, raw routes and `/trpc` alike: a failure the
+ * caller sees as a 500 is logged with its cause and stack; every other status is an expected
+ * answer that the request line already records.
+ */
+export function reportFailure(
+  log: Pick<Log, "error">,
+  request: { requestId: string; path: string },
+  error: unknown,
+): void {
+  if (toAppError(error).status !== 500) return;
+  const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
+  log.error("request failed", {
+    ...request,
+    error: String(cause),
+    stack: cause instanceof Error ? cause.stack : undefined,
+  });
 }
 
 /** Turns anything thrown into an AppError; unknown errors become a logged 500. */

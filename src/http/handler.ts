@@ -10,7 +10,7 @@ import type { Services } from "../services.ts";
 import type { Context, ResponseHolder } from "../trpc/init.ts";
 import { readJson, readJsonBytes } from "./body.ts";
 import { applyCors, preflight } from "./cors.ts";
-import { envelopeOf, errorResponse, toAppError } from "./envelope.ts";
+import { envelopeOf, errorResponse, reportFailure, toAppError } from "./envelope.ts";
 import type { Logger } from "./log.ts";
 import type { RawRoute } from "./raw.ts";
 import { RouteTable } from "./routes.ts";
@@ -106,16 +106,9 @@ export function createHandler(options: HandlerOptions) {
         router,
         maxBatchSize: TRPC_MAX_BATCH,
         createContext: () => ctx,
-        onError: ({ error, path }) => {
-          if (error.code !== "INTERNAL_SERVER_ERROR" || error.cause instanceof AppError) return;
-          // The caller sees "Internal server error"; the cause is only in the log.
-          logger.error("request failed", {
-            requestId,
-            path: `/trpc/${path ?? ""}`,
-            error: String(error.cause ?? error),
-            stack: (error.cause as Error | undefined)?.stack ?? error.stack,
-          });
-        },
+        // The caller sees "Internal server error"; the cause is only in the log.
+        onError: ({ error, path }) =>
+          reportFailure(logger, { requestId, path: `/trpc/${path ?? ""}` }, error),
         responseMeta: ({ errors }) => ({
           headers: { ...errorHeaders(errors), ...ctx.response.headers },
         }),
@@ -160,18 +153,8 @@ export function createHandler(options: HandlerOptions) {
         ? preflight(origins, req)
         : await dispatch(req, ctx, url, holder);
     } catch (error) {
-      const appError = toAppError(error);
-      // 501/503 are expected answers (provider or billing not configured, broker down); the
-      // request line records them. Only a 500 is a failure worth a stack trace.
-      if (appError.status === 500) {
-        logger.error("request failed", {
-          requestId,
-          path: holder.template,
-          error: error instanceof Error ? (error.cause ?? error).toString() : String(error),
-          stack: error instanceof Error ? (error.cause as Error)?.stack ?? error.stack : undefined,
-        });
-      }
-      res = errorResponse(envelopeOf(url.pathname), appError, requestId);
+      reportFailure(logger, { requestId, path: holder.template }, error);
+      res = errorResponse(envelopeOf(url.pathname), toAppError(error), requestId);
     }
     const headers = new Headers(res.headers);
     for (const [k, v] of Object.entries(response.headers)) headers.set(k, v);

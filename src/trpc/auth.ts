@@ -2,25 +2,20 @@
  * Authentication middlewares. Authorization denies by default: a procedure names the credential
  * kinds it accepts, and anything else is refused before its body runs.
  */
-import { AppError } from "../errors.ts";
 import type { Caller } from "../caller.ts";
-import { baseProcedure, toTrpcError } from "./init.ts";
+import { baseProcedure } from "./init.ts";
 
 function requireCaller<K extends Caller["kind"]>(kinds: readonly K[]) {
+  // An AppError thrown here reaches `baseProcedure`, which turns it into the TRPCError.
   return baseProcedure.use(async ({ ctx, next }) => {
-    try {
-      // The shared check (raw routes call the same `require`).
-      const caller = await ctx.services.auth.require(ctx.bearer, kinds) as Extract<
-        Caller,
-        { kind: K }
-      >;
-      const renewed = await ctx.services.auth.renewal(caller);
-      if (renewed) ctx.response.headers["X-Renewed-Token"] = renewed;
-      return next({ ctx: { ...ctx, caller } });
-    } catch (error) {
-      if (error instanceof AppError) throw toTrpcError(error);
-      throw error;
-    }
+    // The shared check (raw routes call the same `require`).
+    const caller = await ctx.services.auth.require(ctx.bearer, kinds) as Extract<
+      Caller,
+      { kind: K }
+    >;
+    const renewed = await ctx.services.auth.renewal(caller);
+    if (renewed) ctx.response.headers["X-Renewed-Token"] = renewed;
+    return next({ ctx: { ...ctx, caller } });
   });
 }
 
