@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { uuidParam } from "../lib/params.ts";
 import { userOrPatProcedure } from "../trpc/auth.ts";
 import { OWNER_ERRORS } from "./meta.ts";
 import { healthSchema } from "./views.ts";
@@ -15,6 +16,6 @@ export const getHealth = userOrPatProcedure
       errorResponses: OWNER_ERRORS,
     },
   })
-  .input(z.object({ id: z.string() }))
+  .input(z.object({ id: uuidParam }))
   .output(healthSchema)
   .query(({ ctx, input }) => ctx.services.devices.health(ctx.caller.userId, input.id));

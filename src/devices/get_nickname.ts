@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { uuidParam } from "../lib/params.ts";
 import { userOrPatProcedure } from "../trpc/auth.ts";
 import { OWNER_ERRORS } from "./meta.ts";
 
@@ -14,6 +15,6 @@ export const getNickname = userOrPatProcedure
       errorResponses: OWNER_ERRORS,
     },
   })
-  .input(z.object({ id: z.string() }))
+  .input(z.object({ id: uuidParam }))
   .output(z.object({ nickname: z.string() }))
   .query(({ ctx, input }) => ctx.services.devices.nickname(ctx.caller.userId, input.id));

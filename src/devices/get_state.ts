@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { uuidParam } from "../lib/params.ts";
 import { userOrPatProcedure } from "../trpc/auth.ts";
 import { OWNER_ERRORS } from "./meta.ts";
 
@@ -14,6 +15,6 @@ export const getState = userOrPatProcedure
       errorResponses: { ...OWNER_ERRORS, 404: "Device not found or no state reported" },
     },
   })
-  .input(z.object({ id: z.string() }))
+  .input(z.object({ id: uuidParam }))
   .output(z.record(z.string(), z.unknown()))
   .query(({ ctx, input }) => ctx.services.devices.state(ctx.caller.userId, input.id));

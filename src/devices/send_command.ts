@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { uuidParam } from "../lib/params.ts";
 import { userOrPatProcedure } from "../trpc/auth.ts";
 import { OWNER_ERRORS } from "./meta.ts";
 import { commandSchema } from "./views.ts";
@@ -19,7 +20,7 @@ export const sendCommand = userOrPatProcedure
       },
     },
   })
-  .input(z.object({ id: z.string(), kind: z.string(), text: z.string().optional() }))
+  .input(z.object({ id: uuidParam, kind: z.string(), text: z.string().optional() }))
   .output(commandSchema)
   .mutation(({ ctx, input }) =>
     ctx.services.devices.command(ctx.caller.userId, input.id, {

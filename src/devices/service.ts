@@ -6,7 +6,7 @@ import { type Log, silentLog } from "../lib/log.ts";
 import type { Selectable } from "kysely";
 import type { Db, Trx } from "../schema.ts";
 import { badRequest, forbidden, notFound } from "../errors.ts";
-import { isUuid, uuidv7 } from "../lib/ids.ts";
+import { uuidv7 } from "../lib/ids.ts";
 import { newClaimCode } from "./claim_code.ts";
 import { isStorableJson, isStorableText } from "./report_payload.ts";
 import * as repo from "./repository.ts";
@@ -64,7 +64,6 @@ export class DevicesService {
    * for an unknown device, 403 for a device that is not the caller's.
    */
   async owned(userId: string, deviceId: string, db: Db = this.db): Promise<DeviceRow> {
-    if (!isUuid(deviceId)) throw badRequest("Device id must be a UUID");
     const row = await repo.findDevice(db, deviceId);
     if (!row) throw notFound("Device not found");
     if (row.owner_id !== userId) throw forbidden("You do not own this device");
@@ -73,7 +72,6 @@ export class DevicesService {
 
   /** Same check on a locked row, for transactions that change the device. */
   async lockOwned(trx: Trx, userId: string, deviceId: string): Promise<DeviceRow> {
-    if (!isUuid(deviceId)) throw badRequest("Device id must be a UUID");
     const row = await repo.lockDevice(trx, deviceId);
     if (!row) throw notFound("Device not found");
     if (row.owner_id !== userId) throw forbidden("You do not own this device");

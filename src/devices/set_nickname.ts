@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { uuidParam } from "../lib/params.ts";
 import { userOrPatProcedure } from "../trpc/auth.ts";
 import { OWNER_ERRORS } from "./meta.ts";
 
@@ -14,7 +15,7 @@ export const setNickname = userOrPatProcedure
       errorResponses: { ...OWNER_ERRORS, 400: "Invalid body or device id" },
     },
   })
-  .input(z.object({ id: z.string(), nickname: z.string() }))
+  .input(z.object({ id: uuidParam, nickname: z.string() }))
   .output(z.object({ message: z.string() }))
   .mutation(({ ctx, input }) =>
     ctx.services.devices.setNickname(ctx.caller.userId, input.id, input.nickname)

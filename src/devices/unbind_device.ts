@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { uuidParam } from "../lib/params.ts";
 import { userOrPatProcedure } from "../trpc/auth.ts";
 import { OWNER_ERRORS } from "./meta.ts";
 
@@ -14,6 +15,6 @@ export const unbindDevice = userOrPatProcedure
       errorResponses: OWNER_ERRORS,
     },
   })
-  .input(z.object({ id: z.string() }))
+  .input(z.object({ id: uuidParam }))
   .output(z.object({ message: z.string() }))
   .mutation(({ ctx, input }) => ctx.services.devices.unbind(ctx.caller.userId, input.id));

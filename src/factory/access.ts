@@ -6,8 +6,7 @@
  * (`scope.ts`), one device at a time.
  * Scope rule: an out-of-scope read answers 404 (no existence oracle), an out-of-scope write 403.
  */
-import { badRequest, forbidden, notFound, unauthorized } from "../errors.ts";
-import { isUuid } from "../lib/ids.ts";
+import { forbidden, notFound, unauthorized } from "../errors.ts";
 import type { Db } from "../schema.ts";
 import { writeAudit } from "./audit.ts";
 import { findBatch } from "./batches_repository.ts";
@@ -154,7 +153,6 @@ export class FactoryAccess {
 
   /** A batch the principal may read or write: 400 malformed id, 404 missing, else `require`. */
   async batch(p: Principal, batchId: string, mode: Mode, action: string) {
-    if (!isUuid(batchId)) throw badRequest("batchId must be a UUID");
     const batch = await findBatch(this.db, batchId);
     if (!batch) throw notFound(`Batch ${batchId} not found`);
     await this.require(p, mode, action, { batch: batchRef(batch) });
@@ -174,7 +172,6 @@ export class FactoryAccess {
 
   /** A device row the principal may read or write (its batch and its own SKU in scope). */
   async device(p: Principal, deviceId: string, mode: Mode, action: string) {
-    if (!isUuid(deviceId)) throw badRequest("deviceId must be a UUID");
     const row = await findDeviceView(this.db, deviceId);
     if (!row) throw notFound(`Device ${deviceId} not found`);
     await this.require(p, mode, action, {
@@ -189,7 +186,6 @@ export class FactoryAccess {
    * file is gone, SPEC 3.4b), 403 out of scope (its device's).
    */
   async credential(p: Principal, credentialId: string, action: string) {
-    if (!isUuid(credentialId)) throw badRequest("credentialId must be a UUID");
     const c = await findCredential(this.db, credentialId);
     if (!c || c.status === "revoked") throw notFound(`Credential ${credentialId} not found`);
     await this.require(p, "write", action, {
@@ -201,7 +197,6 @@ export class FactoryAccess {
 
   /** A download request the principal may decide: 400, 404, 403 out of scope (its device's). */
   async downloadRequest(p: Principal, requestId: string, action: string) {
-    if (!isUuid(requestId)) throw badRequest("requestId must be a UUID");
     const r = await findDownloadRequest(this.db, requestId);
     if (!r) throw notFound(`Download request ${requestId} not found`);
     await this.require(p, "write", action, {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { uuidParam } from "../lib/params.ts";
 import { factoryMeta, factoryProcedure } from "./auth.ts";
 import { downloadRequestSchema } from "./views.ts";
 
@@ -16,7 +17,7 @@ export const approveDownloadRequest = factoryProcedure("approveDownloadRequest")
       409: "Request is not pending",
     }),
   )
-  .input(z.object({ requestId: z.string() }))
+  .input(z.object({ requestId: uuidParam }))
   .output(downloadRequestSchema)
   .mutation(({ ctx, input }) =>
     ctx.services.factory.downloads.decide(ctx.principal, input.requestId, "approve")

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { uuidParam } from "../lib/params.ts";
 import { factoryMeta, factoryProcedure } from "./auth.ts";
 import { downloadRequestSchema } from "./views.ts";
 
@@ -17,7 +18,7 @@ export const createDownloadRequest = factoryProcedure("createDownloadRequest")
       },
     ),
   )
-  .input(z.object({ credentialId: z.string() }))
+  .input(z.object({ credentialId: uuidParam }))
   .output(downloadRequestSchema)
   .mutation(async ({ ctx, input }) => {
     const request = await ctx.services.factory.downloads.createRequest(

@@ -1,6 +1,7 @@
 /** GET /internal/factory/nfc-files/{credentialId}/download (write; rate limited; SPEC 4.8). */
 import { z } from "zod";
 import { defineRawRoute } from "../http/raw.ts";
+import { uuidParam } from "../lib/params.ts";
 import { factoryAuth } from "./auth.ts";
 import { attachment, FACTORY_ERRORS, FACTORY_PREFIX } from "./raw_docs.ts";
 
@@ -11,8 +12,7 @@ export const downloadNfcFile = defineRawRoute({
   summary: "Download a signed .nfc.json file",
   tags: ["factory"],
   auth: factoryAuth("downloadNfcFile"),
-  // Checked by the service (its own 400 message) after the principal's role.
-  params: z.object({ credentialId: z.string().meta({ format: "uuid" }) }),
+  params: z.object({ credentialId: uuidParam }),
   responses: {
     200: {
       description: "The `{serial}.nfc.json` file",

@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { defineRawRoute } from "../http/raw.ts";
+import { uuidParam } from "../lib/params.ts";
 import { factoryAuth } from "./auth.ts";
 import { MAX_ZIP_FILES } from "./downloads_service.ts";
 import { attachment, FACTORY_ERRORS, FACTORY_PREFIX } from "./raw_docs.ts";
@@ -20,7 +21,7 @@ export const downloadZip = defineRawRoute({
   body: {
     kind: "json",
     schema: z.object({
-      batchId: z.uuid(),
+      batchId: uuidParam,
       offset: count.optional().meta({ description: "Files to skip, in serial order (default 0)" }),
       limit: count.min(1).max(MAX_ZIP_FILES).optional().meta({
         description: "Files in this ZIP; needed when the batch has more than the maximum",

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { uuidParam } from "../lib/params.ts";
 import { factoryMeta, factoryProcedure } from "./auth.ts";
 import { credentialSchema } from "./views.ts";
 
@@ -10,7 +11,7 @@ export const generateNfcFile = factoryProcedure("generateNfcFile")
     404: "Device not found",
     409: "A credential is already generated for this device",
   }))
-  .input(z.object({ deviceId: z.string() }))
+  .input(z.object({ deviceId: uuidParam }))
   .output(credentialSchema)
   .mutation(async ({ ctx, input }) => {
     const credential = await ctx.services.factory.credentials.generate(

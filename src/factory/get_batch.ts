@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { uuidParam } from "../lib/params.ts";
 import { factoryMeta, factoryProcedure } from "./auth.ts";
 import { batchSchema } from "./views.ts";
 
@@ -8,6 +9,6 @@ export const getBatch = factoryProcedure("getBatch")
     400: "batchId is not a UUID",
     404: "Batch not found or outside the scope",
   }))
-  .input(z.object({ batchId: z.string() }))
+  .input(z.object({ batchId: uuidParam }))
   .output(batchSchema)
   .query(({ ctx, input }) => ctx.services.factory.batches.get(ctx.principal, input.batchId));

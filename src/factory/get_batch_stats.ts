@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { uuidParam } from "../lib/params.ts";
 import { factoryMeta, factoryProcedure } from "./auth.ts";
 import { batchSchema, countsSchema } from "./views.ts";
 
@@ -11,6 +12,6 @@ export const getBatchStats = factoryProcedure("getBatchStats")
     400: "batchId is not a UUID",
     404: "Batch not found or outside the scope",
   }))
-  .input(z.object({ batchId: z.string() }))
+  .input(z.object({ batchId: uuidParam }))
   .output(batchStatsSchema)
   .query(({ ctx, input }) => ctx.services.factory.batches.stats(ctx.principal, input.batchId));

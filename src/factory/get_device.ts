@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { uuidParam } from "../lib/params.ts";
 import { factoryMeta, factoryProcedure } from "./auth.ts";
 import { deviceViewSchema } from "./views.ts";
 
@@ -8,6 +9,6 @@ export const getDevice = factoryProcedure("getDevice")
     400: "deviceId is not a UUID",
     404: "Device not found or outside the scope",
   }))
-  .input(z.object({ deviceId: z.string() }))
+  .input(z.object({ deviceId: uuidParam }))
   .output(deviceViewSchema)
   .query(({ ctx, input }) => ctx.services.factory.registration.get(ctx.principal, input.deviceId));

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { factoryMeta, factoryProcedure } from "./auth.ts";
 import { batchStatsSchema } from "./get_batch_stats.ts";
 import { countsSchema } from "./views.ts";
-import { uuidQuery } from "./inputs.ts";
+import { uuidParam } from "../lib/params.ts";
 
 const globalStatsSchema = z.object({ batches: z.number().int(), counts: countsSchema })
   .meta({ id: "FactoryGlobalStats" });
@@ -16,7 +16,7 @@ export const getStats = factoryProcedure("getStats")
     400: "batchId is not a UUID",
     404: "Batch not found or outside the scope",
   }))
-  .input(z.object({ batchId: uuidQuery.optional() }))
+  .input(z.object({ batchId: uuidParam.optional() }))
   .output(z.union([batchStatsSchema, globalStatsSchema]))
   .query(({ ctx, input }) =>
     input.batchId

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { AppError, badRequest } from "../errors.ts";
 import { readLimited } from "../http/body.ts";
 import { defineRawRoute, json } from "../http/raw.ts";
+import { uuidParam } from "../lib/params.ts";
 import { factoryAuth } from "./auth.ts";
 import { FACTORY_ERRORS, FACTORY_PREFIX } from "./raw_docs.ts";
 
@@ -17,7 +18,7 @@ export const importDevices = defineRawRoute({
   summary: "Import devices from CSV",
   tags: ["factory"],
   auth: factoryAuth("importDevices"),
-  query: z.object({ batchId: z.uuid() }),
+  query: z.object({ batchId: uuidParam }),
   body: {
     kind: "stream",
     contentType: "multipart/form-data",

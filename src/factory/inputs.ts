@@ -9,5 +9,4 @@ export function paging(defaultLimit: number, maxLimit: number) {
   };
 }
 
-export const uuidQuery = z.uuid({ message: "must be a UUID" });
 export const SERIAL = /^[A-Za-z0-9._:-]{1,64}$/;

@@ -1,6 +1,7 @@
 import { z } from "zod";
+import { uuidParam } from "../lib/params.ts";
 import { factoryMeta, factoryProcedure } from "./auth.ts";
-import { paging, uuidQuery } from "./inputs.ts";
+import { paging } from "./inputs.ts";
 import { auditLogSchema, pageOf } from "./views.ts";
 
 const time = z.iso.datetime({ offset: true, message: "must be an RFC 3339 timestamp" });
@@ -9,8 +10,8 @@ const time = z.iso.datetime({ offset: true, message: "must be an RFC 3339 timest
 export const listAuditLogs = factoryProcedure("listAuditLogs")
   .meta(factoryMeta("GET", "/audit-logs", "List audit log entries", { 400: "Invalid query" }))
   .input(z.object({
-    batchId: uuidQuery.optional(),
-    deviceId: uuidQuery.optional(),
+    batchId: uuidParam.optional(),
+    deviceId: uuidParam.optional(),
     action: z.string().trim().min(1).max(100).optional(),
     from: time.optional(),
     to: time.optional(),

@@ -1,13 +1,14 @@
 import { z } from "zod";
+import { uuidParam } from "../lib/params.ts";
 import { factoryMeta, factoryProcedure } from "./auth.ts";
-import { paging, uuidQuery } from "./inputs.ts";
+import { paging } from "./inputs.ts";
 import { deviceViewSchema, pageOf } from "./views.ts";
 
 /** GET /internal/factory/devices: DeviceViews in scope, filtered and paged (SPEC 4.8, 8). */
 export const listDevices = factoryProcedure("listDevices")
   .meta(factoryMeta("GET", "/devices", "List devices", { 400: "Invalid query" }))
   .input(z.object({
-    batchId: uuidQuery.optional(),
+    batchId: uuidParam.optional(),
     lifecycleStatus: z.enum(["registered", "provisioned"]).optional(),
     nfcStatus: z.enum(["pending", "generated", "downloaded", "revoked"]).optional(),
     // STACK.md: z.coerce.boolean() turns "false" into true; stringbool reads it right.

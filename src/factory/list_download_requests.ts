@@ -1,6 +1,7 @@
 import { z } from "zod";
+import { uuidParam } from "../lib/params.ts";
 import { factoryMeta, factoryProcedure } from "./auth.ts";
-import { paging, uuidQuery } from "./inputs.ts";
+import { paging } from "./inputs.ts";
 import { downloadRequestSchema, pageOf } from "./views.ts";
 
 /** GET /internal/factory/download-requests: requests in scope (an operator's own only). */
@@ -10,7 +11,7 @@ export const listDownloadRequests = factoryProcedure("listDownloadRequests")
   )
   .input(z.object({
     status: z.enum(["pending", "approved", "rejected"]).optional(),
-    batchId: uuidQuery.optional(),
+    batchId: uuidParam.optional(),
     ...paging(50, 200),
   }))
   .output(pageOf(downloadRequestSchema))

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { uuidParam } from "../lib/params.ts";
 import { factoryMeta, factoryProcedure } from "./auth.ts";
 import { SERIAL } from "./inputs.ts";
 import { registeredDeviceSchema } from "./views.ts";
@@ -18,7 +19,7 @@ export const registerDevice = factoryProcedure("registerDevice")
   }))
   .input(
     z.object({
-      batchId: z.uuid({ message: "must be a UUID" }),
+      batchId: uuidParam,
       serial: z.string().regex(SERIAL, "must be 1-64 letters, digits or ._:-").optional(),
       sku: text.optional(),
       hwRevision: text.optional(),

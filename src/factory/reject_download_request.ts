@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { uuidParam } from "../lib/params.ts";
 import { factoryMeta, factoryProcedure } from "./auth.ts";
 import { downloadRequestSchema } from "./views.ts";
 
@@ -11,7 +12,7 @@ export const rejectDownloadRequest = factoryProcedure("rejectDownloadRequest")
     409: "Request is not pending",
   }))
   .input(z.object({
-    requestId: z.string(),
+    requestId: uuidParam,
     reason: z.string({ message: "is required" }).trim().min(1, "is required").max(500),
   }))
   .output(downloadRequestSchema)

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { uuidParam } from "../lib/params.ts";
 import { factoryMeta, factoryProcedure } from "./auth.ts";
 import { credentialSchema } from "./views.ts";
 
@@ -18,7 +19,7 @@ export const revokeAndReissue = factoryProcedure("revokeAndReissue")
       409: "The device has no credential yet",
     },
   ))
-  .input(z.object({ deviceId: z.string(), reason: z.string().trim().max(500).optional() }))
+  .input(z.object({ deviceId: uuidParam, reason: z.string().trim().max(500).optional() }))
   .output(credentialSchema)
   .mutation(({ ctx, input }) =>
     ctx.services.factory.credentials.revokeAndReissue(ctx.principal, input.deviceId, input.reason)

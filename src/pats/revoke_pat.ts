@@ -1,7 +1,6 @@
 import { z } from "zod";
+import { uuidParam } from "../lib/params.ts";
 import { userProcedure } from "../trpc/auth.ts";
-import { badRequest } from "../errors.ts";
-import { isUuid } from "../lib/ids.ts";
 
 /** DELETE /api/personal-access-tokens/{id}: 204, immediate and idempotent; 404 if not the caller's. */
 export const revokePat = userProcedure
@@ -21,10 +20,9 @@ export const revokePat = userProcedure
       },
     },
   })
-  .input(z.object({ id: z.string() }))
+  .input(z.object({ id: uuidParam }))
   .output(z.void())
   .mutation(async ({ ctx, input }) => {
-    if (!isUuid(input.id)) throw badRequest("id must be a UUID");
     await ctx.services.pats.revoke(ctx.caller.userId, input.id);
     ctx.response.status = 204;
   });

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { uuidParam } from "../lib/params.ts";
 import { userOrPatProcedure } from "../trpc/auth.ts";
 import { confirmUpload as confirm } from "./custom.ts";
 import { PUSH_ERRORS } from "./meta.ts";
@@ -20,7 +21,7 @@ export const confirmUpload = userOrPatProcedure
     },
   })
   .input(z.object({
-    id: z.string(),
+    id: uuidParam,
     fileId: z.uuid("fileId must be a UUID"),
     title: z.string().max(200).optional(),
   }))

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { uuidParam } from "../lib/params.ts";
 import { jsonInteger } from "../lib/json_number.ts";
 import { userOrPatProcedure } from "../trpc/auth.ts";
 import { createUploadTicket } from "./custom.ts";
@@ -22,7 +23,7 @@ export const createUpload = userOrPatProcedure
     },
   })
   .input(z.object({
-    id: z.string(),
+    id: uuidParam,
     contentType: z.string(),
     sizeBytes: jsonInteger((n) => n.min(0)).optional(),
   }))

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { uuidParam } from "../lib/params.ts";
 import { userOrPatProcedure } from "../trpc/auth.ts";
 import { formatQuery, PUSH_ERRORS } from "./meta.ts";
 import { parseFormat, pushUrlSchema } from "./views.ts";
@@ -15,7 +16,7 @@ export const getPush = userOrPatProcedure
       errorResponses: PUSH_ERRORS,
     },
   })
-  .input(z.object({ id: z.string(), format: formatQuery }))
+  .input(z.object({ id: uuidParam, format: formatQuery }))
   .output(pushUrlSchema)
   .query(({ ctx, input }) =>
     ctx.services.pushes.current(ctx.caller.userId, input.id, parseFormat(input.format))

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { uuidParam } from "../lib/params.ts";
 import { userOrPatProcedure } from "../trpc/auth.ts";
 import { formatQuery, PUSH_ERRORS } from "./meta.ts";
 import { parseFormat, pushUrlSchema } from "./views.ts";
@@ -15,7 +16,7 @@ export const getPushById = userOrPatProcedure
       errorResponses: { ...PUSH_ERRORS, 404: "Device or push not found, or push not rendered" },
     },
   })
-  .input(z.object({ id: z.string(), pushId: z.string(), format: formatQuery }))
+  .input(z.object({ id: uuidParam, pushId: uuidParam, format: formatQuery }))
   .output(pushUrlSchema)
   .query(({ ctx, input }) =>
     ctx.services.pushes.one(ctx.caller.userId, input.id, input.pushId, parseFormat(input.format))

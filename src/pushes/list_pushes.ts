@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { uuidParam } from "../lib/params.ts";
 import { userOrPatProcedure } from "../trpc/auth.ts";
 import { PUSH_ERRORS } from "./meta.ts";
 import { PUSH_STATUSES } from "./tables.ts";
@@ -19,7 +20,7 @@ export const listPushes = userOrPatProcedure
     },
   })
   .input(z.object({
-    id: z.string(),
+    id: uuidParam,
     status: z.enum(PUSH_STATUSES).optional(),
     from: timestamp.optional(),
     to: timestamp.optional(),

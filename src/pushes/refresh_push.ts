@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { uuidParam } from "../lib/params.ts";
 import { userOrPatProcedure } from "../trpc/auth.ts";
 import { formatQuery, PUSH_ERRORS } from "./meta.ts";
 import { parseFormat, pushUrlSchema } from "./views.ts";
@@ -16,7 +17,7 @@ export const refreshPush = userOrPatProcedure
       errorResponses: PUSH_ERRORS,
     },
   })
-  .input(z.object({ id: z.string(), format: formatQuery }))
+  .input(z.object({ id: uuidParam, format: formatQuery }))
   .output(pushUrlSchema)
   .mutation(({ ctx, input }) => {
     // SPEC 4.5 puts `format` in the query; trpc-to-openapi reads POST input from the body only.

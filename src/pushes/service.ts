@@ -163,7 +163,6 @@ export class PushesService {
   /** `GET /api/devices/{id}/push/{pushId}` (rule 3): changes no push state. */
   async one(userId: string, deviceId: string, pushId: string, format: PushFormat) {
     await this.devices.owned(userId, deviceId);
-    if (!isUuid(pushId)) throw badRequest("Push id must be a UUID");
     const push = await repo.findDevicePush(this.db, deviceId, pushId);
     if (!push || !push.render_prefix) throw notFound("Push not found");
     return await this.urlOf(push, format, false);
@@ -174,7 +173,6 @@ export class PushesService {
    * latest, the previous latest returns to QUEUE, and the device gets `new_push`.
    */
   async makeCurrent(userId: string, deviceId: string, pushId: string) {
-    if (!isUuid(pushId)) throw badRequest("pushId must be a UUID");
     const device = await this.db.transaction().execute(async (trx) => {
       const device = await this.devices.lockOwned(trx, userId, deviceId);
       const target = await repo.findDevicePush(trx, deviceId, pushId);

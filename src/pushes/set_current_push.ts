@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { uuidParam } from "../lib/params.ts";
 import { userOrPatProcedure } from "../trpc/auth.ts";
 import { PUSH_ERRORS } from "./meta.ts";
 
@@ -14,7 +15,7 @@ export const setCurrentPush = userOrPatProcedure
       errorResponses: { ...PUSH_ERRORS, 404: "Device not found, or push missing or not rendered" },
     },
   })
-  .input(z.object({ id: z.string(), pushId: z.string() }))
+  .input(z.object({ id: uuidParam, pushId: uuidParam }))
   .output(z.object({ message: z.string() }))
   .mutation(({ ctx, input }) =>
     ctx.services.pushes.makeCurrent(ctx.caller.userId, input.id, input.pushId)
