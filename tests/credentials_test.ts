@@ -101,7 +101,7 @@ suite.test("a PAT acts as its user on every device, binding and push endpoint", 
   expectStatus(await calls.unbind(), 200);
   expectError(await calls.device(), 403);
   // The same procedures over tRPC.
-  const trpc = await fetch(`${s.url}/trpc/devices.list`, {
+  const trpc = await fetch(`${s.url}/trpc/devices.listDevices`, {
     headers: { authorization: `Bearer ${pat.token}` },
   });
   assert.equal(trpc.status, 200);
@@ -214,7 +214,7 @@ suite.test(
     const me = expectStatus(await api.get("/auth/me", { token: alice.accessToken }), 200);
     assert.equal(me.username, alice.user.username);
     // Over tRPC too.
-    for (const path of ["accounts.me", "pats.list", "billing.subscription", "app.me"]) {
+    for (const path of ["accounts.getMe", "pats.listPats", "billing.getSubscription", "app.me"]) {
       const res = await fetch(`${s.url}/trpc/${path}`, {
         headers: { authorization: `Bearer ${token}` },
       });

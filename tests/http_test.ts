@@ -111,7 +111,7 @@ suite.test("tRPC at /trpc serves typed clients with the same procedures", async 
       }),
     ],
   });
-  const me = await trpc.accounts.me.query();
+  const me = await trpc.accounts.getMe.query();
   assert.equal(me.id, user.user.id);
   const sessions = await trpc.accounts.listSessions.query();
   assert.equal(sessions.length, 1);

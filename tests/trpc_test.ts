@@ -46,7 +46,7 @@ suite.test("a batch of 11 calls is 400 and runs none of them; 10 run", async (_a
   assertEquals(await usersNamed(server, eleven.map((u) => u.email)), []);
   // Also when the names are percent-encoded, and for GET batches of queries.
   const encoded = await fetch(
-    `${server.url}/trpc/${eleven.map(() => "accounts.me").join("%2C")}?batch=1&input={}`,
+    `${server.url}/trpc/${eleven.map(() => "accounts.getMe").join("%2C")}?batch=1&input={}`,
   );
   await encoded.body?.cancel();
   assert.equal(encoded.status, 400);
@@ -70,7 +70,9 @@ suite.test(
         }),
       ],
     });
-    const replies = await Promise.all(Array.from({ length: 15 }, () => trpc.accounts.me.query()));
+    const replies = await Promise.all(
+      Array.from({ length: 15 }, () => trpc.accounts.getMe.query()),
+    );
     assertEquals(new Set(replies.map((me) => me.id)), new Set([user.user.id]));
   },
 );
@@ -93,9 +95,9 @@ suite.test("tRPC errors never carry a stack trace", async (api, server) => {
     return { status: res.status, text: await res.text() };
   };
   const cases: Array<[string, { status: number; text: string }, number]> = [
-    ["query 401", await get("accounts.me"), 401],
+    ["query 401", await get("accounts.getMe"), 401],
     ["unknown procedure", await get("accounts.nothing"), 404],
-    ["query in a batch", await get("accounts.me,accounts.listSessions?batch=1&input={}"), 401],
+    ["query in a batch", await get("accounts.getMe,accounts.listSessions?batch=1&input={}"), 401],
     ["mutation 400", await batch(server, ["accounts.register"], [{}]), 400],
     [
       "mutation 401",
@@ -112,16 +114,16 @@ suite.test("tRPC errors never carry a stack trace", async (api, server) => {
   // Internal failures, in a query and in a mutation: the message is generic too (a thrown
   // error's own message may name files, hosts or SQL).
   const accounts = server.app.services.accounts;
-  const { me, logout } = accounts;
+  const { getMe, logout } = accounts;
   const secret = "connect ECONNREFUSED /var/secret/path.sock";
-  accounts.me = () => Promise.reject(new Error(secret));
+  accounts.getMe = () => Promise.reject(new Error(secret));
   accounts.logout = () => Promise.reject(new Error(secret));
   // One error path: the cause is in the service's log, for /trpc as for REST.
   const logged: Array<Record<string, unknown>> = [];
   const { error: logError } = server.app.logger;
   server.app.logger.error = (msg, fields) => logged.push({ msg, ...fields });
   try {
-    cases.push(["query 500", await get("accounts.me", user.accessToken), 500]);
+    cases.push(["query 500", await get("accounts.getMe", user.accessToken), 500]);
     cases.push([
       "mutation 500",
       await batch(server, ["accounts.logout"], [{}], user.accessToken),
@@ -133,14 +135,14 @@ suite.test("tRPC errors never carry a stack trace", async (api, server) => {
       500,
     ]);
   } finally {
-    accounts.me = me;
+    accounts.getMe = getMe;
     accounts.logout = logout;
     server.app.logger.error = logError;
   }
   assertEquals(
     logged.map((l) => [l.msg, l.path, l.error]),
     [
-      ["request failed", "/trpc/accounts.me", `Error: ${secret}`],
+      ["request failed", "/trpc/accounts.getMe", `Error: ${secret}`],
       ["request failed", "/trpc/accounts.logout", `Error: ${secret}`],
       ["request failed", "/trpc/accounts.logout", `Error: ${secret}`],
       ["request failed", "/trpc/accounts.logout", `Error: ${secret}`],
@@ -154,13 +156,13 @@ suite.test("tRPC errors never carry a stack trace", async (api, server) => {
   const internal = JSON.parse(cases.find(([l]) => l === "query 500")![1].text);
   assertEquals(internal.error.message, "Internal server error");
   // The REST envelope of the same failure says no more.
-  accounts.me = () => Promise.reject(new Error(secret));
+  accounts.getMe = () => Promise.reject(new Error(secret));
   try {
     const rest = await api.get("/auth/me", { token: user.accessToken });
     expectError(rest, 500);
     assertNoStack(JSON.stringify(rest.body), "REST 500");
   } finally {
-    accounts.me = me;
+    accounts.getMe = getMe;
   }
 });
 

@@ -19,4 +19,4 @@ export const getMe = userProcedure
     oauthAccounts: z.array(oauthAccountSchema),
     subscription: subscriptionSummarySchema.nullable(),
   }))
-  .query(({ ctx }) => ctx.services.accounts.me(ctx.caller.userId));
+  .query(({ ctx }) => ctx.services.accounts.getMe(ctx.caller.userId));

@@ -14,7 +14,7 @@ export const accountsRouter = router({
   login,
   refresh,
   logout,
-  me: getMe,
+  getMe,
   updateMe,
   listSessions,
   deleteSession,

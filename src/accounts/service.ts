@@ -173,7 +173,7 @@ export class AccountsService {
   }
 
   /** `GET /auth/me`: the user, their provider links and their subscription summary. */
-  async me(userId: string) {
+  async getMe(userId: string) {
     const user = await repo.findUserById(this.db, userId);
     if (!user) throw unauthorized();
     const [links, subscription] = await Promise.all([

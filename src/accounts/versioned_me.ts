@@ -22,6 +22,6 @@ export const versionedMe = (surface: Surface) =>
     .output(userSchema)
     .query(async ({ ctx }) => {
       const { oauthAccounts: _links, subscription: _sub, ...user } = await ctx.services.accounts
-        .me(ctx.caller.userId);
+        .getMe(ctx.caller.userId);
       return user;
     });

@@ -23,4 +23,6 @@ export const createCheckout = userProcedure
     interval: z.enum(["monthly", "yearly"], "interval must be monthly or yearly"),
   }))
   .output(urlSchema)
-  .mutation(({ ctx, input }) => ctx.services.billing.checkout(ctx.caller.userId, input.interval));
+  .mutation(({ ctx, input }) =>
+    ctx.services.billing.createCheckout(ctx.caller.userId, input.interval)
+  );

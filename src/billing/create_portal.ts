@@ -16,4 +16,4 @@ export const createPortal = userProcedure
   })
   .input(z.object({}).optional())
   .output(urlSchema)
-  .mutation(({ ctx }) => ctx.services.billing.portal(ctx.caller.userId));
+  .mutation(({ ctx }) => ctx.services.billing.createPortal(ctx.caller.userId));

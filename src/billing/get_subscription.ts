@@ -16,4 +16,4 @@ export const getSubscription = userProcedure
   })
   .input(z.void())
   .output(subscriptionSchema)
-  .query(({ ctx }) => ctx.services.billing.subscription(ctx.caller.userId));
+  .query(({ ctx }) => ctx.services.billing.getSubscription(ctx.caller.userId));

@@ -16,4 +16,4 @@ export const listInvoices = userProcedure
   })
   .input(z.void())
   .output(z.object({ invoices: z.array(invoiceSchema) }))
-  .query(({ ctx }) => ctx.services.billing.invoices(ctx.caller.userId));
+  .query(({ ctx }) => ctx.services.billing.listInvoices(ctx.caller.userId));

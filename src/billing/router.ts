@@ -6,8 +6,8 @@ import { createPortal } from "./create_portal.ts";
 import { listInvoices } from "./list_invoices.ts";
 
 export const billingRouter = router({
-  subscription: getSubscription,
-  checkout: createCheckout,
-  portal: createPortal,
-  invoices: listInvoices,
+  getSubscription,
+  createCheckout,
+  createPortal,
+  listInvoices,
 });

@@ -44,7 +44,7 @@ export class BillingService {
   }
 
   /** `GET /auth/subscription`. */
-  async subscription(userId: string) {
+  async getSubscription(userId: string) {
     return toSubscription(await repo.findSubscription(this.db, userId));
   }
 
@@ -93,7 +93,7 @@ export class BillingService {
    * `POST /auth/subscription/checkout`: a hosted Checkout Session in subscription mode, tagged
    * with the user id so the webhook finds the user without calling back (CONTRACT.md).
    */
-  async checkout(userId: string, interval: Interval): Promise<{ url: string }> {
+  async createCheckout(userId: string, interval: Interval): Promise<{ url: string }> {
     const stripe = this.requireStripe();
     const price = interval === "monthly"
       ? this.config.stripe.priceMonthly
@@ -120,7 +120,7 @@ export class BillingService {
   }
 
   /** `POST /auth/subscription/portal`: the provider's hosted billing portal for the user. */
-  async portal(userId: string): Promise<{ url: string }> {
+  async createPortal(userId: string): Promise<{ url: string }> {
     const stripe = this.requireStripe();
     const customer = await this.customerOf(stripe, userId);
     const session = await stripe.billingPortal.sessions.create({
@@ -131,7 +131,7 @@ export class BillingService {
   }
 
   /** `GET /auth/subscription/invoices`: the provider's invoices of the user, newest first. */
-  async invoices(userId: string) {
+  async listInvoices(userId: string) {
     const row = await repo.findSubscription(this.db, userId);
     // Without a customer (or without billing configured) there is nothing to list.
     if (!this.stripe || !row?.payment_customer_id) return { invoices: [] };

@@ -18,4 +18,4 @@ export const getHealth = userOrPatProcedure
   })
   .input(z.object({ id: uuidParam }))
   .output(healthSchema)
-  .query(({ ctx, input }) => ctx.services.devices.health(ctx.caller.userId, input.id));
+  .query(({ ctx, input }) => ctx.services.devices.getHealth(ctx.caller.userId, input.id));

@@ -17,4 +17,4 @@ export const getNickname = userOrPatProcedure
   })
   .input(z.object({ id: uuidParam }))
   .output(z.object({ nickname: z.string() }))
-  .query(({ ctx, input }) => ctx.services.devices.nickname(ctx.caller.userId, input.id));
+  .query(({ ctx, input }) => ctx.services.devices.getNickname(ctx.caller.userId, input.id));

@@ -17,4 +17,4 @@ export const getState = userOrPatProcedure
   })
   .input(z.object({ id: uuidParam }))
   .output(z.record(z.string(), z.unknown()))
-  .query(({ ctx, input }) => ctx.services.devices.state(ctx.caller.userId, input.id));
+  .query(({ ctx, input }) => ctx.services.devices.getState(ctx.caller.userId, input.id));

@@ -10,12 +10,12 @@ import { setNickname } from "./set_nickname.ts";
 import { unbindDevice } from "./unbind_device.ts";
 
 export const devicesRouter = router({
-  list: listDevices,
-  get: getDevice,
-  state: getState,
-  nickname: getNickname,
+  listDevices,
+  getDevice,
+  getState,
+  getNickname,
   setNickname,
-  health: getHealth,
-  unbind: unbindDevice,
-  command: sendCommand,
+  getHealth,
+  unbindDevice,
+  sendCommand,
 });

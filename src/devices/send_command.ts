@@ -23,7 +23,7 @@ export const sendCommand = userOrPatProcedure
   .input(z.object({ id: uuidParam, kind: z.string(), text: z.string().optional() }))
   .output(commandSchema)
   .mutation(({ ctx, input }) =>
-    ctx.services.devices.command(ctx.caller.userId, input.id, {
+    ctx.services.devices.sendCommand(ctx.caller.userId, input.id, {
       kind: input.kind,
       text: input.text,
     })

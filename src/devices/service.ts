@@ -108,14 +108,14 @@ export class DevicesService {
   }
 
   /** SPEC 4.5: the state as a JSON object; 404 when the device never reported one. */
-  async state(userId: string, deviceId: string): Promise<Record<string, unknown>> {
+  async getState(userId: string, deviceId: string): Promise<Record<string, unknown>> {
     const row = await this.owned(userId, deviceId);
     if (row.state === null || row.state === undefined) throw notFound("No state reported yet");
     return row.state as Record<string, unknown>;
   }
 
   /** SPEC 4.5: falls back to hwId when unset. */
-  async nickname(userId: string, deviceId: string) {
+  async getNickname(userId: string, deviceId: string) {
     const row = await this.owned(userId, deviceId);
     return { nickname: row.nickname ?? row.hw_id };
   }
@@ -131,7 +131,7 @@ export class DevicesService {
     return { message: value === "" ? "Nickname cleared" : "Nickname updated" };
   }
 
-  async health(userId: string, deviceId: string) {
+  async getHealth(userId: string, deviceId: string) {
     return toHealth(await this.owned(userId, deviceId));
   }
 
@@ -203,7 +203,7 @@ export class DevicesService {
    * SPEC 4.5 cmd: `text` only. The command is recorded `delivered` only after the broker
    * acknowledged it; with the broker down the call fails with 503 and nothing is recorded.
    */
-  async command(userId: string, deviceId: string, input: { kind: string; text?: string }) {
+  async sendCommand(userId: string, deviceId: string, input: { kind: string; text?: string }) {
     if (input.kind !== "text") throw badRequest(`Command kind ${input.kind} is not supported`);
     if (typeof input.text !== "string" || input.text.length === 0) {
       throw badRequest("text is required for a text command");

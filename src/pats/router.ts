@@ -4,4 +4,4 @@ import { createPat } from "./create_pat.ts";
 import { listPats } from "./list_pats.ts";
 import { revokePat } from "./revoke_pat.ts";
 
-export const patsRouter = router({ create: createPat, list: listPats, revoke: revokePat });
+export const patsRouter = router({ createPat, listPats, revokePat });
