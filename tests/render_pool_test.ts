@@ -9,6 +9,7 @@ import { AppError } from "../src/errors.ts";
 import { createRenderPool } from "../src/render/pool.ts";
 import { assert, assertEquals } from "./helpers/assert.ts";
 import { startTestServer } from "./helpers/server.ts";
+import { bombs, MiB } from "./helpers/bombs.ts";
 
 function photoLike(width: number, height: number): Image {
   const image = new Image(width, height, { colorModel: "RGB" });
@@ -198,4 +199,40 @@ Deno.test({
     const error = await server.app.services.renderer.renderImage(new Uint8Array(8)).catch((e) => e);
     assert.ok(error instanceof AppError);
   },
+});
+
+/** The highest resident size seen while `work` runs (render workers are threads of this process). */
+async function peakRss(work: () => Promise<unknown>): Promise<{ growth: number; result: unknown }> {
+  const before = Deno.memoryUsage().rss;
+  let peak = before;
+  const timer = setInterval(() => peak = Math.max(peak, Deno.memoryUsage().rss), 5);
+  try {
+    const result = await work().catch((error) => error);
+    peak = Math.max(peak, Deno.memoryUsage().rss);
+    return { growth: peak - before, result };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+Deno.test("render pool: decompression and allocation bombs are refused before decoding", async () => {
+  const all = await bombs();
+  const pool = await createRenderPool({ threads: 1 });
+  try {
+    for (const bomb of all) {
+      const { growth, result } = await peakRss(() => pool.renderImage(bomb.bytes));
+      if (!(bomb.mayRender && !(result instanceof Error))) {
+        // A permanent refusal (413/415) the render job records, never a crash.
+        assert.ok(result instanceof AppError, `${bomb.name}: ${result}`);
+        assert.ok(
+          ["payload_too_large", "unsupported_media_type"].includes(result.code),
+          `${bomb.name}: ${result.code}`,
+        );
+      }
+      // A bound, not a time: what the header allows here is at most a few MB.
+      assert.ok(growth < 64 * MiB, `${bomb.name}: resident size grew ${growth / MiB} MiB`);
+    }
+  } finally {
+    await pool.close();
+  }
 });

@@ -3,27 +3,20 @@
  * fit to 800x480 on white, grey, dither, pack, PNG. The Piscina worker runs it off the request
  * loop; it reports failures as values because custom errors do not cross the thread boundary.
  */
-import { decode } from "image-js";
+import { decodeSource } from "./decode.ts";
 import { ditherFloydSteinberg } from "./dither.ts";
 import { fitOnWhite } from "./fit.ts";
 import { toGrey } from "./grey.ts";
 import { orient } from "./orient.ts";
 import { pack1bpp, pack2bpp } from "./pack.ts";
 import { encodePng1Bit } from "./png.ts";
+import { MAX_SOURCE_PIXELS, type Refusal } from "./limits.ts";
 import { sniffImage } from "./sniff.ts";
 import { FRAME_HEIGHT, FRAME_WIDTH, type PushBitmaps } from "./types.ts";
 
-/** Larger sources are refused before decoding: a 10 MB PNG can inflate to gigabytes. */
-export const MAX_SOURCE_PIXELS = 40_000_000;
+export { MAX_SOURCE_PIXELS, type RenderFailureCode } from "./limits.ts";
 
-/** Why an image cannot be rendered; retrying never helps with any of these. */
-export type RenderFailureCode = "unsupported_format" | "undecodable" | "too_large";
-
-export type RenderResult =
-  | { ok: true; bitmaps: PushBitmaps }
-  | { ok: false; code: RenderFailureCode; message: string };
-
-const ORIENTATION_TAG = 274;
+export type RenderResult = { ok: true; bitmaps: PushBitmaps } | Refusal;
 
 /**
  * Formats rendered: those image-js 1.7 decodes (no WebP, no GIF) whose size the header tells
@@ -58,36 +51,22 @@ export function renderImageBitmaps(source: Uint8Array): RenderResult {
   if (header.width === undefined || header.height === undefined) {
     return { ok: false, code: "undecodable", message: "Image header has no size" };
   }
-  const pixels = header.width * header.height;
-  if (pixels === 0) return { ok: false, code: "undecodable", message: "Image has no pixels" };
-  if (pixels > MAX_SOURCE_PIXELS) {
+  const area = header.width * header.height;
+  if (area === 0) return { ok: false, code: "undecodable", message: "Image has no pixels" };
+  if (area > MAX_SOURCE_PIXELS) {
     return {
       ok: false,
       code: "too_large",
       message: `Image of ${header.width}x${header.height} is over ${MAX_SOURCE_PIXELS} pixels`,
     };
   }
-  let grey: Uint8Array;
-  let width: number;
-  let height: number;
-  try {
-    const image = decode(source);
-    if (image.width * image.height > MAX_SOURCE_PIXELS) {
-      return { ok: false, code: "too_large", message: "Image is over the pixel limit" };
-    }
-    const raw = image.getRawImage();
-    const stored = {
-      width: raw.width,
-      height: raw.height,
-      data: toGrey({ ...raw, maxValue: image.maxValue }),
-    };
-    // Phones store photos as the sensor saw them and put the turn in EXIF (TIFF tag 274).
-    const orientation = Number(image.meta?.tiff.fields.get(ORIENTATION_TAG) ?? 1);
-    ({ data: grey, width, height } = orient(stored, orientation));
-  } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error);
-    return { ok: false, code: "undecodable", message: `Image could not be decoded: ${detail}` };
-  }
+  // Each format's guard checks what decoding will cost before its decoder allocates (decode.ts).
+  const decoded = decodeSource(source, header);
+  if (!decoded.ok) return decoded;
+  const { pixels } = decoded;
+  const stored = { width: pixels.width, height: pixels.height, data: toGrey(pixels) };
+  // Phones store photos as the sensor saw them and put the turn in EXIF (TIFF tag 274).
+  const { data: grey, width, height } = orient(stored, decoded.orientation);
   return {
     ok: true,
     bitmaps: bitmapsFromFrame(fitOnWhite(grey, width, height, FRAME_WIDTH, FRAME_HEIGHT)),

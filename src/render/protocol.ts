@@ -1,6 +1,6 @@
 /** Messages between the render pool client and its Piscina workers (`workers/render.ts`). */
 import { move, transferableSymbol, valueSymbol } from "piscina";
-import type { RenderFailureCode } from "./bitmaps.ts";
+import type { RenderFailureCode } from "./limits.ts";
 import type { SceneRenderRequest, TemplateRenderRequest } from "./types.ts";
 
 /** Why a task cannot be rendered; retrying never helps with any of these. */

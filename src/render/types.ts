@@ -1,6 +1,13 @@
 /** What the render pool produces for one 800x480 push (SPEC 4.5 formats, 4.6 render stage). */
 import type { ColorMode, SceneMode } from "./scene/types.ts";
 
+/** Content types the render pool decodes (docs/decisions.md, render): the rest never render. */
+export const RENDERABLE_TYPES: ReadonlySet<string> = new Set([
+  "image/png",
+  "image/jpeg",
+  "image/bmp",
+]);
+
 export const FRAME_WIDTH = 800;
 export const FRAME_HEIGHT = 480;
 
