@@ -94,6 +94,7 @@ export function createServices(
     after: [
       (userId) => storage.deletePrefix(`render/${userId}/`),
       (userId) => storage.deletePrefix(`uploads/${userId}/`),
+      (userId) => storage.deletePrefix(`files/${userId}/`),
     ],
   }, log);
   return {

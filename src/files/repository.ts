@@ -13,19 +13,24 @@ export function findFile(db: Db, id: string) {
   return db.selectFrom("files").selectAll().where("id", "=", id).executeTakeFirst();
 }
 
-/** Locks one record for a state change (custom-push confirm). */
+/** Locks one record for a state change (upload confirm). */
 export function lockFile(trx: Trx, id: string) {
   return trx.selectFrom("files").selectAll().where("id", "=", id).forUpdate().executeTakeFirst();
 }
 
-/** Marks an upload confirmed with its verified size. */
-export function confirmFile(trx: Trx, id: string, sizeBytes: number, contentType: string) {
+/** Marks an upload confirmed: its verified copy's key, size and sniffed content type. */
+export function confirmFile(
+  trx: Trx,
+  id: string,
+  verified: { objectKey: string; sizeBytes: number; contentType: string },
+) {
   return trx.updateTable("files")
     .set({
       status: "confirmed",
       confirmed_at: new Date(),
-      size_bytes: sizeBytes,
-      content_type: contentType,
+      object_key: verified.objectKey,
+      size_bytes: verified.sizeBytes,
+      content_type: verified.contentType,
     })
     .where("id", "=", id).execute();
 }

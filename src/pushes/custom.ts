@@ -1,18 +1,13 @@
 /**
  * Custom pushes (SPEC 4.5): an upload ticket for one image, then a confirm that verifies the
- * uploaded object and creates the push in PREPARE with its render job, in one transaction.
+ * uploaded object and creates the push in PREPARE with its render job, in one transaction. The
+ * ticket mechanism itself is the files module's (src/files/uploads.ts).
  */
-import { AppError, badRequest, conflict, notFound } from "../errors.ts";
-import { uuidv7 } from "../lib/ids.ts";
+import { notFound } from "../errors.ts";
 import * as files from "../files/repository.ts";
-import { RENDERABLE_TYPES, sniffImageType } from "./image_sniff.ts";
+import { confirmUpload as confirmFileUpload, issueUploadTicket } from "../files/uploads.ts";
+import { RENDERABLE_TYPES } from "../render/types.ts";
 import { CUSTOM_IMAGE_TEMPLATE, type PushesService } from "./service.ts";
-
-/** SPEC 8: presigned upload tickets live 15 minutes and allow images up to 10 MB. */
-export const UPLOAD_TTL_SECONDS = 15 * 60;
-export const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
-
-const IMAGE_TYPE = /^image\/[a-z0-9][a-z0-9.+-]*$/i;
 
 /** `POST .../custom-push/upload`: 400 for a non-image type, 413 for a declared size over 10 MB. */
 export async function createUploadTicket(
@@ -22,45 +17,20 @@ export async function createUploadTicket(
   input: { contentType: string; sizeBytes?: number },
 ) {
   const device = await pushes.devices.owned(userId, deviceId);
-  const contentType = input.contentType.trim().toLowerCase();
-  if (!IMAGE_TYPE.test(contentType)) {
-    throw badRequest(`Content type ${input.contentType} is not an image/* type`);
-  }
-  if (input.sizeBytes !== undefined && input.sizeBytes > MAX_IMAGE_BYTES) {
-    throw new AppError(
-      "payload_too_large",
-      `Image of ${input.sizeBytes} bytes is over the ${MAX_IMAGE_BYTES} byte limit`,
-    );
-  }
-  const fileId = uuidv7();
-  const key = `uploads/${userId}/${device.id}/${fileId}`;
-  const ticket = await pushes.store.presignUpload(key, {
-    contentType,
-    maxBytes: MAX_IMAGE_BYTES,
-    expiresInSeconds: UPLOAD_TTL_SECONDS,
-  });
-  await files.insertFile(pushes.db, {
-    id: fileId,
-    user_id: userId,
-    device_id: device.id,
+  return await issueUploadTicket(pushes.db, pushes.store, {
+    userId,
+    deviceId: device.id,
     purpose: "custom_push_source",
-    object_key: key,
-    content_type: contentType,
-    size_bytes: input.sizeBytes ?? null,
-    status: "pending",
-    expires_at: ticket.expiresAt,
+    scope: device.id,
+    contentType: input.contentType,
+    sizeBytes: input.sizeBytes,
   });
-  return {
-    fileId,
-    url: ticket.url,
-    fields: ticket.fields,
-    expiresAt: ticket.expiresAt.toISOString(),
-  };
 }
 
 /**
  * `POST .../custom-push/confirm`: 404 for a file that is not this device's upload by the caller;
- * 409 when it is not confirmable (already confirmed, not uploaded, not an image, over 10 MB).
+ * 409 when it is not confirmable (already confirmed, not uploaded, not an image the render pool
+ * decodes, over 10 MB). The push renders the confirmed copy, never the ticket's staging object.
  */
 export async function confirmUpload(
   pushes: PushesService,
@@ -74,29 +44,20 @@ export async function confirmUpload(
     !file || file.purpose !== "custom_push_source" || file.device_id !== deviceId ||
     file.user_id !== userId
   ) throw notFound("Upload not found");
-  if (file.status !== "pending") throw conflict("Upload is already confirmed");
-  const info = await pushes.store.head(file.object_key);
-  if (!info) throw conflict("Nothing has been uploaded for this file yet");
-  if (info.size > MAX_IMAGE_BYTES) throw conflict("Uploaded file is over the 10 MB limit");
-  const bytes = await pushes.store.get(file.object_key);
-  const sniffed = bytes && sniffImageType(bytes.subarray(0, 16));
-  if (!sniffed) throw conflict("Uploaded file is not an image");
-  if (!RENDERABLE_TYPES.has(sniffed)) {
-    throw conflict(`Image type ${sniffed} cannot be rendered; use PNG, JPEG or BMP`);
-  }
-  const push = await pushes.db.transaction().execute(async (trx) => {
-    // The row lock makes two concurrent confirms of one upload produce one push.
-    const locked = await files.lockFile(trx, file.id);
-    if (locked?.status !== "pending") throw conflict("Upload is already confirmed");
-    await files.confirmFile(trx, file.id, info.size, sniffed);
-    return await pushes.create({
-      userId,
-      deviceId,
-      title: input.title ?? "",
-      template: CUSTOM_IMAGE_TEMPLATE,
-      params: { fileId: file.id },
-      sourceKey: file.object_key,
-    }, trx);
-  });
+  const push = await confirmFileUpload(
+    pushes.db,
+    pushes.store,
+    file,
+    { types: RENDERABLE_TYPES, typeNames: "PNG, JPEG or BMP" },
+    (trx, confirmed) =>
+      pushes.create({
+        userId,
+        deviceId,
+        title: input.title ?? "",
+        template: CUSTOM_IMAGE_TEMPLATE,
+        params: { fileId: file.id },
+        sourceKey: confirmed.key,
+      }, trx),
+  );
   return { pushId: push.id };
 }

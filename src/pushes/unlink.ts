@@ -1,6 +1,6 @@
 /**
  * SPEC 3.6 / 4.1: a device that leaves its owner (unbind, account deletion) takes its pushes,
- * their file records and stored bitmaps with it. Built before the devices service, which runs
+ * their file records, uploads (staged and confirmed copies) and stored bitmaps with it. Built before the devices service, which runs
  * it on every unlink.
  */
 import type { UnlinkReaction } from "../devices/service.ts";
@@ -18,6 +18,7 @@ export function forgetDevicePushes(store: ObjectStore): UnlinkReaction {
     async afterCommit(device) {
       await store.deletePrefix(`render/${device.ownerId}/${device.id}/`);
       await store.deletePrefix(`uploads/${device.ownerId}/${device.id}/`);
+      await store.deletePrefix(`files/${device.ownerId}/${device.id}/`);
     },
   };
 }

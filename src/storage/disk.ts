@@ -28,7 +28,63 @@ export class DiskObjectStore implements ObjectStore {
 
   private paths(key: string) {
     if (!isSafeKey(key)) throw new Error(`Object key ${JSON.stringify(key)} is not allowed`);
-    return { data: join(this.root, "data", key), meta: join(this.root, "meta", `${key}.json`) };
+    return {
+      data: join(this.root, "data", key),
+      meta: join(this.root, "meta", `${key}.json`),
+      claim: join(this.root, "claims", key),
+    };
+  }
+
+  /**
+   * Starts the one upload a signed policy allows for `key` (issue 16: a ticket is single use).
+   * The claim is an exclusive create, so of concurrent uploads with one ticket exactly one gets
+   * a writer; the others get null. A failed upload gives the claim back; a committed one keeps
+   * it for good, so the ticket cannot replace the object it stored.
+   */
+  async beginUpload(key: string, policyExpires: number): Promise<DiskUpload | null> {
+    const { data, meta, claim } = this.paths(key);
+    await Deno.mkdir(dirname(claim), { recursive: true });
+    try {
+      await Deno.writeTextFile(claim, String(policyExpires), { createNew: true });
+    } catch (error) {
+      if (error instanceof Deno.errors.AlreadyExists) return null;
+      throw error;
+    }
+    try {
+      await Deno.mkdir(dirname(data), { recursive: true });
+      await Deno.mkdir(dirname(meta), { recursive: true });
+      const temp = `${data}.${crypto.randomUUID()}.upload`;
+      const file = await Deno.open(temp, { write: true, createNew: true });
+      return new DiskUpload(file, temp, data, meta, claim);
+    } catch (error) {
+      await Deno.remove(claim).catch(() => {});
+      throw error;
+    }
+  }
+
+  /** The object's size, content type and a stream of its bytes, or null when missing. */
+  async open(
+    key: string,
+  ): Promise<(ObjectInfo & { body: ReadableStream<Uint8Array<ArrayBuffer>> }) | null> {
+    const { data, meta } = this.paths(key);
+    let file: Deno.FsFile;
+    try {
+      file = await Deno.open(data);
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound) return null;
+      throw error;
+    }
+    try {
+      // The size of the file being streamed, not of whatever the path names a moment later.
+      const stat = await file.stat();
+      const { contentType } = JSON.parse(await Deno.readTextFile(meta));
+      if (!stat.isFile) throw new Deno.errors.NotFound();
+      return { size: stat.size, contentType, body: file.readable };
+    } catch (error) {
+      file.close();
+      if (error instanceof Deno.errors.NotFound) return null;
+      throw error;
+    }
   }
 
   /** Writes atomically (temporary file, then rename) so readers never see half an object. */
@@ -65,14 +121,33 @@ export class DiskObjectStore implements ObjectStore {
     }
   }
 
+  async delete(key: string): Promise<void> {
+    const { data, meta } = this.paths(key);
+    for (const path of [data, meta]) {
+      await Deno.remove(path).catch((error) => {
+        if (!(error instanceof Deno.errors.NotFound)) throw error;
+      });
+    }
+  }
+
+  /**
+   * Deletes the objects under `prefix`, and the upload claims whose policy has expired (a live
+   * claim stays, so an unexpired ticket cannot store its object again after a delete).
+   */
   async deletePrefix(prefix: string): Promise<void> {
-    for (const tree of ["data", "meta"]) {
+    const now = Math.floor(Date.now() / 1000);
+    for (const tree of ["data", "meta", "claims"]) {
       const base = join(this.root, tree);
       const dir = join(base, prefix.endsWith("/") ? prefix : dirname(prefix));
       for await (const path of walk(dir)) {
         const relative = path.slice(base.length + 1);
         const key = tree === "meta" ? relative.replace(/\.json$/, "") : relative;
-        if (key.startsWith(prefix)) await Deno.remove(path).catch(() => {});
+        if (!key.startsWith(prefix)) continue;
+        if (tree === "claims") {
+          const expires = Number(await Deno.readTextFile(path).catch(() => "0"));
+          if (expires >= now) continue;
+        }
+        await Deno.remove(path).catch(() => {});
       }
     }
   }
@@ -110,6 +185,45 @@ export class DiskObjectStore implements ObjectStore {
         encodeURIComponent(key)
       }?expires=${expires}&signature=${signature}`,
     );
+  }
+}
+
+/** One upload in progress: bytes go to a temporary file, renamed into place on commit. */
+export class DiskUpload {
+  #open = true;
+
+  constructor(
+    private readonly file: Deno.FsFile,
+    private readonly temp: string,
+    private readonly data: string,
+    private readonly meta: string,
+    private readonly claim: string,
+  ) {}
+
+  /** Appends bytes (all of them: `FsFile.write` may write fewer). */
+  async write(chunk: Uint8Array): Promise<void> {
+    for (let at = 0; at < chunk.length;) at += await this.file.write(chunk.subarray(at));
+  }
+
+  #close() {
+    if (this.#open) this.file.close();
+    this.#open = false;
+  }
+
+  /** Stores the object with its (sniffed) content type; readers never see half of it. */
+  async commit(contentType: string): Promise<void> {
+    this.#close();
+    const suffix = `.${crypto.randomUUID()}.tmp`;
+    await Deno.writeTextFile(this.meta + suffix, JSON.stringify({ contentType }));
+    await Deno.rename(this.meta + suffix, this.meta);
+    await Deno.rename(this.temp, this.data);
+  }
+
+  /** Discards the bytes and gives the claim back: nothing was stored, the ticket stays usable. */
+  async abort(): Promise<void> {
+    this.#close();
+    await Deno.remove(this.temp).catch(() => {});
+    await Deno.remove(this.claim).catch(() => {});
   }
 }
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { DiskObjectStore } from "./disk.ts";
 import { isSafeKey } from "./keys.ts";
-import { decodePolicy, downloadMessage, verify } from "./signing.ts";
+import { decodePolicy, downloadMessage, encodePolicy, sign, verify } from "./signing.ts";
 
 async function withStore(fn: (store: DiskObjectStore) => Promise<void>) {
   const dir = await Deno.makeTempDir({ prefix: "dds-disk-" });
@@ -32,7 +32,23 @@ Deno.test("disk store: put, get, head and deletePrefix", () =>
 
 Deno.test("disk store: keys cannot escape the store", () =>
   withStore(async (store) => {
-    for (const key of ["../x", "a/../../x", "/etc/passwd", "a//b", "a/./b", "a b"]) {
+    const keys = [
+      "../x",
+      "a/../../x",
+      "/etc/passwd",
+      "a//b",
+      "a/./b",
+      "a b",
+      "a\\b",
+      "a\0b",
+      "a%2Fb",
+      "a/",
+      "",
+      "x".repeat(513),
+      `a/${"x".repeat(201)}`,
+      "é",
+    ];
+    for (const key of keys) {
       assert.equal(isSafeKey(key), false, key);
       await assert.rejects(store.put(key, new Uint8Array(1), "image/png"));
     }
@@ -73,3 +89,44 @@ Deno.test("disk store: signed GET URLs sign the key and the expiry", () =>
       ),
     );
   }));
+
+Deno.test("disk store: an upload claims its key once; abort gives it back, commit keeps it", () =>
+  withStore(async (store) => {
+    const expires = Math.floor(Date.now() / 1000) + 60;
+    const uploads = await Promise.all(
+      Array.from({ length: 5 }, () => store.beginUpload("uploads/u/d/f", expires)),
+    );
+    assert.equal(uploads.filter(Boolean).length, 1);
+    const first = uploads.find(Boolean)!;
+    await first.write(new Uint8Array([1, 2]));
+    await first.abort();
+    assert.equal(await store.head("uploads/u/d/f"), null);
+    const second = (await store.beginUpload("uploads/u/d/f", expires))!;
+    await second.write(new Uint8Array([3, 4, 5]));
+    await second.commit("image/png");
+    assert.deepEqual(await store.get("uploads/u/d/f"), new Uint8Array([3, 4, 5]));
+    assert.equal(await store.beginUpload("uploads/u/d/f", expires), null);
+    // Deleting the object keeps a live claim; an expired claim goes with its prefix.
+    await store.delete("uploads/u/d/f");
+    await store.deletePrefix("uploads/u/");
+    assert.equal(await store.head("uploads/u/d/f"), null);
+    assert.equal(await store.beginUpload("uploads/u/d/f", expires), null);
+    const old = (await store.beginUpload("uploads/u/d/g", expires - 120))!;
+    await old.commit("image/png");
+    await store.deletePrefix("uploads/u/");
+    assert.ok(await store.beginUpload("uploads/u/d/g", expires));
+  }));
+
+Deno.test("signing: one spelling per signature; policies with unsafe keys do not decode", () => {
+  const signature = sign("k", "message");
+  assert.ok(verify("k", "message", signature));
+  for (const other of [signature + "=", signature.slice(0, -1), ` ${signature}`, ""]) {
+    assert.equal(verify("k", "message", other), false, other);
+  }
+  const policy = { key: "../x", contentTypePrefix: "image/", maxBytes: 1, expires: 1 };
+  assert.equal(decodePolicy(encodePolicy(policy)), null);
+  assert.equal(decodePolicy(encodePolicy({ ...policy, key: "a/b", maxBytes: 0 })), null);
+  assert.equal(decodePolicy(encodePolicy({ ...policy, key: "a/b", contentTypePrefix: "" })), null);
+  assert.ok(decodePolicy(encodePolicy({ ...policy, key: "a/b" })));
+  assert.equal(decodePolicy("not base64!"), null);
+});

@@ -23,9 +23,15 @@ export interface ObjectStore {
   get(key: string): Promise<Uint8Array | null>;
   /** Size and content type, or null when missing. */
   head(key: string): Promise<ObjectInfo | null>;
+  /** Deletes one object (nothing when it is missing). */
+  delete(key: string): Promise<void>;
   /** Deletes every object whose key starts with `prefix`. */
   deletePrefix(prefix: string): Promise<void>;
-  /** A POST policy: content type matching `contentTypePrefix`, size within `maxBytes`. */
+  /**
+   * A POST policy for one upload to `key`: content type within the declared top-level type,
+   * size within `maxBytes`. The embedded store lets a policy store its object once; S3 cannot,
+   * so confirming code must not trust the object to stay as it was (src/files/uploads.ts).
+   */
   presignUpload(
     key: string,
     options: { contentType: string; maxBytes: number; expiresInSeconds: number },

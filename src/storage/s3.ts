@@ -3,6 +3,7 @@
  * (content type prefix, size range, expiry) for browser uploads, presigned GET for downloads.
  */
 import {
+  DeleteObjectCommand,
   DeleteObjectsCommand,
   GetObjectCommand,
   HeadObjectCommand,
@@ -77,6 +78,10 @@ export class S3ObjectStore implements ObjectStore {
       if (isMissing(error)) return null;
       throw error;
     }
+  }
+
+  async delete(key: string): Promise<void> {
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
   }
 
   async deletePrefix(prefix: string): Promise<void> {

@@ -6,6 +6,7 @@ import { hmac } from "@oslojs/crypto/hmac";
 import { SHA256 } from "@oslojs/crypto/sha2";
 import { constantTimeEqual } from "@oslojs/crypto/subtle";
 import { decodeBase64urlIgnorePadding, encodeBase64urlNoPadding } from "@oslojs/encoding";
+import { isSafeKey } from "./keys.ts";
 
 const encoder = new TextEncoder();
 
@@ -23,18 +24,13 @@ export function sign(secret: string, message: string): string {
   return encodeBase64urlNoPadding(hmac(SHA256, encoder.encode(secret), encoder.encode(message)));
 }
 
-/** Constant-time check of a signature, so a forger learns nothing from response timing. */
+/**
+ * Constant-time check of a signature, so a forger learns nothing from response timing. The
+ * canonical encoding is compared, not the decoded bytes: base64 with other padding or other
+ * unused low bits decodes to the same bytes, and one signature must have one spelling.
+ */
 export function verify(secret: string, message: string, signature: string): boolean {
-  let given: Uint8Array;
-  try {
-    given = decodeBase64urlIgnorePadding(signature);
-  } catch {
-    return false;
-  }
-  return constantTimeEqual(
-    hmac(SHA256, encoder.encode(secret), encoder.encode(message)),
-    given,
-  );
+  return constantTimeEqual(encoder.encode(sign(secret, message)), encoder.encode(signature));
 }
 
 /** Encodes a policy as the `policy` form field (base64url JSON). */
@@ -42,13 +38,18 @@ export function encodePolicy(policy: UploadPolicy): string {
   return encodeBase64urlNoPadding(encoder.encode(JSON.stringify(policy)));
 }
 
-/** Decodes a `policy` field; null when it is not a well-formed policy. */
+/**
+ * Decodes a `policy` field; null when it is not a well-formed policy (a key no store can hold
+ * included: the service never signs one, so it must not reach the disk either).
+ */
 export function decodePolicy(field: string): UploadPolicy | null {
   try {
     const value = JSON.parse(new TextDecoder().decode(decodeBase64urlIgnorePadding(field)));
     if (
-      typeof value?.key === "string" && typeof value.contentTypePrefix === "string" &&
-      Number.isInteger(value.maxBytes) && Number.isInteger(value.expires)
+      typeof value?.key === "string" && isSafeKey(value.key) &&
+      typeof value.contentTypePrefix === "string" && value.contentTypePrefix.endsWith("/") &&
+      Number.isSafeInteger(value.maxBytes) && value.maxBytes > 0 &&
+      Number.isSafeInteger(value.expires)
     ) return value as UploadPolicy;
   } catch { /* malformed */ }
   return null;

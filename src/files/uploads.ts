@@ -1,0 +1,164 @@
+/**
+ * Upload tickets, for every kind of uploaded file (SPEC 4.5 custom pushes; CONTRACT.md raw-item
+ * attachments and targetless image assets take the same ticket shape). A ticket is a presigned
+ * POST to a staging key; confirm reads what is there once, sniffs it, and copies exactly those
+ * bytes to a final key no ticket can write, in the transaction that marks the file confirmed.
+ * Whatever happens to the staging key afterwards (S3 cannot make a presigned POST single use:
+ * a replay within its 15 minutes overwrites it) never reaches a reader: every reader takes the
+ * file's `object_key`, which is the final copy from then on (issue 16, docs/decisions.md).
+ */
+import type { Selectable } from "kysely";
+import { AppError, badRequest, conflict } from "../errors.ts";
+import { uuidv7 } from "../lib/ids.ts";
+import type { Db, Trx } from "../schema.ts";
+import type { ObjectStore } from "../storage/object_store.ts";
+import { SNIFF_BYTES, sniffImageType } from "../storage/sniff.ts";
+import * as repo from "./repository.ts";
+import type { FilePurpose, FilesTable } from "./tables.ts";
+
+type FileRow = Selectable<FilesTable>;
+
+/** SPEC 8: presigned upload tickets live 15 minutes and allow images up to 10 MB. */
+export const UPLOAD_TTL_SECONDS = 15 * 60;
+export const MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
+
+const IMAGE_TYPE = /^image\/[a-z0-9][a-z0-9.+-]*$/i;
+
+/** The ticket as the API returns it (SPEC 4.5 upload ticket). */
+export interface UploadTicketView {
+  fileId: string;
+  url: string;
+  fields: Record<string, string>;
+  expiresAt: string;
+}
+
+/** Who uploads what, and under which path segments (e.g. the device id) it is kept. */
+export interface TicketRequest {
+  userId: string;
+  deviceId: string | null;
+  purpose: FilePurpose;
+  /** Key segments after the user id: `uploads/{userId}/{scope}/{fileId}`. */
+  scope: string;
+  contentType: string;
+  sizeBytes?: number;
+}
+
+/** Where a confirmed copy of a file lives: under `files/`, a prefix tickets never sign. */
+function finalKey(file: FileRow): string {
+  const scope = file.object_key.split("/").slice(2, -1).join("/");
+  return `files/${file.user_id}/${scope}/${file.id}/${uuidv7()}`;
+}
+
+/** Issues a ticket: 400 for a type that is not `image/*`, 413 for a declared size over 10 MB. */
+export async function issueUploadTicket(
+  db: Db,
+  store: ObjectStore,
+  request: TicketRequest,
+): Promise<UploadTicketView> {
+  const contentType = request.contentType.trim().toLowerCase();
+  if (!IMAGE_TYPE.test(contentType)) {
+    throw badRequest(`Content type ${request.contentType} is not an image/* type`);
+  }
+  if (request.sizeBytes !== undefined && request.sizeBytes > MAX_UPLOAD_BYTES) {
+    throw new AppError(
+      "payload_too_large",
+      `Image of ${request.sizeBytes} bytes is over the ${MAX_UPLOAD_BYTES} byte limit`,
+    );
+  }
+  const fileId = uuidv7();
+  const key = `uploads/${request.userId}/${request.scope}/${fileId}`;
+  const ticket = await store.presignUpload(key, {
+    contentType,
+    maxBytes: MAX_UPLOAD_BYTES,
+    expiresInSeconds: UPLOAD_TTL_SECONDS,
+  });
+  await repo.insertFile(db, {
+    id: fileId,
+    user_id: request.userId,
+    device_id: request.deviceId,
+    purpose: request.purpose,
+    object_key: key,
+    content_type: contentType,
+    size_bytes: request.sizeBytes ?? null,
+    status: "pending",
+    expires_at: ticket.expiresAt,
+  });
+  return {
+    fileId,
+    url: ticket.url,
+    fields: ticket.fields,
+    expiresAt: ticket.expiresAt.toISOString(),
+  };
+}
+
+/** The confirmed file as its readers see it. */
+export interface ConfirmedFile {
+  fileId: string;
+  /** The final copy's key: what renders and downloads read. */
+  key: string;
+  size: number;
+  contentType: string;
+}
+
+/** Accepted content types (sniffed) and how to name them in a refusal. */
+export interface ConfirmOptions {
+  types: ReadonlySet<string>;
+  typeNames: string;
+}
+
+/** Reads the staged upload once and checks it: 409 unless it is there, small and accepted. */
+async function readStaged(store: ObjectStore, file: FileRow, options: ConfirmOptions) {
+  const info = await store.head(file.object_key);
+  if (!info) throw conflict("Nothing has been uploaded for this file yet");
+  if (info.size > MAX_UPLOAD_BYTES) throw conflict("Uploaded file is over the 10 MB limit");
+  const bytes = await store.get(file.object_key);
+  if (!bytes) throw conflict("Nothing has been uploaded for this file yet");
+  // The bytes read are what counts: a replay between head and get may have changed them.
+  if (bytes.length > MAX_UPLOAD_BYTES) throw conflict("Uploaded file is over the 10 MB limit");
+  const sniffed = sniffImageType(bytes.subarray(0, SNIFF_BYTES));
+  if (!sniffed) throw conflict("Uploaded file is not an image");
+  if (!options.types.has(sniffed)) {
+    throw conflict(`Image type ${sniffed} cannot be rendered; use ${options.typeNames}`);
+  }
+  return { bytes, contentType: sniffed };
+}
+
+/**
+ * Confirms a pending upload: 409 when it is already confirmed, missing, over 10 MB, not an
+ * image or not an accepted type. The checked bytes are copied to the final key; `then` runs in
+ * the transaction that marks the file confirmed (it creates whatever the upload was for). Of
+ * concurrent confirms one commits; the others' copies are deleted. The staging object is
+ * deleted after the commit.
+ */
+export async function confirmUpload<T>(
+  db: Db,
+  store: ObjectStore,
+  file: FileRow,
+  options: ConfirmOptions,
+  then: (trx: Trx, confirmed: ConfirmedFile) => Promise<T>,
+): Promise<T> {
+  if (file.status !== "pending") throw conflict("Upload is already confirmed");
+  const { bytes, contentType } = await readStaged(store, file, options);
+  // A fresh key per attempt: a losing concurrent confirm never overwrites the winner's copy.
+  const confirmed = { fileId: file.id, key: finalKey(file), size: bytes.length, contentType };
+  await store.put(confirmed.key, bytes, contentType);
+  let result: T;
+  try {
+    result = await db.transaction().execute(async (trx) => {
+      // The row lock makes two concurrent confirms of one upload commit once.
+      const locked = await repo.lockFile(trx, file.id);
+      if (locked?.status !== "pending") throw conflict("Upload is already confirmed");
+      await repo.confirmFile(trx, file.id, {
+        objectKey: confirmed.key,
+        sizeBytes: confirmed.size,
+        contentType,
+      });
+      return await then(trx, confirmed);
+    });
+  } catch (error) {
+    await store.delete(confirmed.key).catch(() => {});
+    throw error;
+  }
+  await store.delete(file.object_key).catch(() => {});
+  return result;
+}
