@@ -445,11 +445,19 @@ suite.test(
       expiresInSeconds: -1,
     });
     assert.equal(await upload(expired, samplePng()), 403);
-    // Bytes that are not an image, declared as one: stored, but confirm refuses them.
-    assert.equal(await upload(t1, new TextEncoder().encode("<html>not an image</html>")), 204);
+    // Bytes that are not an image, declared as one: the embedded store sniffs and refuses them.
+    assert.equal(await upload(t1, new TextEncoder().encode("<html>not an image</html>")), 403);
+    assert.equal(await s.app.services.storage.head(t1.fields.key), null);
+    // S3 stores what it is given: confirm sniffs and refuses it as well.
+    await s.app.services.storage.put(
+      t1.fields.key,
+      new TextEncoder().encode("<svg/>"),
+      "image/svg+xml",
+    );
     expectError(
       await api.post(`${base}/custom-push/confirm`, { token, body: { fileId: t1.fileId } }),
       409,
+      /not an image/,
     );
     // An image the render pool cannot decode (GIF) is not confirmable either.
     const t2 = await ticket();
