@@ -370,7 +370,20 @@ async function customPushTicket(api: Client, s: TestServer, contentType = "image
     await api.post(`${base}/custom-push/upload`, { token, body: { contentType } }),
     200,
   );
-  return { base, token, ticket };
+  return { base, token, ticket, user };
+}
+
+/** Uploads and confirms a custom push; the confirmed copy's key. */
+async function confirmedCopy(api: Client, s: TestServer) {
+  const { base, token, ticket: t, user } = await customPushTicket(api, s);
+  assertEquals((await postForm(t.url, formBody(ticketParts(t.fields, png(7))))).status, 204);
+  const { pushId } = expectStatus(
+    await api.post(`${base}/custom-push/confirm`, { token, body: { fileId: t.fileId } }),
+    200,
+  );
+  const key = (await pushRow(s, pushId)).source_key!;
+  assert.ok((await store(s).head(key)) !== null);
+  return { base, token, key, user };
 }
 
 suite.test(
@@ -435,5 +448,18 @@ suite.test(
     assert.ok(growth < 128 * MiB, `resident size grew ${(growth / MiB).toFixed(0)} MiB`);
   },
 );
+
+suite.test("unbind and account deletion delete confirmed copies too", async (api, s) => {
+  const unbound = await confirmedCopy(api, s);
+  expectStatus(await api.post(`${unbound.base}/unbind`, { token: unbound.token }), 200);
+  await eventually(async () => (await store(s).head(unbound.key)) === null, "unbind cleanup");
+  const deleted = await confirmedCopy(api, s);
+  const reply = await api.delete("/auth/account", {
+    token: deleted.token,
+    body: { confirm: true, password: deleted.user.password },
+  });
+  assertEquals(reply.status, 204);
+  await eventually(async () => (await store(s).head(deleted.key)) === null, "deletion cleanup");
+});
 
 suite.end();
