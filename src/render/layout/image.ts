@@ -4,11 +4,12 @@
  * then handed to satori as a PNG data URI. STACK.md: embedding a large photo is the hot spot of
  * a render, so nothing larger than its box is ever embedded.
  *
- * This is a seam: the decode and resample steps call the existing image-js decode, `orient` and
- * `resizeGrey`, so the coming sharp-based decoder (issue 12) replaces `decodePicture` alone.
+ * This is a seam: the decode and resample steps call the guarded decode (`decodeSource`, the
+ * push path's own), `orient` and `resizeGrey`, so the coming sharp-based decoder (issue 12)
+ * replaces `decodePicture` alone.
  */
-import { decode } from "image-js";
 import { MAX_SOURCE_PIXELS, type RenderFailureCode } from "../bitmaps.ts";
+import { decodeSource } from "../decode.ts";
 import { resizeGrey } from "../fit.ts";
 import { orient } from "../orient.ts";
 import { sniffImage } from "../sniff.ts";
@@ -30,12 +31,12 @@ export interface PictureFailure {
 }
 
 const DECODABLE = new Set(["png", "jpeg", "bmp"]);
-const ORIENTATION_TAG = 274;
 
 /**
  * Decodes PNG, JPEG or BMP bytes into upright planes; `grey` gives luma (BT.601, the push
- * pipeline's grey) instead of colour. The size is checked from the header before decoding, as
- * for uploads: a small file can inflate to gigabytes.
+ * pipeline's grey) instead of colour. The size is checked from the header, and each format's
+ * guard checks what decoding will cost before the decoder allocates (issue 16, decode.ts): a
+ * template's photo or a Scene's image is an upload like any other.
  */
 export function decodePicture(
   bytes: Uint8Array,
@@ -59,32 +60,19 @@ export function decodePicture(
       message: `Image of ${header.width}x${header.height} is over ${MAX_SOURCE_PIXELS} pixels`,
     };
   }
-  try {
-    const image = decode(bytes);
-    const raw = image.getRawImage();
-    const planes = toPlanes(
-      raw.data,
-      raw.width * raw.height,
-      raw.channels,
-      image.maxValue,
-      options,
-    );
-    const orientation = Number(image.meta?.tiff.fields.get(ORIENTATION_TAG) ?? 1);
-    const turned = planes.map((data) =>
-      orient({ data, width: raw.width, height: raw.height }, orientation)
-    );
-    return {
-      ok: true,
-      picture: {
-        width: turned[0].width,
-        height: turned[0].height,
-        planes: turned.map((p) => p.data),
-      },
-    };
-  } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error);
-    return { ok: false, code: "undecodable", message: `Image could not be decoded: ${detail}` };
-  }
+  const decoded = decodeSource(bytes, header);
+  if (!decoded.ok) return decoded;
+  const { width, height, channels, maxValue, data } = decoded.pixels;
+  const planes = toPlanes(data, width * height, channels, maxValue, options);
+  const turned = planes.map((plane) => orient({ data: plane, width, height }, decoded.orientation));
+  return {
+    ok: true,
+    picture: {
+      width: turned[0].width,
+      height: turned[0].height,
+      planes: turned.map((p) => p.data),
+    },
+  };
 }
 
 function toPlanes(

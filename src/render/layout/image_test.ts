@@ -1,5 +1,6 @@
 import { encode } from "fast-png";
 import { assert, assertEquals } from "../../../tests/helpers/assert.ts";
+import { bombs, MiB } from "../../../tests/helpers/bombs.ts";
 import { cropAndResize, decodePicture, loadPicture, pictureDataUri } from "./image.ts";
 
 function png(width: number, height: number, channels: 1 | 2 | 3 | 4, fill: number[]) {
@@ -64,4 +65,17 @@ Deno.test("picture: a large reduction (2x2 halving, then resampling) still avera
   assertEquals([...cropAndResize(picture, crop, 2, 1).planes[0]], [0, 200]);
   assertEquals([...cropAndResize(picture, crop, 1, 1).planes[0]], [100]);
   assertEquals([...cropAndResize(picture, crop, 5, 1).planes[0]], [0, 0, 100, 200, 200]);
+});
+
+Deno.test("picture: a template's or Scene's image goes through the same bomb guards", async () => {
+  for (const bomb of await bombs()) {
+    const before = Deno.memoryUsage().rss;
+    const result = decodePicture(bomb.bytes, { grey: false });
+    const growth = Deno.memoryUsage().rss - before;
+    if (!bomb.mayRender) {
+      assert.ok(!result.ok, bomb.name);
+      assert.ok(["too_large", "undecodable"].includes(result.code), `${bomb.name}: ${result.code}`);
+    }
+    assert.ok(growth < 64 * MiB, `${bomb.name}: resident size grew ${growth / MiB} MiB`);
+  }
 });
