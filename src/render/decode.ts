@@ -45,8 +45,18 @@ function fromImageJs(image: ReturnType<typeof decodeImageJs>): Decoded {
   };
 }
 
+/** A guard's refusal as the render reports it: undecodable files say so first. */
+function reported(result: Decoded | Refusal): Decoded | Refusal {
+  if (result.ok || result.code !== "undecodable") return result;
+  return refuse("undecodable", `Image could not be decoded: ${result.message}`);
+}
+
 /** Decodes a PNG, JPEG or BMP whose header was sniffed as `header`. */
 export function decodeSource(source: Uint8Array, header: ImageHeader): Decoded | Refusal {
+  return reported(decodeChecked(source, header));
+}
+
+function decodeChecked(source: Uint8Array, header: ImageHeader): Decoded | Refusal {
   try {
     if (header.format === "jpeg") return decodeJpeg(source);
     if (header.format === "png") {
@@ -59,7 +69,6 @@ export function decodeSource(source: Uint8Array, header: ImageHeader): Decoded |
     }
     return refuse("unsupported_format", `${header.format.toUpperCase()} images are not supported`);
   } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error);
-    return refuse("undecodable", `Image could not be decoded: ${detail}`);
+    return refuse("undecodable", error instanceof Error ? error.message : String(error));
   }
 }
