@@ -4,7 +4,8 @@
  * object is streamed with `nosniff`, and only picture types are ever shown inline, so nothing
  * stored can run as a page of the service's origin.
  */
-import type { RawRoute } from "../http/raw.ts";
+import { z } from "zod";
+import { defineRawRoute, publicRoute } from "../http/raw.ts";
 import { OBJECTS_PATH } from "./disk.ts";
 import { isSafeKey } from "./keys.ts";
 import { downloadMessage, verify } from "./signing.ts";
@@ -39,22 +40,36 @@ export function objectHeaders(key: string, contentType: string, size: number, ex
 }
 
 /** GET /storage/objects/{key}: the object, when `expires` and `signature` are valid. */
-export const storageDownload: RawRoute = {
+export const storageDownload = defineRawRoute({
   method: "GET",
   path: `${OBJECTS_PATH}/{key}`,
-  async handle(req, ctx) {
+  operationId: "storage-download",
+  summary: "Download from the embedded object store with a signed URL",
+  tags: ["storage"],
+  // The signature is the authorization (SPEC 5.9); checked below, with the key first.
+  auth: publicRoute,
+  // Optional here: a missing or malformed one is the same 403 as a wrong one.
+  query: z.object({ expires: z.string().optional(), signature: z.string().optional() }),
+  params: z.object({ key: z.string() }),
+  responses: {
+    200: {
+      description: "The object's bytes (picture types inline, anything else an attachment)",
+      content: { "application/octet-stream": z.string().meta({ format: "binary" }) },
+    },
+    403: { description: "Invalid or expired signature" },
+    404: { description: "No such object, or a key no store can hold" },
+  },
+  async handle({ ctx, query, params }) {
     const store = diskStore(ctx.services.storage);
-    const url = new URL(req.url);
-    const key = ctx.params.key;
+    const { key } = params;
     // A key no store could hold (traversal, NUL, backslash, too long) was never signed.
     if (!isSafeKey(key)) throw storageError("not_found", "Object not found");
-    const expiresText = url.searchParams.get("expires") ?? "";
+    const expiresText = query.expires ?? "";
     const expires = Number(expiresText);
-    const signature = url.searchParams.get("signature") ?? "";
     if (
       // One spelling per URL: canonical decimal seconds, as signed.
       !/^[1-9]\d{0,11}$/.test(expiresText) ||
-      !verify(store.secret, downloadMessage(key, expires), signature)
+      !verify(store.secret, downloadMessage(key, expires), query.signature ?? "")
     ) {
       throw storageError("forbidden", "Signature is invalid");
     }
@@ -65,13 +80,4 @@ export const storageDownload: RawRoute = {
       headers: objectHeaders(key, object.contentType, object.size, expires),
     });
   },
-  doc: {
-    tags: ["storage"],
-    summary: "Download from the embedded object store with a signed URL",
-    responses: {
-      200: { description: "The object's bytes (picture types inline, anything else attachment)" },
-      403: { description: "Invalid or expired signature" },
-      404: { description: "No such object" },
-    },
-  },
-};
+});

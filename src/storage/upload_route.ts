@@ -6,8 +6,9 @@
  * goes to disk as it arrives under the policy's size limit, a ticket stores one object once,
  * and the stored content type is the one sniffed from the bytes.
  */
+import { z } from "zod";
 import { AppError, type ErrorCode } from "../errors.ts";
-import type { RawRoute } from "../http/raw.ts";
+import { defineRawRoute, publicRoute } from "../http/raw.ts";
 import { DiskObjectStore, type DiskUpload, UPLOAD_PATH } from "./disk.ts";
 import { boundaryOf, MultipartReader } from "./multipart.ts";
 import { decodePolicy, type UploadPolicy, verify } from "./signing.ts";
@@ -98,10 +99,38 @@ async function receiveFile(form: MultipartReader, upload: DiskUpload, policy: Up
 }
 
 /** POST /storage/upload: multipart form, policy fields first, `file` last (204 on success). */
-export const storageUpload: RawRoute = {
+export const storageUpload = defineRawRoute({
   method: "POST",
   path: UPLOAD_PATH,
-  async handle(req, ctx) {
+  operationId: "storage-upload",
+  summary: "Upload to the embedded object store with a signed POST policy",
+  description: "Fields (key, Content-Type, policy, signature) first, `file` last. A ticket " +
+    "stores one object once; the stored content type is the one sniffed from the bytes.",
+  tags: ["storage"],
+  // SPEC 5.9: no Authorization header; the policy's signature is the authorization, checked
+  // in the handler when the file part starts, before a byte of it is read.
+  auth: publicRoute,
+  body: {
+    kind: "stream",
+    contentType: "multipart/form-data",
+    docSchema: z.object({
+      key: z.string(),
+      "Content-Type": z.string(),
+      policy: z.string(),
+      signature: z.string(),
+      file: z.string().meta({ format: "binary" }),
+    }),
+  },
+  responses: {
+    204: { description: "Stored" },
+    400: { description: "Not a multipart form, fields over their limits, file not last" },
+    403: {
+      description: "Signature, expiry, key or content type violates the policy, the file " +
+        "is not an image the policy allows, or the ticket was already used",
+    },
+    413: { description: "File over the policy's size limit (nothing is stored)" },
+  },
+  async handle({ req, ctx }) {
     const store = diskStore(ctx.services.storage);
     const boundary = boundaryOf(req.headers.get("content-type") ?? "");
     if (!boundary) throw malformed("Upload must be multipart/form-data with a boundary");
@@ -130,20 +159,4 @@ export const storageUpload: RawRoute = {
     }
     return new Response(null, { status: 204, headers: { "cache-control": "no-store" } });
   },
-  doc: {
-    tags: ["storage"],
-    summary: "Upload to the embedded object store with a signed POST policy",
-    description: "Fields (key, Content-Type, policy, signature) first, `file` last. A ticket " +
-      "stores one object once; the stored content type is the one sniffed from the bytes.",
-    requestBody: { required: true, content: { "multipart/form-data": { schema: {} } } },
-    responses: {
-      204: { description: "Stored" },
-      400: { description: "Not a multipart form, fields over their limits, file not last" },
-      403: {
-        description: "Signature, expiry, key or content type violates the policy, the file " +
-          "is not an image the policy allows, or the ticket was already used",
-      },
-      413: { description: "File over the policy's size limit (nothing is stored)" },
-    },
-  },
-};
+});
