@@ -107,7 +107,7 @@ export function createServices(
     billing,
     oauth,
     factory: createFactory(db, config, secrets),
-    binding: new BindingService(db, secrets.nfc),
+    binding: new BindingService(db, secrets.nfc, devices),
     jobs: infra.jobs,
     renderer: infra.renderer,
     storage,

@@ -17,12 +17,3 @@ export function lockDeviceByHwId(trx: Trx, hwId: string) {
     .select(["c.status as credential_status", "c.key_id as credential_key_id"])
     .where("d.hw_id", "=", hwId).forUpdate("d").executeTakeFirst();
 }
-
-/** SPEC 3.6: the caller becomes the owner, boundAt is now, the claim code is cleared. */
-export function bindDevice(trx: Trx, id: string, userId: string) {
-  const now = new Date();
-  return trx.updateTable("devices")
-    .set({ owner_id: userId, bound_at: now, claim_code: null, updated_at: now })
-    .where("id", "=", id).where("owner_id", "is", null)
-    .returningAll().executeTakeFirst();
-}

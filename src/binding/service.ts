@@ -10,6 +10,7 @@ import type { NfcKeyring } from "../factory/keys.ts";
 import { BIND_VERSION, HW_ID, verifyProof } from "../factory/nfc_crypto.ts";
 import * as repo from "./repository.ts";
 import { toDevice } from "../devices/views.ts";
+import type { DevicesService } from "../devices/service.ts";
 
 export const INVALID_CREDENTIAL = "Invalid NFC credential";
 
@@ -22,7 +23,12 @@ export interface BindInput {
 }
 
 export class BindingService {
-  constructor(private readonly db: Db, private readonly keyring: NfcKeyring) {}
+  constructor(
+    private readonly db: Db,
+    private readonly keyring: NfcKeyring,
+    /** The devices domain owns the owner columns (docs/decisions.md). */
+    private readonly devices: DevicesService,
+  ) {}
 
   async bindNfc(userId: string, input: BindInput) {
     const { version, keyId, hwId, credentialVersion, proof } = input;
@@ -51,9 +57,9 @@ export class BindingService {
         return { device: toDevice(device), status: "already_bound" as const };
       }
       if (device.owner_id !== null) throw conflict("Device is bound to another user");
-      const bound = await repo.bindDevice(trx, device.id, userId);
+      const bound = await this.devices.bindTo(trx, device.id, userId);
       if (!bound) throw conflict("Device is bound to another user");
-      return { device: toDevice(bound), status: "bound" as const };
+      return { device: bound, status: "bound" as const };
     });
   }
 }

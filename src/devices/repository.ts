@@ -66,3 +66,12 @@ export function lockOwnedDevices(trx: Trx, ownerId: string) {
   return trx.selectFrom("devices").select(["id", "thing_name"]).where("owner_id", "=", ownerId)
     .forUpdate().execute();
 }
+
+/** SPEC 3.6: the caller becomes the owner, boundAt is now, the claim code is cleared. */
+export function bindDevice(trx: Trx, id: string, userId: string) {
+  const now = new Date();
+  return trx.updateTable("devices")
+    .set({ owner_id: userId, bound_at: now, claim_code: null, updated_at: now })
+    .where("id", "=", id).where("owner_id", "is", null)
+    .returningAll().executeTakeFirst();
+}

@@ -83,6 +83,15 @@ export class DevicesService {
     return repo.lockDevice(trx, deviceId);
   }
 
+  /**
+   * SPEC 3.6 binding, on a device row the binding transaction has locked: the caller becomes
+   * the owner, boundAt is now, the claim code is cleared. Undefined when it was bound meanwhile.
+   */
+  async bindTo(trx: Trx, deviceId: string, userId: string) {
+    const row = await repo.bindDevice(trx, deviceId, userId);
+    return row && toDevice(row);
+  }
+
   /** Sets the device's latest push (SPEC 3.1 promotion); null clears it. */
   async setLatestPush(trx: Trx, deviceId: string, pushId: string | null, at: Date | null) {
     await repo.updateDevice(trx, deviceId, { latest_push_id: pushId, latest_push_at: at });

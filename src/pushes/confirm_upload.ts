@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { uuidParam } from "../lib/params.ts";
 import { userOrPatProcedure } from "../trpc/auth.ts";
-import { confirmUpload as confirm } from "./custom.ts";
+import { confirmCustomUpload } from "./custom.ts";
 import { PUSH_ERRORS } from "./meta.ts";
 
 /** POST /api/devices/{id}/custom-push/confirm: verifies the upload; the push starts in PREPARE. */
@@ -22,8 +22,10 @@ export const confirmUpload = userOrPatProcedure
   })
   .input(z.object({
     id: uuidParam,
-    fileId: z.uuid("fileId must be a UUID"),
+    fileId: uuidParam,
     title: z.string().max(200).optional(),
   }))
   .output(z.object({ pushId: z.uuid() }))
-  .mutation(({ ctx, input }) => confirm(ctx.services.pushes, ctx.caller.userId, input.id, input));
+  .mutation(({ ctx, input }) =>
+    confirmCustomUpload(ctx.services.pushes, ctx.caller.userId, input.id, input)
+  );

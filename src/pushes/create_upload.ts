@@ -2,7 +2,7 @@ import { z } from "zod";
 import { uuidParam } from "../lib/params.ts";
 import { jsonInteger } from "../lib/json_number.ts";
 import { userOrPatProcedure } from "../trpc/auth.ts";
-import { createUploadTicket } from "./custom.ts";
+import { createCustomUpload } from "./custom.ts";
 import { PUSH_ERRORS } from "./meta.ts";
 import { uploadTicketSchema } from "./views.ts";
 
@@ -29,5 +29,5 @@ export const createUpload = userOrPatProcedure
   }))
   .output(uploadTicketSchema)
   .mutation(({ ctx, input }) =>
-    createUploadTicket(ctx.services.pushes, ctx.caller.userId, input.id, input)
+    createCustomUpload(ctx.services.pushes, ctx.caller.userId, input.id, input)
   );

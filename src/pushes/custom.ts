@@ -10,7 +10,7 @@ import { RENDERABLE_TYPES } from "../render/types.ts";
 import { CUSTOM_IMAGE_TEMPLATE, type PushesService } from "./service.ts";
 
 /** `POST .../custom-push/upload`: 400 for a non-image type, 413 for a declared size over 10 MB. */
-export async function createUploadTicket(
+export async function createCustomUpload(
   pushes: PushesService,
   userId: string,
   deviceId: string,
@@ -32,7 +32,7 @@ export async function createUploadTicket(
  * 409 when it is not confirmable (already confirmed, not uploaded, not an image the render pool
  * decodes, over 10 MB). The push renders the confirmed copy, never the ticket's staging object.
  */
-export async function confirmUpload(
+export async function confirmCustomUpload(
   pushes: PushesService,
   userId: string,
   deviceId: string,

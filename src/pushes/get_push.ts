@@ -19,5 +19,5 @@ export const getPush = userOrPatProcedure
   .input(z.object({ id: uuidParam, format: formatQuery }))
   .output(pushUrlSchema)
   .query(({ ctx, input }) =>
-    ctx.services.pushes.current(ctx.caller.userId, input.id, parseFormat(input.format))
+    ctx.services.pushes.get(ctx.caller.userId, input.id, parseFormat(input.format))
   );

@@ -19,5 +19,10 @@ export const getPushById = userOrPatProcedure
   .input(z.object({ id: uuidParam, pushId: uuidParam, format: formatQuery }))
   .output(pushUrlSchema)
   .query(({ ctx, input }) =>
-    ctx.services.pushes.one(ctx.caller.userId, input.id, input.pushId, parseFormat(input.format))
+    ctx.services.pushes.getById(
+      ctx.caller.userId,
+      input.id,
+      input.pushId,
+      parseFormat(input.format),
+    )
   );

@@ -31,5 +31,5 @@ export const listPushes = userOrPatProcedure
   .output(pushPageSchema)
   .query(({ ctx, input }) => {
     const { id, ...query } = input;
-    return ctx.services.pushes.history(ctx.caller.userId, id, query);
+    return ctx.services.pushes.list(ctx.caller.userId, id, query);
   });

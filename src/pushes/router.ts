@@ -9,11 +9,11 @@ import { refreshPush } from "./refresh_push.ts";
 import { setCurrentPush } from "./set_current_push.ts";
 
 export const pushesRouter = router({
-  current: getPush,
-  refresh: refreshPush,
-  one: getPushById,
-  list: listPushes,
-  setCurrent: setCurrentPush,
-  uploadTicket: createUpload,
+  getPush,
+  refreshPush,
+  getPushById,
+  listPushes,
+  setCurrentPush,
+  createUpload,
   confirmUpload,
 });

@@ -136,7 +136,7 @@ export class PushesService {
   }
 
   /** `GET /api/devices/{id}/push` (rule 1). */
-  async current(userId: string, deviceId: string, format: PushFormat): Promise<PushUrl> {
+  async get(userId: string, deviceId: string, format: PushFormat): Promise<PushUrl> {
     // Fast path without a transaction: with a latest push, rule 1 changes nothing. A refresh
     // racing this read only means the caller was served just before it.
     const device = await this.devices.owned(userId, deviceId);
@@ -161,7 +161,7 @@ export class PushesService {
   }
 
   /** `GET /api/devices/{id}/push/{pushId}` (rule 3): changes no push state. */
-  async one(userId: string, deviceId: string, pushId: string, format: PushFormat) {
+  async getById(userId: string, deviceId: string, pushId: string, format: PushFormat) {
     await this.devices.owned(userId, deviceId);
     const push = await repo.findDevicePush(this.db, deviceId, pushId);
     if (!push || !push.render_prefix) throw notFound("Push not found");
@@ -172,7 +172,7 @@ export class PushesService {
    * `POST /api/devices/{id}/current-push`: a rendered push of the device becomes PUBLISHED and
    * latest, the previous latest returns to QUEUE, and the device gets `new_push`.
    */
-  async makeCurrent(userId: string, deviceId: string, pushId: string) {
+  async setCurrent(userId: string, deviceId: string, pushId: string) {
     const device = await this.db.transaction().execute(async (trx) => {
       const device = await this.devices.lockOwned(trx, userId, deviceId);
       const target = await repo.findDevicePush(trx, deviceId, pushId);
@@ -198,7 +198,7 @@ export class PushesService {
   }
 
   /** `GET /api/devices/{id}/pushes`: newest first, keyset cursor on (createdAt, id). */
-  async history(userId: string, deviceId: string, input: HistoryInput) {
+  async list(userId: string, deviceId: string, input: HistoryInput) {
     await this.devices.owned(userId, deviceId);
     const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor);
     if (after === null) throw badRequest("cursor is malformed");

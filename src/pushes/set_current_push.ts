@@ -18,5 +18,5 @@ export const setCurrentPush = userOrPatProcedure
   .input(z.object({ id: uuidParam, pushId: uuidParam }))
   .output(z.object({ message: z.string() }))
   .mutation(({ ctx, input }) =>
-    ctx.services.pushes.makeCurrent(ctx.caller.userId, input.id, input.pushId)
+    ctx.services.pushes.setCurrent(ctx.caller.userId, input.id, input.pushId)
   );
