@@ -6,6 +6,7 @@
 import { decode, encode } from "fast-png";
 import { encodeJpeg, Image } from "image-js";
 import { AppError } from "../src/errors.ts";
+import { toHttpError } from "../src/render/errors.ts";
 import { createRenderPool } from "../src/render/pool.ts";
 import { assert, assertEquals } from "./helpers/assert.ts";
 import { startTestServer } from "./helpers/server.ts";
@@ -58,7 +59,7 @@ Deno.test("render pool: an image it cannot render rejects with AppError, the poo
   const pool = await createRenderPool({ threads: 1 });
   try {
     const webp = Uint8Array.from("RIFF\0\0\0\0WEBPVP8 ", (c) => c.charCodeAt(0));
-    const error = await pool.renderImage(webp).catch((e) => e);
+    const error = await pool.renderImage(webp).catch(toHttpError);
     assert.ok(error instanceof AppError);
     assertEquals([error.code, error.status], ["unsupported_media_type", 415]);
     const white = encode({ width: 8, height: 8, data: new Uint8Array(64).fill(255), channels: 1 });
@@ -96,7 +97,7 @@ Deno.test("render pool: template failures reject with 404 / 400 / 415, the pool 
   const pool = await createRenderPool({ threads: 1 });
   try {
     const reject = (request: Parameters<typeof pool.renderTemplate>[0]) =>
-      pool.renderTemplate(request).catch((e) => e);
+      pool.renderTemplate(request).catch(toHttpError);
     const unknown = await reject({ name: "nope", variables: {} });
     assert.ok(unknown instanceof AppError);
     assertEquals([unknown.status, unknown.code], [404, "not_found"]);
@@ -153,13 +154,13 @@ Deno.test("render pool: Scene renditions come back as PNG of the requested size 
       width: 10,
       height: 10,
     })
-      .catch((e) => e);
+      .catch(toHttpError);
     assert.ok(invalid instanceof AppError);
     assertEquals([invalid.status, invalid.message], [
       400,
       "Scene version 2 is not supported; use 1",
     ]);
-    const tooBig = await pool.renderScene({ scene, width: 4000, height: 4000 }).catch((e) => e);
+    const tooBig = await pool.renderScene({ scene, width: 4000, height: 4000 }).catch(toHttpError);
     assert.ok(tooBig instanceof AppError);
     assertEquals(tooBig.status, 400);
   } finally {
@@ -170,13 +171,13 @@ Deno.test("render pool: Scene renditions come back as PNG of the requested size 
 Deno.test("render pool: closed pools refuse work", async () => {
   const pool = await createRenderPool({ threads: 1 });
   await pool.close();
-  const error = await pool.renderImage(new Uint8Array(8)).catch((e) => e);
+  const error = await pool.renderImage(new Uint8Array(8)).catch(toHttpError);
   assert.ok(error instanceof AppError);
   assertEquals(error.code, "unavailable");
   const template = await pool.renderTemplate({ name: "note", variables: { body: "x" } })
-    .catch((e) => e);
+    .catch(toHttpError);
   assertEquals(template instanceof AppError && template.code, "unavailable");
-  const scene = await pool.renderScene({ scene: {}, width: 1, height: 1 }).catch((e) => e);
+  const scene = await pool.renderScene({ scene: {}, width: 1, height: 1 }).catch(toHttpError);
   assertEquals(scene instanceof AppError && scene.code, "unavailable");
 });
 
@@ -196,7 +197,9 @@ Deno.test({
       await server.close();
     }
     // Closed with the app: the pool refuses further work.
-    const error = await server.app.services.renderer.renderImage(new Uint8Array(8)).catch((e) => e);
+    const error = await server.app.services.renderer.renderImage(new Uint8Array(8)).catch(
+      toHttpError,
+    );
     assert.ok(error instanceof AppError);
   },
 });
@@ -207,7 +210,7 @@ async function peakRss(work: () => Promise<unknown>): Promise<{ growth: number; 
   let peak = before;
   const timer = setInterval(() => peak = Math.max(peak, Deno.memoryUsage().rss), 5);
   try {
-    const result = await work().catch((error) => error);
+    const result = await work().catch(toHttpError);
     peak = Math.max(peak, Deno.memoryUsage().rss);
     return { growth: peak - before, result };
   } finally {

@@ -6,7 +6,7 @@
  */
 import { type Log, silentLog } from "../lib/log.ts";
 import type { Selectable } from "kysely";
-import { AppError } from "../errors.ts";
+import { RenderRejected } from "../render/errors.ts";
 import { uuidv7 } from "../lib/ids.ts";
 import type { Attempt } from "../jobs/types.ts";
 import type { Renderer } from "../render/types.ts";
@@ -97,8 +97,8 @@ export class PushRenderJob {
         attempt: attempt?.number,
         final: attempt?.final,
       });
-      // The renderer rejects with AppError (415/413) for images no retry can fix.
-      if (error instanceof PermanentRenderFailure || error instanceof AppError) return;
+      // A rejected input (corrupt, oversized, unknown template) is permanent: no retry can fix it.
+      if (error instanceof PermanentRenderFailure || error instanceof RenderRejected) return;
       throw error;
     }
   }

@@ -4,14 +4,8 @@
  * templates, one render of each kind) so the first push does not pay for loading and JIT.
  */
 import { Piscina } from "piscina";
-import { AppError } from "../errors.ts";
-import {
-  type RenderTask,
-  wireImages,
-  withTransfer,
-  type WorkerFailureCode,
-  type WorkerReply,
-} from "./protocol.ts";
+import { RenderRejected, RenderUnavailable } from "./errors.ts";
+import { type RenderTask, wireImages, withTransfer, type WorkerReply } from "./protocol.ts";
 import type { PushBitmaps, Renderer, SceneRenderRequest, TemplateRenderRequest } from "./types.ts";
 
 const WORKER_URL = new URL("../../workers/render.ts", import.meta.url).href;
@@ -30,20 +24,6 @@ export function defaultThreads(): number {
   return Math.max(1, Math.min(4, navigator.hardwareConcurrency || 1));
 }
 
-/** The AppError of a render that cannot succeed (a worker's `{ok: false}` reply). */
-function failure(code: WorkerFailureCode, message: string): AppError {
-  switch (code) {
-    case "too_large":
-      return new AppError("payload_too_large", message);
-    case "not_found":
-      return new AppError("not_found", message);
-    case "invalid_request":
-      return new AppError("invalid_request", message);
-    default:
-      return new AppError("unsupported_media_type", message);
-  }
-}
-
 /** The push formats of a worker's reply, as byte arrays over the transferred buffers. */
 function bitmaps(reply: WorkerReply & { ok: true }): PushBitmaps {
   return {
@@ -53,7 +33,10 @@ function bitmaps(reply: WorkerReply & { ok: true }): PushBitmaps {
   };
 }
 
-/** A Renderer over Piscina. Its render methods reject with AppError for input it cannot render. */
+/**
+ * A Renderer over Piscina. Its render methods reject with `RenderRejected` for input it cannot
+ * render and `RenderUnavailable` when closed or full.
+ */
 export class RenderPool implements Renderer {
   readonly #pool: Piscina<RenderTask, WorkerReply>;
   #closed = false;
@@ -81,19 +64,19 @@ export class RenderPool implements Renderer {
     await Promise.all(Array.from({ length: count }, () => this.#pool.run({ kind: "warm" })));
   }
 
-  /** Runs a task; a full queue is 503 with Retry-After, a worker's failure its AppError. */
+  /** Runs a task; a full queue or a closed pool is `RenderUnavailable`, a refusal its code. */
   async #run(task: RenderTask, buffers: ArrayBufferLike[]): Promise<WorkerReply & { ok: true }> {
-    if (this.#closed) throw new AppError("unavailable", "Render pool is closed");
+    if (this.#closed) throw new RenderUnavailable("Render pool is closed");
     let reply: WorkerReply;
     try {
       reply = await this.#pool.run(withTransfer(task, buffers));
     } catch (error) {
       if (error instanceof Error && /queue is at limit/i.test(error.message)) {
-        throw new AppError("unavailable", "Render queue is full", { "Retry-After": "5" });
+        throw new RenderUnavailable("Render queue is full", 5);
       }
       throw error;
     }
-    if (!reply.ok) throw failure(reply.code, reply.message);
+    if (!reply.ok) throw new RenderRejected(reply.code, reply.message);
     return reply;
   }
 

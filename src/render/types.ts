@@ -55,21 +55,21 @@ export interface SceneRenderRequest {
 export interface Renderer {
   /**
    * Decodes an uploaded image (PNG, JPEG, BMP), fits it to 800x480 on white, dithers,
-   * packs. Rejects with an AppError when the image itself cannot be rendered (415
+   * packs. Rejects with `RenderRejected` when the image itself cannot be rendered (415
    * `unsupported_media_type`: not a supported format or corrupt; 413 `payload_too_large`: over
    * 40 megapixels): retrying will not help. Any other rejection is transient (a worker crashed).
    */
   renderImage(source: Uint8Array): Promise<PushBitmaps>;
   /**
    * Renders a push template into the push formats: text black on white and never dithered,
-   * photos dithered. Rejects with AppError 404 `not_found` for an unknown template, 400
+   * photos dithered. Rejects with `RenderRejected` `not_found` for an unknown template, 400
    * `invalid_request` naming the variable that does not match the schema (or an image variable
    * whose bytes were not passed), 415/413 for a photo that cannot be decoded. Permanent.
    */
   renderTemplate(request: TemplateRenderRequest): Promise<PushBitmaps>;
   /**
    * Renders a Scene rendition into PNG bytes (colour, 8-bit grey or 1-bit dithered). Rejects with
-   * AppError 400 `invalid_request` for an invalid Scene or size, 415/413 for an image that cannot
+   * `RenderRejected` `invalid_request` for an invalid Scene or size, 415/413 for an image that cannot
    * be decoded. Permanent; any other rejection is transient.
    */
   renderScene(request: SceneRenderRequest): Promise<Uint8Array>;
