@@ -22,6 +22,7 @@ import type { Renderer } from "./render/types.ts";
 import { appRouter } from "./router.ts";
 import { QUEUES } from "./queues.ts";
 import { renderPushQueue } from "./pushes/queues.ts";
+import { analyzeQueue, analyzeScheduleQueue, summarizeQueue } from "./content/queues.ts";
 import type { DB } from "./schema.ts";
 import { loadSecrets } from "./secrets.ts";
 import { createServices, type Services } from "./services.ts";
@@ -112,6 +113,18 @@ export async function createApp(config: Config): Promise<App> {
     (job, attempt) => services.pushRenderJob.handle(job, attempt),
     { concurrency: defaultThreads() },
   );
+  // Content pipeline (SPEC 4.6): summaries (their pictures go through the pool), analyze runs
+  // (one per user at a time, the queue's policy), and the ANALYZE_SCHEDULE tick.
+  await jobs.work(summarizeQueue, (job, attempt) => services.summarizeJob.handle(job, attempt), {
+    concurrency: 2,
+  });
+  await jobs.work(analyzeQueue, (job, attempt) => services.analyze.handle(job, attempt), {
+    concurrency: 2,
+  });
+  await jobs.work(analyzeScheduleQueue, async () => {
+    await services.analyze.scheduled();
+  });
+  await jobs.schedule(analyzeScheduleQueue, config.analyze.schedule, {});
   let document: unknown;
   const raw = allRawRoutes(() => (document ??= buildOpenApiDocument(raw)));
   const handler = (ingress: "combined" | "user" | "factory") =>

@@ -90,6 +90,8 @@ const schema = z.object({
   STRIPE_API_URL: optionalUrl,
   ANTHROPIC_API_KEY: optionalString,
   ANTHROPIC_BASE_URL: optionalUrl,
+  ANTHROPIC_MODEL: z.string().trim().min(1).default("claude-sonnet-4-5"),
+  ANTHROPIC_SUMMARY_MODEL: z.string().trim().min(1).optional(),
   GOOGLE_CLIENT_ID: optionalString,
   GOOGLE_CLIENT_SECRET: optionalString,
   APPLE_CLIENT_ID: optionalString,
@@ -104,7 +106,13 @@ const schema = z.object({
   TARGETLESS_MAX_RENDITION_PIXELS: positiveOrDefault(4_000_000),
   TARGETLESS_MAX_RENDITIONS_PER_PRESENTATION: positiveOrDefault(20),
   TARGETLESS_MAX_CONCURRENT_RENDITIONS: positiveOrDefault(8),
-  ANALYZE_SCHEDULE: z.string().default("0 * * * *"),
+  // pg-boss cron: five fields, minute-grained (STACK.md).
+  ANALYZE_SCHEDULE: z.string().trim().regex(
+    /^[\d*/,A-Za-z?#-]+(\s+[\d*/,A-Za-z?#-]+){4}$/,
+    "must be a cron expression of five fields",
+  ).default("0 * * * *"),
+  ANALYZE_MAX_STEPS: positiveOrDefault(20),
+  ANALYZE_TOKEN_BUDGET: positiveOrDefault(200_000),
   FACTORY_DOWNLOADS_PER_MINUTE: positiveOrDefault(30),
   LOGIN_FAILURES_PER_IDENTIFIER: positiveOrDefault(10),
   LOGIN_FAILURES_PER_IP: positiveOrDefault(100),
@@ -163,7 +171,14 @@ function shape(env: z.output<typeof schema>) {
       priceYearly: env.STRIPE_PRICE_YEARLY,
       apiUrl: env.STRIPE_API_URL,
     },
-    anthropic: { apiKey: env.ANTHROPIC_API_KEY, baseUrl: env.ANTHROPIC_BASE_URL },
+    anthropic: {
+      apiKey: env.ANTHROPIC_API_KEY,
+      baseUrl: env.ANTHROPIC_BASE_URL,
+      /** The analyze agent's model (and every task without its own). */
+      model: env.ANTHROPIC_MODEL,
+      /** Summaries and picture descriptions: many small calls, a faster model does. */
+      summaryModel: env.ANTHROPIC_SUMMARY_MODEL ?? "claude-haiku-4-5",
+    },
     google: { clientId: env.GOOGLE_CLIENT_ID, clientSecret: env.GOOGLE_CLIENT_SECRET },
     apple: {
       clientId: env.APPLE_CLIENT_ID,
@@ -181,7 +196,13 @@ function shape(env: z.output<typeof schema>) {
       maxRenditionsPerPresentation: env.TARGETLESS_MAX_RENDITIONS_PER_PRESENTATION,
       maxConcurrentRenditions: env.TARGETLESS_MAX_CONCURRENT_RENDITIONS,
     },
-    analyzeSchedule: env.ANALYZE_SCHEDULE,
+    analyze: {
+      schedule: env.ANALYZE_SCHEDULE,
+      /** Model calls per run at most (a model that never finishes is stopped). */
+      maxSteps: env.ANALYZE_MAX_STEPS,
+      /** Input plus output tokens per run at most. */
+      tokenBudget: env.ANALYZE_TOKEN_BUDGET,
+    },
     logLevel: env.LOG_LEVEL,
   };
 }

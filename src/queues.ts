@@ -4,6 +4,12 @@
  */
 import type { QueueDefinition } from "./jobs/types.ts";
 import { renderPushQueue } from "./pushes/queues.ts";
+import { analyzeQueue, analyzeScheduleQueue, summarizeQueue } from "./content/queues.ts";
 
 // deno-lint-ignore no-explicit-any -- queues of different payload types
-export const QUEUES: QueueDefinition<any>[] = [renderPushQueue];
+export const QUEUES: QueueDefinition<any>[] = [
+  renderPushQueue,
+  summarizeQueue,
+  analyzeQueue,
+  analyzeScheduleQueue,
+];

@@ -7,6 +7,7 @@ import { appleStart, googleStart } from "./oauth/start.ts";
 import { appleCallback, googleCallback } from "./oauth/callbacks.ts";
 import { factoryRawRoutes } from "./factory/raw_routes.ts";
 import { storageDownload, storageUpload } from "./storage/routes.ts";
+import { contentRawRoutes } from "./content/raw_routes.ts";
 
 export const domainRawRoutes: RawRoute[] = [
   health,
@@ -19,6 +20,7 @@ export const domainRawRoutes: RawRoute[] = [
   storageUpload,
   storageDownload,
   ...factoryRawRoutes,
+  ...contentRawRoutes,
 ];
 
 /** The raw routes including the OpenAPI document route. */

@@ -13,6 +13,7 @@ import { factoryRouter } from "./factory/router.ts";
 import { bindingRouter } from "./binding/router.ts";
 import { devicesRouter } from "./devices/router.ts";
 import { pushesRouter } from "./pushes/router.ts";
+import { contentRouter } from "./content/router.ts";
 
 /** The procedures of a versioned surface; each is added once and mounted on both prefixes. */
 function versioned(surface: Surface) {
@@ -29,6 +30,7 @@ export const appRouter = router({
   binding: bindingRouter,
   devices: devicesRouter,
   pushes: pushesRouter,
+  content: contentRouter,
   app: versioned(APP_SURFACE),
   sdk: versioned(SDK_SURFACE),
 });

@@ -10,6 +10,7 @@ import type { DeviceCommandTables, DevicesTable, DeviceTables } from "./devices/
 import type { FileTables } from "./files/tables.ts";
 import type { PushTables } from "./pushes/tables.ts";
 import type { OauthTables } from "./oauth/tables.ts";
+import type { ContentTables } from "./content/tables.ts";
 import type { FactoryDeviceColumns, FactoryTables } from "./factory/tables.ts";
 
 export interface DB
@@ -22,7 +23,8 @@ export interface DB
     FileTables,
     PushTables,
     OauthTables,
-    FactoryTables {
+    FactoryTables,
+    ContentTables {
   /** The factory adds its credential columns to the shared devices table. */
   devices: DevicesTable & FactoryDeviceColumns;
 }

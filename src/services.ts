@@ -27,6 +27,16 @@ import { type DeviceMessenger, DevicesService } from "./devices/service.ts";
 import { PushesService } from "./pushes/service.ts";
 import { PushRenderJob } from "./pushes/render_job.ts";
 import { forgetDevicePushes } from "./pushes/unlink.ts";
+import type { Model } from "./ai/model.ts";
+import { AnthropicModel } from "./ai/anthropic.ts";
+import { OfflineModel } from "./ai/offline.ts";
+import { ContentService } from "./content/service.ts";
+import { SummarizeJob } from "./content/summarize_job.ts";
+import { AGENT_TASK, AnalyzeService } from "./content/analyze.ts";
+import { TemplatesService } from "./content/templates.ts";
+import { SUMMARY_TASK } from "./content/summary_prompt.ts";
+import { offlineSummarize } from "./content/offline_summary.ts";
+import { offlineAgent } from "./content/offline_agent.ts";
 
 /** Long-lived infrastructure `createApp` opens and closes; the services only use it. */
 export interface Infrastructure {
@@ -62,6 +72,37 @@ export interface Services {
   pushes: PushesService;
   /** The handler of `renderPushQueue`, registered at start-up. */
   pushRenderJob: PushRenderJob;
+  /** The AI model: Claude with ANTHROPIC_API_KEY, else the offline model. */
+  model: Model;
+  /** Raw items and their files (SPEC 4.6). */
+  content: ContentService;
+  /** The handler of `summarizeQueue`. */
+  summarizeJob: SummarizeJob;
+  /** Analyze runs: trigger, schedule, the agent (handler of `analyzeQueue`). */
+  analyze: AnalyzeService;
+  /** Push templates: list and preview. */
+  templates: TemplatesService;
+}
+
+/**
+ * CONTRACT.md: Claude when `ANTHROPIC_API_KEY` is set, else the offline model, deterministic and
+ * without network, answering each task with the behaviour its domain registers here.
+ */
+function createModel(config: Config): Model {
+  const { anthropic } = config;
+  if (anthropic.apiKey) {
+    return new AnthropicModel({
+      apiKey: anthropic.apiKey,
+      baseUrl: anthropic.baseUrl,
+      model: anthropic.model,
+      taskModels: { [SUMMARY_TASK]: anthropic.summaryModel },
+    });
+  }
+  return new OfflineModel({
+    // Content pipeline (SPEC 4.6): text heuristics and measured pictures; the push agent.
+    [SUMMARY_TASK]: offlineSummarize,
+    [AGENT_TASK]: offlineAgent,
+  });
 }
 
 /** Builds the domain services in dependency order, each with the reactions it runs. */
@@ -85,12 +126,27 @@ export function createServices(
     log,
   });
   const pushes = new PushesService(db, devices, storage, infra.jobs, infra.messenger, log);
+  // --- Content pipeline (SPEC 4.6) ---
+  // Raw items enqueue their summary in the confirm transaction; the analyze agent's pushes go
+  // through `pushes.create` (render enqueued in the same transaction) on the user's devices.
+  const model = createModel(config);
+  const content = new ContentService(db, storage, infra.jobs, log);
+  const analyze = new AnalyzeService(db, infra.jobs, model, { devices, pushes }, {
+    maxSteps: config.analyze.maxSteps,
+    tokenBudget: config.analyze.tokenBudget,
+    log,
+  });
   const accountDeletion = new AccountDeletion(db, limiter, {
     // SPEC 4.1: before deleting, revoke the Apple authorization and cancel a live subscription.
     before: [(user) => oauth.revokeApple(user.id), (user) => billing.cancelForDeletion(user.id)],
     // SPEC 4.1: devices are unlinked (claimable again) with their pushes, and told `unbound`.
-    inTransaction: [(trx, userId) => devices.unlinkAllOf(trx, userId)],
-    // Stored objects of the user go once the rows are gone.
+    inTransaction: [
+      (trx, userId) => devices.unlinkAllOf(trx, userId),
+      // SPEC 4.1: raw upload items, their files and the analyze runs (render tasks) go too.
+      (trx, userId) => content.deleteAllOf(trx, userId),
+    ],
+    // Stored objects of the user go once the rows are gone (raw-item pictures live under
+    // uploads/{userId}/raw-items/ and files/{userId}/raw-items/).
     after: [
       (userId) => storage.deletePrefix(`render/${userId}/`),
       (userId) => storage.deletePrefix(`uploads/${userId}/`),
@@ -114,5 +170,10 @@ export function createServices(
     devices,
     pushes,
     pushRenderJob: new PushRenderJob(pushes, infra.renderer, { log }),
+    model,
+    content,
+    summarizeJob: new SummarizeJob(content, infra.renderer, model, log),
+    analyze,
+    templates: new TemplatesService(content, infra.renderer),
   };
 }

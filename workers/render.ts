@@ -13,6 +13,7 @@ import {
   withTransfer,
   type WorkerReply,
 } from "../src/render/protocol.ts";
+import { inspectImage } from "../src/render/inspect.ts";
 import { renderScene } from "../src/render/scene/render.ts";
 import { templateRegistry } from "../src/render/templates/registry.ts";
 import { renderTemplateBitmaps } from "../src/render/templates/render.ts";
@@ -88,6 +89,12 @@ export default async function render(task: RenderTask): Promise<WorkerReply> {
       const result = await renderTemplateBitmaps(templateRegistry(), { ...task.request, images });
       if (!result.ok) return { ok: false, code: result.code, message: result.message };
       return bitmapsReply(result.bitmaps);
+    }
+    case "inspect": {
+      const result = inspectImage(new Uint8Array(task.source), task.maxSide);
+      if (!result.ok) return { ok: false, code: result.code, message: result.message };
+      const png = wireBuffer(result.preview);
+      return withTransfer({ ok: true, png, facts: result.facts }, [png]);
     }
     case "scene": {
       const result = await renderScene({ ...task.request, images: fromWireImages(task.images) });

@@ -40,3 +40,22 @@ export function deleteFilesOfDevice(trx: Trx, deviceId: string, userId: string) 
   return trx.deleteFrom("files").where("device_id", "=", deviceId).where("user_id", "=", userId)
     .execute();
 }
+
+/** One record of a user; undefined for another user's (SPEC 5.8: 404). */
+export function findUserFile(db: Db, userId: string, id: string) {
+  return db.selectFrom("files").selectAll().where("id", "=", id).where("user_id", "=", userId)
+    .executeTakeFirst();
+}
+
+/** Confirmed records of a user among `ids` (template pictures, previews). */
+export function confirmedUserFiles(db: Db, userId: string, ids: string[]) {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db.selectFrom("files").selectAll().where("id", "in", ids).where("user_id", "=", userId)
+    .where("status", "=", "confirmed").execute();
+}
+
+/** Deletes records by id (account deletion of raw-item pictures). */
+export function deleteFilesById(trx: Trx, ids: string[]) {
+  if (ids.length === 0) return Promise.resolve([]);
+  return trx.deleteFrom("files").where("id", "in", ids).execute();
+}

@@ -1,7 +1,7 @@
 /** Table types of stored objects (migrations/0200_files.sql). */
 import type { ColumnType } from "kysely";
 
-export type FilePurpose = "custom_push_source" | "push_render";
+export type FilePurpose = "custom_push_source" | "push_render" | "raw_item_attachment";
 
 export interface FilesTable {
   id: string;

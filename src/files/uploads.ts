@@ -162,3 +162,46 @@ export async function confirmUpload<T>(
   await store.delete(file.object_key).catch(() => {});
   return result;
 }
+
+/**
+ * Confirms several pending uploads as one unit (a raw item's pictures, CONTRACT.md): each is read
+ * once, checked and copied to its final key in turn (one file in memory at a time), then one
+ * transaction locks and confirms them all and runs `then`. Any refusal (409) or a concurrent
+ * confirm deletes every copy made; the staging objects go after the commit.
+ */
+export async function confirmUploads<T>(
+  db: Db,
+  store: ObjectStore,
+  files: FileRow[],
+  options: ConfirmOptions,
+  then: (trx: Trx, confirmed: ConfirmedFile[]) => Promise<T>,
+): Promise<T> {
+  const confirmed: ConfirmedFile[] = [];
+  let result: T;
+  try {
+    for (const file of files) {
+      if (file.status !== "pending") throw conflict("Upload is already confirmed");
+      const { bytes, contentType } = await readStaged(store, file, options);
+      const copy = { fileId: file.id, key: finalKey(file), size: bytes.length, contentType };
+      await store.put(copy.key, bytes, contentType);
+      confirmed.push(copy);
+    }
+    result = await db.transaction().execute(async (trx) => {
+      for (const copy of confirmed) {
+        const locked = await repo.lockFile(trx, copy.fileId);
+        if (locked?.status !== "pending") throw conflict("Upload is already confirmed");
+        await repo.confirmFile(trx, copy.fileId, {
+          objectKey: copy.key,
+          sizeBytes: copy.size,
+          contentType: copy.contentType,
+        });
+      }
+      return await then(trx, confirmed);
+    });
+  } catch (error) {
+    for (const copy of confirmed) await store.delete(copy.key).catch(() => {});
+    throw error;
+  }
+  for (const file of files) await store.delete(file.object_key).catch(() => {});
+  return result;
+}

@@ -1,5 +1,6 @@
 /**
- * The render job of a push (SPEC 4.6 render stage): source image → renderer → three files under
+ * The render job of a push (SPEC 4.6 render stage): the uploaded image (custom pushes) or the
+ * template and its variables (the analyze agent's pushes) → renderer → three files under
  * `render/{userId}/{deviceId}/{pushId}/` → file record and PREPARE → QUEUE in one transaction.
  * A failure records the error on the push (still PREPARE) and removes whatever was written, so
  * a push never points at a half-written set of files.
@@ -9,7 +10,8 @@ import type { Selectable } from "kysely";
 import { RenderRejected } from "../render/errors.ts";
 import { uuidv7 } from "../lib/ids.ts";
 import type { Attempt } from "../jobs/types.ts";
-import type { Renderer } from "../render/types.ts";
+import type { Renderer, TemplateRenderRequest } from "../render/types.ts";
+import { templateRegistry } from "../render/templates/registry.ts";
 import { renderPrefix } from "../storage/keys.ts";
 import type { ObjectStore } from "../storage/object_store.ts";
 import * as files from "../files/repository.ts";
@@ -20,22 +22,16 @@ import { FORMAT_FILES } from "./views.ts";
 
 type PushRow = Selectable<PushesTable>;
 
-/** Produces the source image of a template push (registered by the domain owning the template). */
-export type TemplateSource = (push: PushRow) => Promise<Uint8Array>;
-
 /** A failure that retrying cannot fix: recorded, not retried. */
 class PermanentRenderFailure extends Error {}
 
 export interface PushRenderJobOptions {
-  /** Sources of non-custom templates, by template name. */
-  templateSources?: ReadonlyMap<string, TemplateSource>;
   log?: Log;
   /** Where sources are read and bitmaps written (the pushes' store unless a test injects one). */
   store?: ObjectStore;
 }
 
 export class PushRenderJob {
-  private readonly templateSources: ReadonlyMap<string, TemplateSource>;
   private readonly log: Log;
   private readonly store: ObjectStore;
 
@@ -44,7 +40,6 @@ export class PushRenderJob {
     private readonly renderer: Renderer,
     options: PushRenderJobOptions = {},
   ) {
-    this.templateSources = options.templateSources ?? new Map();
     this.log = options.log ?? silentLog;
     this.store = options.store ?? pushes.store;
   }
@@ -58,7 +53,9 @@ export class PushRenderJob {
     if (!push || push.status !== "PREPARE") return;
     const prefix = renderPrefix(push.user_id, push.device_id, push.id);
     try {
-      const bitmaps = await this.renderer.renderImage(await this.sourceOf(push));
+      const bitmaps = push.template === CUSTOM_IMAGE_TEMPLATE
+        ? await this.renderer.renderImage(await this.customSource(push))
+        : await this.renderer.renderTemplate(await this.templateRequest(push));
       await store.put(prefix + FORMAT_FILES.png, bitmaps.png, "image/png");
       await store.put(prefix + FORMAT_FILES.raw2, bitmaps.raw2, "application/octet-stream");
       await store.put(prefix + FORMAT_FILES.raw4, bitmaps.raw4, "application/octet-stream");
@@ -103,14 +100,28 @@ export class PushRenderJob {
     }
   }
 
-  private async sourceOf(push: PushRow): Promise<Uint8Array> {
-    if (push.template === CUSTOM_IMAGE_TEMPLATE) {
-      const bytes = push.source_key ? await this.store.get(push.source_key) : null;
-      if (!bytes) throw new PermanentRenderFailure("Uploaded source image is missing");
-      return bytes;
+  private async customSource(push: PushRow): Promise<Uint8Array> {
+    const bytes = push.source_key ? await this.store.get(push.source_key) : null;
+    if (!bytes) throw new PermanentRenderFailure("Uploaded source image is missing");
+    return bytes;
+  }
+
+  /**
+   * A template push: its variables, and the bytes of the pictures they name, loaded from the
+   * push owner's own confirmed files only (a file id of anyone else's is simply not passed, and
+   * the renderer refuses the variable).
+   */
+  private async templateRequest(push: PushRow): Promise<TemplateRenderRequest> {
+    const template = templateRegistry().get(push.template);
+    if (!template) throw new PermanentRenderFailure(`Template ${push.template} not found`);
+    const variables = (push.params ?? {}) as Record<string, unknown>;
+    const fileIds = template.imageVariables.map((name) => variables[name])
+      .filter((id): id is string => typeof id === "string");
+    const images: Record<string, Uint8Array> = {};
+    for (const file of await files.confirmedUserFiles(this.pushes.db, push.user_id, fileIds)) {
+      const bytes = await this.store.get(file.object_key);
+      if (bytes) images[file.id] = bytes;
     }
-    const source = this.templateSources.get(push.template);
-    if (!source) throw new PermanentRenderFailure(`No source for template ${push.template}`);
-    return await source(push);
+    return { name: push.template, variables, images, now: push.created_at.toISOString() };
   }
 }

@@ -6,7 +6,14 @@
 import { Piscina } from "piscina";
 import { RenderRejected, RenderUnavailable } from "./errors.ts";
 import { type RenderTask, wireImages, withTransfer, type WorkerReply } from "./protocol.ts";
-import type { PushBitmaps, Renderer, SceneRenderRequest, TemplateRenderRequest } from "./types.ts";
+import { PREVIEW_MAX_SIDE } from "./inspect.ts";
+import type {
+  InspectedImage,
+  PushBitmaps,
+  Renderer,
+  SceneRenderRequest,
+  TemplateRenderRequest,
+} from "./types.ts";
 
 const WORKER_URL = new URL("../../workers/render.ts", import.meta.url).href;
 
@@ -97,6 +104,14 @@ export class RenderPool implements Renderer {
     const { images: _, ...rest } = request;
     const reply = await this.#run({ kind: "scene", request: rest, images }, buffers);
     return new Uint8Array(reply.png);
+  }
+
+  async inspectImage(source: Uint8Array): Promise<InspectedImage> {
+    const copy = source.slice().buffer;
+    const reply = await this.#run({ kind: "inspect", source: copy, maxSide: PREVIEW_MAX_SIDE }, [
+      copy,
+    ]);
+    return { facts: reply.facts!, preview: new Uint8Array(reply.png) };
   }
 
   async close(): Promise<void> {

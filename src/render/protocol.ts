@@ -1,6 +1,7 @@
 /** Messages between the render pool client and its Piscina workers (`workers/render.ts`). */
 import { move, transferableSymbol, valueSymbol } from "piscina";
 import type { RenderFailureCode } from "./limits.ts";
+import type { ImageFacts } from "./inspect.ts";
 import type { SceneRenderRequest, TemplateRenderRequest } from "./types.ts";
 
 /** Why a task cannot be rendered; retrying never helps with any of these. */
@@ -12,6 +13,7 @@ export type WireImages = Record<string, ArrayBuffer>;
 /**
  * One unit of work for a worker. `image`: an uploaded picture into the push formats;
  * `template`: a push template into the push formats; `scene`: a Scene rendition into one PNG;
+ * `inspect`: a picture measured and downsized for a vision model (the summary stage);
  * `warm`: loads and compiles every pipeline once. Bytes travel as ArrayBuffers, never as typed
  * arrays (see `wireBuffer`).
  */
@@ -19,11 +21,21 @@ export type RenderTask =
   | { kind: "image"; source: ArrayBuffer }
   | { kind: "template"; request: Omit<TemplateRenderRequest, "images">; images: WireImages }
   | { kind: "scene"; request: Omit<SceneRenderRequest, "images">; images: WireImages }
+  | { kind: "inspect"; source: ArrayBuffer; maxSide: number }
   | { kind: "warm" };
 
-/** A worker's answer: the push formats (or, for a Scene, `png` alone), or why it failed. */
+/**
+ * A worker's answer: the push formats (or, for a Scene, `png` alone; for `inspect`, the preview
+ * JPEG in `png`'s place is named `preview`, with the facts), or why it failed.
+ */
 export type WorkerReply =
-  | { ok: true; png: ArrayBuffer; raw2?: ArrayBuffer; raw4?: ArrayBuffer }
+  | {
+    ok: true;
+    png: ArrayBuffer;
+    raw2?: ArrayBuffer;
+    raw4?: ArrayBuffer;
+    facts?: ImageFacts;
+  }
   | { ok: false; code: WorkerFailureCode; message: string };
 
 /**

@@ -1,4 +1,5 @@
 /** What the render pool produces for one 800x480 push (SPEC 4.5 formats, 4.6 render stage). */
+import type { ImageFacts } from "./inspect.ts";
 import type { ColorMode, SceneMode } from "./scene/types.ts";
 
 /** Content types the render pool decodes (docs/decisions.md, render): the rest never render. */
@@ -51,6 +52,13 @@ export interface SceneRenderRequest {
   maxPixels?: number;
 }
 
+/** A picture measured and downsized for a vision model (the summary stage, SPEC 4.6). */
+export interface InspectedImage {
+  facts: ImageFacts;
+  /** A grey JPEG, at most 1024 px a side. */
+  preview: Uint8Array;
+}
+
 /** The render pool as the rest of the service sees it (Piscina workers behind it). */
 export interface Renderer {
   /**
@@ -73,5 +81,11 @@ export interface Renderer {
    * be decoded. Permanent; any other rejection is transient.
    */
   renderScene(request: SceneRenderRequest): Promise<Uint8Array>;
+  /**
+   * Measures a picture (size, brightness, contrast, layout) and downsizes it to a grey JPEG for
+   * a vision model. Rejects with `RenderRejected` like `renderImage` for a picture it cannot
+   * decode. Used by the summary stage.
+   */
+  inspectImage(source: Uint8Array): Promise<InspectedImage>;
   close(): Promise<void>;
 }

@@ -1,0 +1,41 @@
+import { z } from "zod";
+import { callerAuth, defineRawRoute } from "../http/raw.ts";
+
+/**
+ * POST /api/templates/{name}/preview: the variables object itself as the JSON body (CONTRACT.md),
+ * answered with the push image (800x480, 1 bit) without creating a push.
+ */
+export const previewTemplate = defineRawRoute({
+  method: "POST",
+  path: "/api/templates/{name}/preview",
+  operationId: "templates-previewTemplate",
+  summary: "Render a template's push image for given variables",
+  tags: ["templates"],
+  // Authenticated before the body is read or anything rendered (checks before costs).
+  auth: callerAuth(["user", "pat"]),
+  params: z.object({ name: z.string().max(64) }),
+  body: {
+    kind: "json",
+    schema: z.record(z.string(), z.unknown()).meta({
+      description: "The template's variables, matching its schema",
+    }),
+  },
+  responses: {
+    200: {
+      description: "The 800x480 1-bit PNG",
+      content: { "image/png": z.string().meta({ format: "binary" }) },
+    },
+    400: { description: "Variables that do not match the schema (the message names the variable)" },
+    401: { description: "Unauthorized" },
+    404: { description: "Unknown template" },
+    413: { description: "A picture over the pixel limit" },
+    415: { description: "A picture that is not PNG, JPEG or BMP" },
+    503: { description: "The render pool is full; retry later" },
+  },
+  async handle({ ctx, auth, params, body }) {
+    const png = await ctx.services.templates.preview(auth.userId, params.name, body);
+    return new Response(png as Uint8Array<ArrayBuffer>, {
+      headers: { "content-type": "image/png", "cache-control": "no-store" },
+    });
+  },
+});

@@ -1,0 +1,39 @@
+import { z } from "zod";
+import { jsonInteger } from "../lib/json_number.ts";
+import { userOrPatProcedure } from "../trpc/auth.ts";
+import { CONTENT_ERRORS } from "./meta.ts";
+import { uploadedRawItemSchema } from "./views.ts";
+
+/** POST /api/raw-items/upload: a note and/or up to 10 pictures, each with its upload ticket. */
+export const uploadRawItem = userOrPatProcedure
+  .meta({
+    openapi: {
+      method: "POST",
+      path: "/api/raw-items/upload",
+      tags: ["content"],
+      summary: "Upload a note and pictures (upload tickets for the pictures)",
+      successDescription: "Created",
+      protect: true,
+      errorResponses: {
+        400: "Neither text nor attachments, text over 20,000 characters, over 10 attachments, " +
+          "or a contentType that is not image/*",
+        401: "Unauthorized",
+        413: "An attachment's declared size is over 10 MB",
+      },
+    },
+  })
+  .input(z.object({
+    title: z.string().optional(),
+    text: z.string().optional().meta({ description: "The note; up to 20,000 characters" }),
+    attachments: z.array(z.object({
+      contentType: z.string().meta({ description: "image/*" }),
+      sizeBytes: jsonInteger((n) => n.min(0)),
+      filename: z.string().optional(),
+    })).optional().meta({ description: "Up to 10 pictures of up to 10 MB each" }),
+  }))
+  .output(uploadedRawItemSchema)
+  .mutation(async ({ ctx, input }) => {
+    const item = await ctx.services.content.upload(ctx.caller.userId, input);
+    ctx.response.status = 201;
+    return item;
+  });

@@ -1,0 +1,164 @@
+/**
+ * A picture prepared for the summary stage (SPEC 4.6: "an AI vision model for image
+ * attachments"): decoded through the same guards as every render, turned upright, measured
+ * (size, brightness, contrast, where the detail is, whether it looks like a page of text, a
+ * photograph or a flat graphic) and downscaled into a grey JPEG small enough for the Messages
+ * API's image limits. The offline model describes the picture from the measurements alone.
+ * Runs in the render pool (`inspect` task), never on the request loop.
+ */
+import { encode as encodeJpeg } from "jpeg-js";
+import { decodeSource } from "./decode.ts";
+import { containRect, resizeGrey } from "./fit.ts";
+import { toGrey } from "./grey.ts";
+import { MAX_SOURCE_PIXELS, type Refusal } from "./limits.ts";
+import { orient } from "./orient.ts";
+import { sniffImage } from "./sniff.ts";
+
+/** What can be measured of a picture, upright. Percentages are 0-100. */
+export interface ImageFacts {
+  width: number;
+  height: number;
+  orientation: "landscape" | "portrait" | "square";
+  /** Mean brightness. */
+  brightness: number;
+  /** Standard deviation of brightness, as a share of the full range. */
+  contrast: number;
+  /** Pixels near black / near white. */
+  darkShare: number;
+  lightShare: number;
+  /** Pixels on a strong edge (text, outlines, texture). */
+  edgeDensity: number;
+  /** The dominant layout, by those numbers. */
+  layout: "document" | "photo" | "graphic";
+  /** Where most of the detail (edges) sits: a ninth of the frame, or `evenly`. */
+  detail: string;
+}
+
+export type InspectResult =
+  | { ok: true; facts: ImageFacts; preview: Uint8Array }
+  | Refusal;
+
+/** Longest side of the preview sent to a vision model (the Messages API's sweet spot). */
+export const PREVIEW_MAX_SIDE = 1024;
+/** Side of the image the measurements run on. */
+const ANALYSIS_SIDE = 256;
+
+const CELLS = [
+  "top left",
+  "top",
+  "top right",
+  "left",
+  "centre",
+  "right",
+  "bottom left",
+  "bottom",
+  "bottom right",
+];
+
+const pct = (value: number) => Math.round(value * 100);
+
+/** Measures an upright grey image. Exported for the unit tests. */
+export function measure(grey: Uint8Array, width: number, height: number): ImageFacts {
+  const fit = containRect(width, height, ANALYSIS_SIDE, ANALYSIS_SIDE);
+  const w = Math.max(1, Math.min(width, fit.width));
+  const h = Math.max(1, Math.min(height, fit.height));
+  const small = resizeGrey(grey, width, height, w, h);
+  const count = w * h;
+  let sum = 0;
+  let sumSq = 0;
+  let dark = 0;
+  let light = 0;
+  const histogram = new Uint32Array(256);
+  for (const v of small) {
+    sum += v;
+    sumSq += v * v;
+    if (v < 64) dark++;
+    if (v > 192) light++;
+    histogram[v]++;
+  }
+  const mean = sum / count;
+  const deviation = Math.sqrt(Math.max(0, sumSq / count - mean * mean));
+  const cellEdges = new Float64Array(9);
+  let edges = 0;
+  for (let y = 1; y < h - 1; y++) {
+    for (let x = 1; x < w - 1; x++) {
+      const at = y * w + x;
+      const g = Math.abs(small[at + 1] - small[at - 1]) + Math.abs(small[at + w] - small[at - w]);
+      if (g > 64) {
+        edges++;
+        cellEdges[
+          Math.min(2, Math.floor((3 * y) / h)) * 3 + Math.min(2, Math.floor((3 * x) / w))
+        ]++;
+      }
+    }
+  }
+  const inner = Math.max(1, (w - 2) * (h - 2));
+  const topValues = [...histogram].sort((a, b) => b - a).slice(0, 4).reduce((a, b) => a + b, 0);
+  const edgeDensity = edges / inner;
+  const lightShare = light / count;
+  const darkShare = dark / count;
+  const layout = topValues / count > 0.6
+    ? "graphic"
+    : mean > 150 && lightShare > 0.45 && darkShare > 0.005 && darkShare < 0.35 &&
+        edgeDensity > 0.03
+    ? "document"
+    : "photo";
+  const strongest = cellEdges.indexOf(Math.max(...cellEdges));
+  const detail = edges === 0 || cellEdges[strongest] < (edges / 9) * 1.6
+    ? "evenly"
+    : CELLS[strongest];
+  const ratio = width / height;
+  return {
+    width,
+    height,
+    orientation: ratio > 1.05 ? "landscape" : ratio < 0.95 ? "portrait" : "square",
+    brightness: pct(mean / 255),
+    contrast: pct(deviation / 127.5),
+    darkShare: pct(darkShare),
+    lightShare: pct(lightShare),
+    edgeDensity: pct(edgeDensity),
+    layout,
+    detail,
+  };
+}
+
+/** A grey image as a baseline JPEG (jpeg-js takes RGBA). */
+function greyJpeg(grey: Uint8Array, width: number, height: number): Uint8Array {
+  const rgba = new Uint8Array(width * height * 4);
+  for (let i = 0, p = 0; i < grey.length; i++, p += 4) {
+    rgba[p] = rgba[p + 1] = rgba[p + 2] = grey[i];
+    rgba[p + 3] = 255;
+  }
+  return encodeJpeg({ data: rgba, width, height }, 80).data;
+}
+
+/** Decodes, measures and downsizes a picture (PNG, JPEG or BMP). */
+export function inspectImage(source: Uint8Array, maxSide = PREVIEW_MAX_SIDE): InspectResult {
+  const header = sniffImage(source);
+  if (!header || !["png", "jpeg", "bmp"].includes(header.format)) {
+    return { ok: false, code: "unsupported_format", message: "Use a PNG, JPEG or BMP picture" };
+  }
+  if (!header.width || !header.height) {
+    return { ok: false, code: "undecodable", message: "Image has no pixels" };
+  }
+  if (header.width * header.height > MAX_SOURCE_PIXELS) {
+    return {
+      ok: false,
+      code: "too_large",
+      message: `Image of ${header.width}x${header.height} is over ${MAX_SOURCE_PIXELS} pixels`,
+    };
+  }
+  const decoded = decodeSource(source, header);
+  if (!decoded.ok) return decoded;
+  const { pixels } = decoded;
+  const upright = orient(
+    { width: pixels.width, height: pixels.height, data: toGrey(pixels) },
+    decoded.orientation,
+  );
+  const facts = measure(upright.data, upright.width, upright.height);
+  const rect = containRect(upright.width, upright.height, maxSide, maxSide);
+  const width = Math.min(upright.width, rect.width);
+  const height = Math.min(upright.height, rect.height);
+  const small = resizeGrey(upright.data, upright.width, upright.height, width, height);
+  return { ok: true, facts, preview: greyJpeg(small, width, height) };
+}
