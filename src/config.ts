@@ -90,7 +90,7 @@ const schema = z.object({
   STRIPE_API_URL: optionalUrl,
   ANTHROPIC_API_KEY: optionalString,
   ANTHROPIC_BASE_URL: optionalUrl,
-  ANTHROPIC_MODEL: z.string().trim().min(1).default("claude-sonnet-4-5"),
+  ANTHROPIC_MODEL: z.string().trim().min(1).default("claude-sonnet-4-6"),
   ANTHROPIC_SUMMARY_MODEL: z.string().trim().min(1).optional(),
   GOOGLE_CLIENT_ID: optionalString,
   GOOGLE_CLIENT_SECRET: optionalString,

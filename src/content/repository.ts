@@ -174,10 +174,13 @@ export function updateRun(db: Db, id: string, changes: Updateable<AnalyzeRunsTab
     .executeTakeFirst();
 }
 
-/** Appends one recorded tool call to a run (jsonb concatenation, no read-modify-write). */
-export function appendStep(db: Db, id: string, step: unknown) {
+/**
+ * Appends one recorded tool call to a run (jsonb concatenation, no read-modify-write). The step
+ * object is passed raw: postgres.js would store a JSON string as a string (STACK.md).
+ */
+export function appendStep(db: Db, id: string, step: Record<string, unknown>) {
   return db.updateTable("analyze_runs")
-    .set({ steps: sql`steps || ${JSON.stringify([step])}::jsonb` })
+    .set({ steps: sql`steps || jsonb_build_array(${step}::jsonb)` })
     .where("id", "=", id).execute();
 }
 
