@@ -17,7 +17,7 @@ const QUOTE_LINE = /^\s*["“„«»‘'「『](.+?)["”“»«’'」』]\s*(?
 const TODO_WORDS =
   /\b(to ?do|tasks?|checklist|shopping|groceries|packing|einkauf|liste|courses)\b/i;
 const EVENT_WORDS =
-  /\b(meeting|appointment|call|dinner|lunch|party|birthday|deadline|flight|train|concert|dentist|doctor|termin|rendez-vous|reunión)\b/i;
+  /\b(meeting|appointment|dinner|lunch|party|birthday|deadline|flight|train|concert|dentist|doctor|termin|rendez-vous|reunión)\b/i;
 
 /** Non-empty lines, trimmed. */
 export function lines(text: string): string[] {
@@ -37,7 +37,7 @@ export function listItems(text: string): Array<{ text: string; done: boolean }> 
 export function sentences(text: string, count: number): string {
   const flat = text.replace(/\s+/g, " ").trim();
   const parts = flat.match(/[^.!?。！？]+[.!?。！？]+["”’)]*|[^.!?。！？]+$/g) ?? [flat];
-  return parts.slice(0, count).join(" ").trim();
+  return parts.slice(0, count).map((p) => p.trim()).join(" ");
 }
 
 /** A string cut to `max` characters (code points) with an ellipsis. */
@@ -124,6 +124,27 @@ export function detectLanguage(text: string): string {
     }
   }
   return best;
+}
+
+/** Text without the ISO dates and clock times in it, spaces tidied. */
+export function withoutDates(text: string): string {
+  return text.replace(new RegExp(ISO_DATE.source, "g"), "")
+    .replace(new RegExp(TIME.source, "gi"), "")
+    .replace(/[ \t]{2,}/g, " ")
+    // Prepositions left dangling ("on  at ,") go with them.
+    .replace(/(?:\s+(?:at|on|am|um|le))+\s*(?=[,.;]|$)/gim, "")
+    .replace(/\s+([,.;:!?])/g, "$1").replace(/([,;:])(?=[,;:.])/g, "")
+    .trim();
+}
+
+/** A short title from a line: its first clause when the line is long, at most `max` characters. */
+export function headOf(line: string, max: number): string {
+  const clean = withoutDates(line).replace(/^[\s,;:.\-–—]+|[\s,;:\-–—]+$/g, "");
+  if ([...clean].length > 40) {
+    const head = clean.split(/\s*(?:[,;:]|\s[-–—]\s)\s*/)[0];
+    if ([...head].length >= 3) return clip(head, max);
+  }
+  return clip(clean || line.trim(), max);
 }
 
 /** Up to `count` key points: the list items, else the sentences after the first. */

@@ -6,10 +6,12 @@
 import type { ModelRequest, ModelResponse } from "../ai/model.ts";
 import type { ImageFacts } from "../render/inspect.ts";
 import {
+  asQuote,
   clip,
   detectKind,
   detectLanguage,
   findDate,
+  headOf,
   keyPoints,
   lines,
   listItems,
@@ -41,16 +43,42 @@ export function describePicture(facts: ImageFacts | null, problem?: string): str
   }; ${contrast} (brightness ${facts.brightness}%), ${detail}.`;
 }
 
-/** A title of at most 80 characters: the given one, else the first line, else the kind's. */
+/** `lake-bled_2.jpg` → `Lake bled 2`. */
+function humanise(filename: string): string {
+  const words = filename.replace(/\.[a-z0-9]+$/i, "").replace(/[-_]+/g, " ").trim();
+  return words ? words[0].toUpperCase() + words.slice(1) : "";
+}
+
+/**
+ * A title of at most 80 characters: the given one; for a quote, its author; else the first
+ * line's first clause (dates and times left out); for pictures alone, the file name.
+ */
 function titleOf(title: string | null, text: string, kind: SummaryKind, files: string[]) {
   if (title?.trim()) return clip(title.trim(), 80);
+  const quote = kind === "quote" ? asQuote(text) : undefined;
+  if (quote) return quote.author ? clip(`Quote by ${quote.author}`, 80) : "Quote";
   const first = lines(text)[0];
-  if (first) return clip(first.replace(/^[-*•\d.)\s[\]xX]+/, "").trim() || first, 80);
-  if (kind === "photo") {
-    const named = files.find(Boolean)?.replace(/\.[a-z0-9]+$/i, "");
-    return named ? clip(named, 80) : "Photo";
-  }
+  if (first) return headOf(first.replace(/^[-*•\d.)\s[\]xX]+/, "").trim() || first, 80);
+  if (kind === "photo") return clip(humanise(files.find(Boolean) ?? "") || "Photo", 80);
   return "Note";
+}
+
+/** One or two sentences: a list counted, a quote as said, else the first two sentences. */
+function summaryOf(text: string, kind: SummaryKind): string {
+  const items = listItems(text);
+  if (kind === "todo" && items.length) {
+    const open = items.filter((i) => !i.done);
+    const first = open.slice(0, 3).map((i) => i.text).join(", ");
+    return clip(
+      `A list of ${items.length} item${items.length === 1 ? "" : "s"}, ${open.length} still open${
+        first ? `: ${first}` : ""
+      }.`,
+      400,
+    );
+  }
+  const quote = kind === "quote" ? asQuote(text) : undefined;
+  if (quote) return clip(`“${quote.quote}”${quote.author ? ` — ${quote.author}` : ""}`, 400);
+  return clip(sentences(text, 2), 400);
 }
 
 /** The `content.summarize` behaviour of the offline model. */
@@ -66,7 +94,7 @@ export function offlineSummarize(request: ModelRequest): ModelResponse {
   if (kind === "event" && findDate(text) && listItems(text).length === 0) template = "reminder";
   if (!templates.includes(template)) template = templates.includes("note") ? "note" : template;
   const summary = text.trim()
-    ? clip(sentences(text, 2), 400)
+    ? summaryOf(text, kind)
     : pictures.length === 1
     ? descriptions[0]
     : `${pictures.length} pictures. ${descriptions[0] ?? ""}`.trim();

@@ -4,7 +4,16 @@
  * lacks what a template needs (a checklist without list lines, an agenda without a date, a photo
  * without a picture) it becomes a plain note.
  */
-import { asQuote, clip, findDate, findTime, keyPoints, lines, listItems } from "./heuristics.ts";
+import {
+  asQuote,
+  clip,
+  findDate,
+  findTime,
+  keyPoints,
+  lines,
+  listItems,
+  withoutDates,
+} from "./heuristics.ts";
 import { TEMPLATE_OF_KIND } from "./summary_prompt.ts";
 import type { SummaryContent } from "./views.ts";
 
@@ -78,13 +87,15 @@ const BUILDERS: Record<string, (note: NoteForPush) => TemplateChoice | undefined
   reminder(note) {
     const date = findDate(`${note.title ?? ""}\n${note.text ?? ""}`);
     if (!date) return undefined;
+    const title = titleOf(note);
+    // What the note says besides its title and date, e.g. what to bring.
+    let rest = withoutDates(note.text ?? "");
+    if (rest.toLowerCase().startsWith(title.toLowerCase())) rest = rest.slice(title.length);
+    rest = rest.replace(/^[\s,;:.\-–—]+/, "");
+    rest = rest ? rest[0].toUpperCase() + rest.slice(1) : "";
     return {
       template: "reminder",
-      variables: {
-        title: clip(titleOf(note), 200),
-        date,
-        ...(note.summary?.summary ? { note: clip(note.summary.summary, 1000) } : {}),
-      },
+      variables: { title: clip(title, 200), date, ...(rest ? { note: clip(rest, 1000) } : {}) },
     };
   },
   quote(note) {

@@ -97,11 +97,12 @@ export function measure(grey: Uint8Array, width: number, height: number): ImageF
   const edgeDensity = edges / inner;
   const lightShare = light / count;
   const darkShare = dark / count;
-  const layout = topValues / count > 0.6
-    ? "graphic"
-    : mean > 150 && lightShare > 0.45 && darkShare > 0.005 && darkShare < 0.35 &&
-        edgeDensity > 0.03
+  // Paper first: mostly light, a little dark ink in many strokes (a scan may be flat too).
+  const layout = mean > 150 && lightShare > 0.45 && darkShare > 0.005 && darkShare < 0.35 &&
+      edgeDensity > 0.03
     ? "document"
+    : topValues / count > 0.6
+    ? "graphic"
     : "photo";
   const strongest = cellEdges.indexOf(Math.max(...cellEdges));
   const detail = edges === 0 || cellEdges[strongest] < (edges / 9) * 1.6
