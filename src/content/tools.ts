@@ -106,7 +106,7 @@ export function contentTools(
     if (!found) throw new ToolError(`Template ${name} not found; see list_templates`);
     return found;
   };
-  const handlers: Record<typeof TOOL_NAMES[number], (input: unknown) => Promise<unknown>> = {
+  const handlers: Record<typeof TOOL_NAMES[number], (input: unknown) => unknown> = {
     async list_notes(raw) {
       const input = parse(inputs.list_notes, raw);
       const devices = await deps.devices.list(userId);
@@ -155,11 +155,11 @@ export function contentTools(
         createdAt: row.created_at.toISOString(),
       };
     },
-    async list_templates(raw) {
+    list_templates(raw) {
       parse(inputs.list_templates, raw);
       return registry.list().map(({ name, title, description }) => ({ name, title, description }));
     },
-    async get_template_detail(raw) {
+    get_template_detail(raw) {
       const found = template(parse(inputs.get_template_detail, raw).name);
       const schema = found.schema as {
         properties?: Record<string, { description?: string; type?: unknown }>;
@@ -180,7 +180,7 @@ export function contentTools(
         sample: found.sample,
       };
     },
-    async get_template_schema(raw) {
+    get_template_schema(raw) {
       return template(parse(inputs.get_template_schema, raw).name).schema;
     },
     async list_devices(raw) {
@@ -212,7 +212,7 @@ export function contentTools(
     const { $schema: _, ...inputSchema } = z.toJSONSchema(inputs[name], { io: "input" });
     return {
       spec: { name, description: DESCRIPTIONS[name], inputSchema },
-      run: handlers[name],
+      run: async (input: unknown) => await handlers[name](input),
     };
   });
 }

@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { jsonInteger } from "../lib/json_number.ts";
 import { userOrPatProcedure } from "../trpc/auth.ts";
-import { CONTENT_ERRORS } from "./meta.ts";
 import { uploadedRawItemSchema } from "./views.ts";
 
 /** POST /api/raw-items/upload: a note and/or up to 10 pictures, each with its upload ticket. */
