@@ -183,6 +183,52 @@ suite.test(
   },
 );
 
+suite.test(
+  "agent: another user's note, device and picture do not exist for the tools",
+  async (api, s) => {
+    const { token, device, itemId } = await setup(api, s);
+    const other = await setup(api, s);
+    const { created } = await createItem(api, other.token, { pictures: [samplePhoto()] });
+    const theirPicture = (await settledItem(api, other.token, created.id)).attachments[0].fileId;
+    fake.reset();
+    const results: any[] = [];
+    fake.respond = ({ body }, n) => {
+      if (isSummary(body)) return summaryReply(body);
+      results.push(...lastResults(body));
+      const push = (input: Record<string, unknown>) =>
+        toolUse("create_push", {
+          deviceId: device.id,
+          template: "note",
+          variables: { body: "x" },
+          rawItemIds: [itemId],
+          ...input,
+        });
+      if (n > 1) return message([{ type: "text", text: "Done." }]);
+      return message([
+        toolUse("read_note_content", { id: other.itemId }),
+        toolUse("get_push_history", { deviceId: other.device.id }),
+        push({ deviceId: other.device.id }),
+        push({ rawItemIds: [other.itemId] }),
+        push({ template: "photo", variables: { photo: theirPicture } }),
+        push({ variables: { body: "Nul\u0000 in the middle" }, title: "A\u0000B" }),
+      ]);
+    };
+    expectStatus(await api.post("/api/analyze/trigger", { token }), 200);
+    const run = await finishedRun(api, token);
+    assertEquals(run.status, "succeeded", JSON.stringify(run));
+    assertEquals(results.map((r) => r.is_error === true), [true, true, true, true, true, false]);
+    assert.match(results[0].content, /not found/);
+    assert.match(results[1].content, /Device .* not found/);
+    assert.match(results[2].content, /Device .* not found/);
+    assert.match(results[3].content, /not found/);
+    assert.match(results[4].content, /Variable photo/);
+    assertEquals(run.pushIds.length, 1);
+    assertEquals((await pushRow(s, run.pushIds[0])).title, "AB");
+    const theirs = expectStatus(await api.get("/api/analyze/runs", { token: other.token }), 200);
+    assertEquals(theirs.items, []);
+  },
+);
+
 suite.test("agent: the step limit stops a model that never finishes", async (api, s) => {
   const { token } = await setup(api, s);
   fake.reset();

@@ -6,6 +6,7 @@
  * recorded, in one transaction; the unique (item, device) key settles a race.
  */
 import { ToolError } from "../ai/agent.ts";
+import { AppError } from "../errors.ts";
 import type { Db } from "../schema.ts";
 import type { DevicesService } from "../devices/service.ts";
 import type { PushesService } from "../pushes/service.ts";
@@ -31,6 +32,21 @@ export interface AgentPushDeps {
   pushes: PushesService;
 }
 
+/**
+ * The agent's view of a device: the user's own, or not found. Another user's device is "not
+ * found" like an unknown one (SPEC 5.8); SPEC 4.5's 403 belongs to the device endpoints.
+ */
+export async function ownDevice(devices: DevicesService, userId: string, deviceId: string) {
+  try {
+    return await devices.owned(userId, deviceId);
+  } catch (error) {
+    if (error instanceof AppError && error.status === 403) {
+      throw new ToolError(`Device ${deviceId} not found`);
+    }
+    throw error;
+  }
+}
+
 /** PostgreSQL's unique_violation: a concurrent run pushed the same item to the device first. */
 function isUniqueViolation(error: unknown): boolean {
   return typeof error === "object" && error !== null &&
@@ -47,8 +63,7 @@ export async function createAgentPush(
   const registry = templateRegistry();
   // 404 unknown template, 400 naming the variable (the same check as the preview).
   const variables = registry.validate(input.template, input.variables);
-  // 404 unknown device, 403 another user's.
-  await deps.devices.owned(userId, input.deviceId);
+  await ownDevice(deps.devices, userId, input.deviceId);
   const itemIds = [...new Set(input.rawItemIds)];
   const items = [];
   for (const id of itemIds) {

@@ -20,6 +20,7 @@ import { analyzeQueue } from "./queues.ts";
 import * as repo from "./repository.ts";
 import type { AnalyzeReason, AnalyzeRunsTable } from "./tables.ts";
 import { contentTools } from "./tools.ts";
+import { withoutNul } from "./heuristics.ts";
 import { toAnalyzeRun } from "./views.ts";
 
 export const AGENT_TASK = "content.agent";
@@ -169,7 +170,8 @@ export class AnalyzeService {
         maxSteps: this.options.maxSteps,
         tokenBudget: this.options.tokenBudget,
         maxTokensPerCall: 4096,
-        onStep: (step) => repo.appendStep(this.db, run.id, step).then(() => {}),
+        // A NUL the model sent cannot be stored (jsonb): the record leaves it out.
+        onStep: (step) => repo.appendStep(this.db, run.id, withoutNul(step)).then(() => {}),
         // A refusal the model can act on (bad variables, not its device) is shown to it.
         isExpected: (error) => error instanceof AppError && error.status < 500,
         onUnexpected: (tool, error) =>

@@ -156,3 +156,18 @@ export function keyPoints(text: string, count: number): string[] {
   return parts.map((p) => p.trim()).filter((p) => p.length > 3).slice(0, count)
     .map((p) => clip(p, 200));
 }
+
+/**
+ * A JSON value with every NUL character removed from its strings and keys: PostgreSQL cannot
+ * store them in text or jsonb (docs/decisions.md), and a model may well produce one.
+ */
+export function withoutNul<T>(value: T): T {
+  if (typeof value === "string") return value.replaceAll("\u0000", "") as T;
+  if (Array.isArray(value)) return value.map(withoutNul) as T;
+  if (value && typeof value === "object") {
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [k.replaceAll("\u0000", ""), withoutNul(v)]),
+    ) as T;
+  }
+  return value;
+}

@@ -8,7 +8,7 @@ import { encodeBase64 } from "@oslojs/encoding";
 import { z } from "zod";
 import type { ContentBlock, ModelRequest, ModelResponse, ToolSpec } from "../ai/model.ts";
 import type { ImageFacts } from "../render/inspect.ts";
-import { clip } from "./heuristics.ts";
+import { clip, withoutNul } from "./heuristics.ts";
 import { SUMMARY_KINDS, type SummaryContent, type SummaryKind } from "./views.ts";
 
 export const SUMMARY_TASK = "content.summarize";
@@ -159,7 +159,7 @@ export function parseSummary(
 ): SummaryResult | undefined {
   const call = response.content.find((b) => b.type === "tool_use" && b.name === SUMMARY_TOOL);
   if (!call || call.type !== "tool_use") return undefined;
-  const parsed = answerSchema.safeParse(call.input);
+  const parsed = answerSchema.safeParse(withoutNul(call.input));
   if (!parsed.success) return undefined;
   const answer = parsed.data;
   const title = clip(answer.title.trim(), 80);

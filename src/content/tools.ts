@@ -12,8 +12,8 @@ import type { DevicesService } from "../devices/service.ts";
 import type { PushesService } from "../pushes/service.ts";
 import { templateRegistry } from "../render/templates/registry.ts";
 import { isUuid } from "../lib/ids.ts";
-import { createAgentPush } from "./agent_push.ts";
-import { clip } from "./heuristics.ts";
+import { createAgentPush, ownDevice } from "./agent_push.ts";
+import { clip, withoutNul } from "./heuristics.ts";
 import * as repo from "./repository.ts";
 import type { SummaryContent } from "./views.ts";
 
@@ -196,6 +196,7 @@ export function contentTools(
     },
     async get_push_history(raw) {
       const input = parse(inputs.get_push_history, raw);
+      await ownDevice(deps.devices, userId, input.deviceId);
       const page = await deps.pushes.list(userId, input.deviceId, { limit: input.limit });
       const items = await repo.itemsOfPushes(deps.db, page.items.map((p) => p.pushId));
       return page.items.map((push) => ({
@@ -204,7 +205,7 @@ export function contentTools(
       }));
     },
     async create_push(raw) {
-      return await createAgentPush(deps, context, parse(inputs.create_push, raw));
+      return await createAgentPush(deps, context, withoutNul(parse(inputs.create_push, raw)));
     },
   };
   return TOOL_NAMES.map((name) => {
