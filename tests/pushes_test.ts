@@ -35,7 +35,7 @@ suite.test(
     const high = await insertPush(s, device, user.user.id, { priority: 5 });
     await insertPush(s, device, user.user.id, { priority: 9, status: "PREPARE" });
     const first = expectStatus(await api.get(`${base}/push`, { token }), 200);
-    assertEquals(Object.keys(first).sort(), ["changed", "pushId", "status", "url"]);
+    assertEquals(Object.keys(first).sort(), ["changed", "pushId", "sha256", "status", "url"]);
     assertEquals([first.pushId, first.status, first.changed], [high, "PUBLISHED", true]);
     const again = expectStatus(await api.get(`${base}/push`, { token }), 200);
     assertEquals([again.pushId, again.status, again.changed], [high, "PUBLISHED", false]);
