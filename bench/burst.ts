@@ -84,9 +84,11 @@ async function burst(count: number, databaseUrl?: string): Promise<number> {
       tickets.push(ticket);
     }
     const start = Date.now();
-    const pushIds = await Promise.all(tickets.map(async (t) =>
-      (await post(`${base}/confirm`, reg.accessToken, { fileId: t.fileId })).pushId as string
-    ));
+    const pushIds = await Promise.all(
+      tickets.map(async (t) =>
+        (await post(`${base}/confirm`, reg.accessToken, { fileId: t.fileId })).pushId as string
+      ),
+    );
     const deadline = Date.now() + 120_000;
     while (Date.now() < deadline) {
       const rows = await services.db.selectFrom("pushes").select(["status", "rendered_at"])
@@ -122,7 +124,11 @@ export async function benchBurst(
       value: round(seconds, 2),
       unit: "s",
     },
-    { name: `burst: the same as a rate (${engine})`, value: round(count / seconds), unit: "pushes/s" },
+    {
+      name: `burst: the same as a rate (${engine})`,
+      value: round(count / seconds),
+      unit: "pushes/s",
+    },
   ];
 }
 

@@ -94,7 +94,9 @@ function circuitSvg(width: number, height: number, next: () => number): string {
     const x1 = Math.round(x0 + (next() - 0.5) * 700);
     const y1 = y + Math.round((next() - 0.5) * 200);
     parts.push(
-      `<polyline points="${x0},${y} ${(x0 + x1) >> 1},${y} ${x1},${y1}" fill="none" stroke="#2f7a44" stroke-width="${
+      `<polyline points="${x0},${y} ${
+        (x0 + x1) >> 1
+      },${y} ${x1},${y1}" fill="none" stroke="#2f7a44" stroke-width="${
         3 + Math.round(next() * 5)
       }"/>`,
     );
@@ -102,9 +104,16 @@ function circuitSvg(width: number, height: number, next: () => number): string {
   for (let i = 0; i < 140; i++) {
     const x = Math.round(next() * width);
     const y = Math.round(next() * height);
-    parts.push(`<circle cx="${x}" cy="${y}" r="6" fill="#c9b25a" stroke="#8c7a35" stroke-width="2"/>`);
+    parts.push(
+      `<circle cx="${x}" cy="${y}" r="6" fill="#c9b25a" stroke="#8c7a35" stroke-width="2"/>`,
+    );
   }
-  const chips = [[180, 200, 360, 220], [760, 160, 260, 260], [1120, 520, 300, 160], [300, 640, 220, 120]];
+  const chips = [[180, 200, 360, 220], [760, 160, 260, 260], [1120, 520, 300, 160], [
+    300,
+    640,
+    220,
+    120,
+  ]];
   for (const [x, y, w, h] of chips) {
     parts.push(`<rect x="${x}" y="${y}" width="${w}" height="${h}" rx="6" fill="#141414"/>`);
     for (let k = 12; k < w - 12; k += 26) {
@@ -146,7 +155,14 @@ async function circuit(): Promise<Uint8Array> {
       color: "#f2f2f2",
     });
   }
-  items.push({ x: 60, y: 1110, text: "DDS-PANEL REV 2.1  2025-03", size: 34, color: "#f2f2f2", bold: true });
+  items.push({
+    x: 60,
+    y: 1110,
+    text: "DDS-PANEL REV 2.1  2025-03",
+    size: 34,
+    color: "#f2f2f2",
+    bold: true,
+  });
   const image = await photo({
     width,
     height,
@@ -203,7 +219,9 @@ async function misty(): Promise<Uint8Array> {
     const h = 90 + Math.round(next() * 140);
     const shade = 96 + Math.round((base - 640) / 200 * -20 + next() * 20);
     const c = `rgb(${shade},${shade + 6},${shade - 4})`;
-    trees.push(`<path d="M${x} ${base - h} L${x - h / 4} ${base} L${x + h / 4} ${base} Z" fill="${c}"/>`);
+    trees.push(
+      `<path d="M${x} ${base - h} L${x - h / 4} ${base} L${x + h / 4} ${base} Z" fill="${c}"/>`,
+    );
   }
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">
     <defs><linearGradient id="sky" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="#9da3a8"/><stop offset="1" stop-color="#b9bbb8"/></linearGradient></defs>
@@ -226,7 +244,13 @@ async function text(): Promise<Uint8Array> {
     { x: 32, y: 96, text: "• Oat milk, 2 l", size: 28, color: "#000" },
     { x: 32, y: 136, text: "• Rye bread (sliced)", size: 28, color: "#000" },
     { x: 32, y: 176, text: "• Tomatoes 500 g, basil", size: 28, color: "#000" },
-    { x: 32, y: 236, text: "Small print: opening hours 8:00-20:00, Sun 10-18", size: 16, color: "#000" },
+    {
+      x: 32,
+      y: 236,
+      text: "Small print: opening hours 8:00-20:00, Sun 10-18",
+      size: 16,
+      color: "#000",
+    },
     { x: 440, y: 300, text: "12,40 €", size: 64, color: "#000", bold: true },
   ]);
   const lines = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">

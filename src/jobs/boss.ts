@@ -48,8 +48,9 @@ export class PgBossJobs implements Jobs {
     // polling interval after every job (NOTIFY only wakes workers for jobs sent while they
     // wait): a burst of 12 renders on two workers took 9-11 s instead of ~1 s (issue 12).
     for (let i = 0; i < (options.concurrency ?? 1); i++) {
-      let id: string | undefined;
-      id = await this.boss.work(
+      // Set once work() returns; a job taken before that simply waits for the next poll.
+      const worker: { id?: string } = {};
+      worker.id = await this.boss.work(
         queue.name,
         {
           pollingIntervalSeconds,
@@ -66,7 +67,7 @@ export class PgBossJobs implements Jobs {
             await this.run(queue, handler, job);
           } finally {
             // Fetch again at once: an empty fetch falls back to waiting for NOTIFY or the poll.
-            if (id) this.boss.notifyWorker(id);
+            if (worker.id) this.boss.notifyWorker(worker.id);
           }
         },
       );

@@ -180,7 +180,11 @@ function floydSteinberg(
       b4[1] = p4;
     }
     // The margins took error that left the frame: dropped.
-    b2[0] = b2[width + 1] = b4[0] = b4[width + 1] = 0;
+    b2[0] =
+      b2[width + 1] =
+      b4[0] =
+      b4[width + 1] =
+        0;
   }
 }
 
@@ -245,7 +249,15 @@ function atkinson(
     here4 = near4;
     near4 = far4;
     far4 = done4;
-    here2[0] = here2[width + 1] = here4[0] = here4[width + 1] = 0;
-    near2[0] = near2[width + 1] = near4[0] = near4[width + 1] = 0;
+    here2[0] =
+      here2[width + 1] =
+      here4[0] =
+      here4[width + 1] =
+        0;
+    near2[0] =
+      near2[width + 1] =
+      near4[0] =
+      near4[width + 1] =
+        0;
   }
 }

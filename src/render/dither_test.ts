@@ -92,5 +92,8 @@ Deno.test("dither: packed rows of odd widths are padded to whole bytes", () => {
   const { raw2, raw4 } = ditherPacked(new Uint8Array(13 * 2).fill(255), 13, 2, "atkinson");
   assertEquals([...raw2], [0xff, 0xf8, 0xff, 0xf8]);
   assertEquals([...raw4], [0xff, 0xff, 0xff, 0xc0, 0xff, 0xff, 0xff, 0xc0]);
-  assertEquals(ditherPacked(new Uint8Array(384000), 800, 480, "floyd-steinberg").raw2.length, 48000);
+  assertEquals(
+    ditherPacked(new Uint8Array(384000), 800, 480, "floyd-steinberg").raw2.length,
+    48000,
+  );
 });

@@ -70,6 +70,8 @@ export function sniffImage(bytes: Uint8Array): ImageHeader | undefined {
     return { format: "bmp", width, height };
   }
   if (ascii(bytes, 0, "II*\0") || ascii(bytes, 0, "MM\0*")) return { format: "tiff" };
-  if (bytes.length >= 16 && ascii(bytes, 4, "ftyp")) return { format: isAvif(bytes) ? "avif" : "heif" };
+  if (bytes.length >= 16 && ascii(bytes, 4, "ftyp")) {
+    return { format: isAvif(bytes) ? "avif" : "heif" };
+  }
   return undefined;
 }
