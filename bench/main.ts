@@ -8,6 +8,7 @@ import { benchRender } from "./render.ts";
 import { benchScene } from "./scene.ts";
 import { benchTemplates } from "./templates.ts";
 import { benchPush } from "./push.ts";
+import { benchBurst } from "./burst.ts";
 import { type BenchRow, printTable } from "./lib.ts";
 
 const databaseUrl = Deno.env.get("DATABASE_URL");
@@ -18,6 +19,7 @@ const rows: BenchRow[] = [
   ...(await benchTemplates()),
   ...(await benchScene()),
   ...(await benchPush({ databaseUrl })),
+  ...(await benchBurst({ databaseUrl })),
 ];
 printTable(rows);
 // The push benchmark runs the service in this process; its pools and timers end with it.

@@ -35,7 +35,7 @@ suite.test(
     const high = await insertPush(s, device, user.user.id, { priority: 5 });
     await insertPush(s, device, user.user.id, { priority: 9, status: "PREPARE" });
     const first = expectStatus(await api.get(`${base}/push`, { token }), 200);
-    assertEquals(Object.keys(first).sort(), ["changed", "pushId", "status", "url"]);
+    assertEquals(Object.keys(first).sort(), ["changed", "pushId", "sha256", "status", "url"]);
     assertEquals([first.pushId, first.status, first.changed], [high, "PUBLISHED", true]);
     const again = expectStatus(await api.get(`${base}/push`, { token }), 200);
     assertEquals([again.pushId, again.status, again.changed], [high, "PUBLISHED", false]);
@@ -459,14 +459,20 @@ suite.test(
       409,
       /not an image/,
     );
-    // An image the render pool cannot decode (GIF) is not confirmable either.
+    // Every type the store sniffs is one the render decodes (issue 12): a GIF is confirmable,
+    // and one whose bytes are broken becomes a recorded render failure, never a QUEUE push.
     const t2 = await ticket();
     assert.equal(await upload(t2, new TextEncoder().encode("GIF89a\x01\x00")), 204);
-    expectError(
+    const { pushId } = expectStatus(
       await api.post(`${base}/custom-push/confirm`, { token, body: { fileId: t2.fileId } }),
-      409,
-      /cannot be rendered/,
+      200,
     );
+    const failed = await eventually(async () => {
+      const row = await pushRow(s, pushId);
+      return row.render_error ? row : null;
+    }, "render failure");
+    assertEquals(failed.status, "PREPARE");
+    assert.match(failed.render_error ?? "", /could not be decoded/);
   },
 );
 

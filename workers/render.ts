@@ -68,7 +68,7 @@ async function warm(): Promise<WorkerReply> {
       colorMode,
     });
   }
-  const result = renderImageBitmaps(WARM_UP_PNG);
+  const result = await renderImageBitmaps(WARM_UP_PNG);
   if (!result.ok) return { ok: false, code: result.code, message: result.message };
   return bitmapsReply(result.bitmaps);
 }
@@ -79,7 +79,7 @@ export default async function render(task: RenderTask): Promise<WorkerReply> {
     case "warm":
       return await warm();
     case "image": {
-      const result = renderImageBitmaps(new Uint8Array(task.source));
+      const result = await renderImageBitmaps(new Uint8Array(task.source), task.options);
       if (!result.ok) return { ok: false, code: result.code, message: result.message };
       return bitmapsReply(result.bitmaps);
     }

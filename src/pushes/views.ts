@@ -23,6 +23,11 @@ export const pushUrlSchema = z.object({
   pushId: z.uuid(),
   status: z.enum(PUSH_STATUSES),
   changed: z.boolean(),
+  // Issue 12, an addition to SPEC 2.9's fields: the device can skip redrawing what it shows.
+  sha256: z.string().nullable().meta({
+    description:
+      "SHA-256 (lower-case hex) of the file the URL points to; null for pushes rendered before digests were kept",
+  }),
 }).meta({ id: "PushUrl" });
 
 export const uploadTicketSchema = z.object({

@@ -6,7 +6,13 @@
 import { Piscina } from "piscina";
 import { RenderRejected, RenderUnavailable } from "./errors.ts";
 import { type RenderTask, wireImages, withTransfer, type WorkerReply } from "./protocol.ts";
-import type { PushBitmaps, Renderer, SceneRenderRequest, TemplateRenderRequest } from "./types.ts";
+import type {
+  ImageRenderRequest,
+  PushBitmaps,
+  Renderer,
+  SceneRenderRequest,
+  TemplateRenderRequest,
+} from "./types.ts";
 
 const WORKER_URL = new URL("../../workers/render.ts", import.meta.url).href;
 
@@ -80,10 +86,10 @@ export class RenderPool implements Renderer {
     return reply;
   }
 
-  async renderImage(source: Uint8Array): Promise<PushBitmaps> {
+  async renderImage(source: Uint8Array, options?: ImageRenderRequest): Promise<PushBitmaps> {
     // A copy is transferred, so the caller's buffer stays usable (e.g. for a retry).
     const copy = source.slice().buffer;
-    return bitmaps(await this.#run({ kind: "image", source: copy }, [copy]));
+    return bitmaps(await this.#run({ kind: "image", source: copy, options }, [copy]));
   }
 
   async renderTemplate(request: TemplateRenderRequest): Promise<PushBitmaps> {
