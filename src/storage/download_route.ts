@@ -54,7 +54,16 @@ export const storageDownload = defineRawRoute({
   responses: {
     200: {
       description: "The object's bytes (picture types inline, anything else an attachment)",
-      content: { "application/octet-stream": z.string().meta({ format: "binary" }) },
+      // What `objectHeaders` sends: a picture type as stored, anything else as opaque bytes.
+      content: Object.fromEntries(
+        [...INLINE_TYPES, "application/octet-stream"]
+          .map((type) => [type, z.string().meta({ format: "binary" })]),
+      ),
+      headers: z.object({
+        "Content-Disposition": z.string().meta({
+          header: { description: "`inline` for picture types, else `attachment`; the filename" },
+        }),
+      }),
     },
     403: { description: "Invalid or expired signature" },
     404: { description: "No such object, or a key no store can hold" },
