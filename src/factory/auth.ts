@@ -42,14 +42,16 @@ export function factoryProcedure(operation: Operation) {
 
 /**
  * OpenAPI meta of a factory procedure: `errorResponses` are the statuses its handler answers
- * (the token check's 401/403, 400 for input and 500 are added by the document). A success other
- * than 200 is spread beside it: `.meta({ ...factoryMeta(…), status: 201 })`.
+ * (the token check's 401/403, 400 for input and 500 are added by the document); `more` adds
+ * other `openapi` fields (`requestHeaders`, `description`). A success other than 200 is spread
+ * beside it: `.meta({ ...factoryMeta(…), status: 201 })`.
  */
 export function factoryMeta(
   method: "GET" | "POST",
   path: string,
   summary: string,
   errorResponses: StatusDocs = {},
+  more: Omit<NonNullable<ApiMeta["openapi"]>, "method" | "path"> = {},
 ): ApiMeta {
   return {
     openapi: {
@@ -58,6 +60,7 @@ export function factoryMeta(
       tags: ["factory"],
       summary,
       errorResponses,
+      ...more,
     },
   };
 }

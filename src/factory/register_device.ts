@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { uuidParam } from "../lib/params.ts";
+import { idempotencyKey, uuidParam } from "../lib/params.ts";
 import { factoryMeta, factoryProcedure } from "./auth.ts";
 import { SERIAL } from "./inputs.ts";
 import { registeredDeviceSchema } from "./views.ts";
@@ -17,6 +17,9 @@ export const registerDevice = factoryProcedure("registerDevice")
       403: "Auditor, or batch / SKU outside the scope",
       404: "Batch not found",
       409: "Serial taken in the batch, Idempotency-Key reused with another body, or batch closed",
+    }, {
+      // Checked by the service with the same pattern (SPEC 8).
+      requestHeaders: z.object({ "Idempotency-Key": idempotencyKey }),
     }),
     status: 201,
     statuses: { 200: "Idempotency-Key replay: the device the first request registered" },
