@@ -11,7 +11,10 @@ export const IDEMPOTENCY_KEY = /^[\x20-\x7e]{8,128}$/;
 
 /** The optional `Idempotency-Key` request header, for `requestHeaders`. */
 export const idempotencyKey = z.string().regex(IDEMPOTENCY_KEY).optional().meta({
-  param: { description: "8-128 printable ASCII characters; a repeat with the same key and body is a replay" },
+  param: {
+    description:
+      "8-128 printable ASCII characters; a repeat with the same key and body is a replay",
+  },
 });
 
 /** A resource id (path, query or body): any UUID, in any letter case. */
