@@ -45,9 +45,13 @@ async function load(url: string): Promise<Loaded | null> {
   } catch {
     return null;
   }
-  if (res.status !== 200) {
+  if (res.status === 404) {
     await res.body?.cancel();
-    return null; // no document here (a fake provider, or the factory port's /openapi.json)
+    return null; // no document here (the factory port's /openapi.json)
+  }
+  if (res.status !== 200) {
+    // A document that cannot be built must not switch the checks off.
+    throw new Error(`${url} answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
   }
   const doc = await res.json();
   const ajv = new Ajv2020({ strict: false, allErrors: true });
