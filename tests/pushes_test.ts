@@ -2,6 +2,7 @@
 import { assert, assertEquals, expectError, expectStatus } from "./helpers/assert.ts";
 import { type Client, registerUser } from "./helpers/http.ts";
 import { serverSuite } from "./helpers/suite.ts";
+import { fetchChecked } from "./helpers/openapi.ts";
 import { createDevice, deviceRow, insertPush, pushRow } from "./helpers/devices.ts";
 import { externalDatabaseUrl, type TestServer } from "./helpers/server.ts";
 import { connectDevice, eventually } from "./helpers/mqtt.ts";
@@ -18,7 +19,7 @@ async function owner(api: Client, s: TestServer) {
 }
 
 async function download(url: string) {
-  const res = await fetch(url);
+  const res = await fetchChecked(url);
   return {
     status: res.status,
     type: res.headers.get("content-type"),
@@ -300,7 +301,7 @@ async function upload(
   for (const [k, v] of Object.entries(ticket.fields)) form.append(k, v);
   form.append("file", new Blob([bytes as Uint8Array<ArrayBuffer>], { type }), "upload");
   // SPEC 5.9: no Authorization header on presigned uploads.
-  const res = await fetch(ticket.url, { method: "POST", body: form });
+  const res = await fetchChecked(ticket.url, { method: "POST", body: form });
   await res.body?.cancel();
   return res.status;
 }

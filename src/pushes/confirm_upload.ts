@@ -13,7 +13,6 @@ export const confirmUpload = userOrPatProcedure
       path: "/api/devices/{id}/custom-push/confirm",
       tags: ["pushes"],
       summary: "Confirm a custom image upload",
-      protect: true,
       errorResponses: {
         ...PUSH_ERRORS,
         404: "Device or upload not found",
