@@ -9,6 +9,7 @@ import { benchScene } from "./scene.ts";
 import { benchTemplates } from "./templates.ts";
 import { benchPush } from "./push.ts";
 import { benchContent } from "./content.ts";
+import { benchBurst } from "./burst.ts";
 import { type BenchRow, printTable } from "./lib.ts";
 
 const databaseUrl = Deno.env.get("DATABASE_URL");
@@ -19,6 +20,7 @@ const rows: BenchRow[] = [
   ...(await benchTemplates()),
   ...(await benchScene()),
   ...(await benchPush({ databaseUrl })),
+  ...(await benchBurst({ databaseUrl })),
   ...(await benchContent(databaseUrl ? { DATABASE_URL: databaseUrl } : {})),
 ];
 printTable(rows);

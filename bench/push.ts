@@ -6,7 +6,7 @@
  * Run alone: `deno run -A bench/push.ts [--database-url postgres://postgres@127.0.0.1:5432/postgres]`.
  */
 import { type BenchRow, printTable } from "./lib.ts";
-import { encodeJpeg, Image } from "image-js";
+import { benchPhoto } from "./photo.ts";
 import postgres from "postgres";
 import { parseConfig } from "../src/config.ts";
 import { uuidv7 } from "../src/lib/ids.ts";
@@ -16,19 +16,6 @@ const round = (value: number, digits = 1) => Number(value.toFixed(digits));
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
-}
-
-function photo(): Uint8Array {
-  const image = new Image(1600, 1200, { colorModel: "RGB" });
-  const data = image.getRawImage().data;
-  for (let y = 0, p = 0; y < 1200; y++) {
-    for (let x = 0; x < 1600; x++, p += 3) {
-      data[p] = (x * 255) / 1600;
-      data[p + 1] = (y * 255) / 1200;
-      data[p + 2] = (x ^ y) & 0xff;
-    }
-  }
-  return encodeJpeg(image, { quality: 85 });
 }
 
 /** Sends GET .../push from `concurrency` loops for `seconds`; returns rps, p50 and p99. */
@@ -105,7 +92,7 @@ export async function benchPush(
     }).execute();
     // One rendered push, published by the first request; the rest read it (rule 1).
     const push = await services.pushes.create({ userId, deviceId, template: "custom-image" });
-    const bitmaps = await services.renderer.renderImage(photo());
+    const bitmaps = await services.renderer.renderImage(await benchPhoto());
     const prefix = `render/${userId}/${deviceId}/${push.id}/`;
     await services.storage.put(`${prefix}image.png`, bitmaps.png, "image/png");
     await services.storage.put(`${prefix}image2.raw`, bitmaps.raw2, "application/octet-stream");
@@ -117,7 +104,7 @@ export async function benchPush(
     const idle = await load(url, reg.accessToken, seconds, concurrency);
 
     // Background: keep two renders in flight on the pool for the whole measurement.
-    const source = photo();
+    const source = await benchPhoto();
     let rendering = true;
     let rendered = 0;
     const background = Array.from({ length: 2 }, async () => {

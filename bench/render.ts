@@ -4,13 +4,12 @@
  * time (ms per push) and with the pool saturated (pushes per second).
  * Run alone: `deno run -A bench/render.ts`.
  */
-import { encodeJpeg, Image } from "image-js";
-import { ditherFloydSteinberg } from "../src/render/dither.ts";
-import { pack1bpp, pack2bpp } from "../src/render/pack.ts";
+import { ditherPacked, PHOTO_DITHER } from "../src/render/dither.ts";
 import { encodePng1Bit } from "../src/render/png.ts";
 import { createRenderPool } from "../src/render/pool.ts";
 import { FRAME_HEIGHT as H, FRAME_WIDTH as W } from "../src/render/types.ts";
 import { type BenchRow, printTable } from "./lib.ts";
+import { benchPhoto } from "./photo.ts";
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -32,22 +31,6 @@ function syntheticFrame(): Uint8Array {
   return frame;
 }
 
-/** A 1600x1200 colour JPEG, the size of a typical phone upload after the client's resize. */
-function syntheticUpload(): Uint8Array {
-  const width = 1600;
-  const height = 1200;
-  const image = new Image(width, height, { colorModel: "RGB" });
-  const data = image.getRawImage().data;
-  for (let y = 0, p = 0; y < height; y++) {
-    for (let x = 0; x < width; x++, p += 3) {
-      data[p] = (x * 255) / width;
-      data[p + 1] = (y * 255) / height;
-      data[p + 2] = (x ^ y) & 0xff;
-    }
-  }
-  return encodeJpeg(image, { quality: 85 });
-}
-
 function time(fn: () => void, runs: number): number {
   const samples: number[] = [];
   for (let i = 0; i < runs; i++) {
@@ -62,15 +45,12 @@ function time(fn: () => void, runs: number): number {
 export async function benchRender(options: { runs?: number } = {}): Promise<BenchRow[]> {
   const runs = options.runs ?? 15;
   const frame = syntheticFrame();
-  time(() => pack1bpp(ditherFloydSteinberg(frame, W, H, 2), W, H), 3); // JIT warm-up
-  const ditherPack = time(() => {
-    pack1bpp(ditherFloydSteinberg(frame, W, H, 2), W, H);
-    pack2bpp(ditherFloydSteinberg(frame, W, H, 4), W, H);
-  }, runs);
-  const raw2 = pack1bpp(ditherFloydSteinberg(frame, W, H, 2), W, H);
+  time(() => ditherPacked(frame, W, H, PHOTO_DITHER), 20); // JIT warm-up
+  const ditherPack = time(() => ditherPacked(frame, W, H, PHOTO_DITHER), runs * 3);
+  const { raw2 } = ditherPacked(frame, W, H, PHOTO_DITHER);
   const png = time(() => encodePng1Bit(raw2, W, H), runs);
 
-  const upload = syntheticUpload();
+  const upload = await benchPhoto();
   const pool = await createRenderPool();
   try {
     await pool.renderImage(upload);
@@ -86,7 +66,7 @@ export async function benchRender(options: { runs?: number } = {}): Promise<Benc
     const perSecond = batch / ((performance.now() - start) / 1000);
     return [
       {
-        name: "render: dither+pack one 800x480 frame (1 bpp + 2 bpp)",
+        name: `render: dither+pack one 800x480 frame (1 bpp + 2 bpp, ${PHOTO_DITHER})`,
         value: round(ditherPack),
         unit: "ms",
       },

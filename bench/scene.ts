@@ -4,7 +4,7 @@
  * worker, one at a time (goal: ≤ 30 ms at 800x480 warm), and the pool saturated (renders/s).
  * Run alone: `deno run -A bench/scene.ts`.
  */
-import { encodeJpeg, Image } from "image-js";
+import { encodeRgb, rgbPixels } from "../src/render/testing/images.ts";
 import { createRenderPool } from "../src/render/pool.ts";
 import type { SceneRenderRequest } from "../src/render/types.ts";
 import { type BenchRow, printTable } from "./lib.ts";
@@ -14,17 +14,13 @@ const median = (values: number[]) =>
 const round = (value: number) => Number(value.toFixed(1));
 
 /** A 1200x800 photo-like JPEG, the size a phone upload has after the client's resize. */
-function photo(): Uint8Array {
-  const image = new Image(1200, 800, { colorModel: "RGB" });
-  const data = image.getRawImage().data;
-  for (let y = 0, p = 0; y < 800; y++) {
-    for (let x = 0; x < 1200; x++, p += 3) {
-      data[p] = (x * 255) / 1200;
-      data[p + 1] = (y * 255) / 800;
-      data[p + 2] = ((x ^ y) & 0x3f) + 96;
-    }
-  }
-  return encodeJpeg(image, { quality: 85 });
+function photo(): Promise<Uint8Array> {
+  const data = rgbPixels(1200, 800, (x, y) => [
+    (x * 255) / 1200,
+    (y * 255) / 800,
+    ((x ^ y) & 0x3f) + 96,
+  ]);
+  return encodeRgb(data, 1200, 800, "jpeg", { quality: 85 });
 }
 
 const frame = (x: number, y: number, width: number, height: number) => ({ x, y, width, height });
@@ -88,7 +84,7 @@ export const BENCH_SCENE = {
 /** Runs the Scene benchmarks and returns their rows. */
 export async function benchScene(options: { runs?: number } = {}): Promise<BenchRow[]> {
   const runs = options.runs ?? 15;
-  const images = { p: photo() };
+  const images = { p: await photo() };
   const request = (width: number, height: number): SceneRenderRequest => ({
     scene: BENCH_SCENE,
     images,

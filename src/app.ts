@@ -9,7 +9,7 @@ import { createHandler } from "./http/handler.ts";
 import { createLogger, type Logger } from "./http/log.ts";
 import { createJobs } from "./jobs/boss.ts";
 import type { Jobs } from "./jobs/types.ts";
-import { buildOpenApiDocument } from "./openapi/document.ts";
+import { type Audience, buildOpenApiDocument } from "./openapi/document.ts";
 import { allRawRoutes } from "./raw_routes.ts";
 import { createRenderPool, defaultThreads } from "./render/pool.ts";
 import { type Messaging, openMessaging } from "./mqtt/messaging.ts";
@@ -125,8 +125,11 @@ export async function createApp(config: Config): Promise<App> {
     await services.analyze.scheduled();
   });
   await jobs.schedule(analyzeScheduleQueue, config.analyze.schedule, {});
-  let document: unknown;
-  const raw = allRawRoutes(() => (document ??= buildOpenApiDocument(raw)));
+  // Built on first request, once the listener (and so PUBLIC_BASE_URL's default) is known.
+  const documents: Partial<Record<Audience, unknown>> = {};
+  const documentOf = (audience: Audience) => () =>
+    documents[audience] ??= buildOpenApiDocument(audience, raw, publicBaseUrl);
+  const raw = allRawRoutes({ user: documentOf("user"), factory: documentOf("factory") });
   const handler = (ingress: "combined" | "user" | "factory") =>
     createHandler({ router: appRouter, raw, services, logger, ingress });
   const embedded = [

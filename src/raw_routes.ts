@@ -1,6 +1,6 @@
 /** Every raw route of the service, in match order. Domains add theirs to `domainRawRoutes`. */
 import type { RawRoute } from "./http/raw.ts";
-import { health, openApiRoute } from "./http/system_routes.ts";
+import { factoryOpenApiRoute, health, openApiRoute } from "./http/system_routes.ts";
 import { deleteAccount } from "./accounts/delete_account.ts";
 import { stripeWebhook } from "./billing/webhook.ts";
 import { appleStart, googleStart } from "./oauth/start.ts";
@@ -23,7 +23,17 @@ export const domainRawRoutes: RawRoute[] = [
   ...contentRawRoutes,
 ];
 
-/** The raw routes including the OpenAPI document route. */
-export function allRawRoutes(document: () => unknown): RawRoute[] {
-  return [...domainRawRoutes, openApiRoute(document)];
+/** The documents the service serves, built on first use. */
+export interface Documents {
+  user: () => unknown;
+  factory: () => unknown;
+}
+
+/** The raw routes including the routes of the two OpenAPI documents. */
+export function allRawRoutes(documents: Documents): RawRoute[] {
+  return [
+    ...domainRawRoutes,
+    openApiRoute(documents.user),
+    factoryOpenApiRoute(documents.factory),
+  ];
 }

@@ -9,6 +9,7 @@ import { sql } from "kysely";
 import { assert, assertEquals, expectError, expectStatus } from "./helpers/assert.ts";
 import { type Client, registerUser } from "./helpers/http.ts";
 import { serverSuite } from "./helpers/suite.ts";
+import { fetchChecked } from "./helpers/openapi.ts";
 import type { TestServer } from "./helpers/server.ts";
 import {
   as,
@@ -773,7 +774,7 @@ suite.test(
       404,
     );
     const keys = (await as(api, "aud").get("/manifest-keys")).body;
-    const res = await fetch(`${server.factoryUrl}/internal/factory/nfc-files:download-zip`, {
+    const res = await fetchChecked(`${server.factoryUrl}/internal/factory/nfc-files:download-zip`, {
       method: "POST",
       headers: { authorization: `Bearer ${tokenOf("sup")}`, "content-type": "application/json" },
       body: JSON.stringify({ batchId: batch.id }),
@@ -900,7 +901,7 @@ async function mixedBatch(api: Client) {
 
 /** POST /nfc-files:download-zip as a principal; the entries of a 200. */
 async function zipAs(server: TestServer, name: PrincipalName, body: unknown) {
-  const res = await fetch(`${server.factoryUrl}/internal/factory/nfc-files:download-zip`, {
+  const res = await fetchChecked(`${server.factoryUrl}/internal/factory/nfc-files:download-zip`, {
     method: "POST",
     headers: { authorization: `Bearer ${tokenOf(name)}`, "content-type": "application/json" },
     body: JSON.stringify(body),

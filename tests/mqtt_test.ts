@@ -7,6 +7,7 @@ import { encodeBase64 } from "@oslojs/encoding";
 import { assert, assertEquals, expectStatus } from "./helpers/assert.ts";
 import { registerUser } from "./helpers/http.ts";
 import { serverSuite } from "./helpers/suite.ts";
+import { fetchChecked } from "./helpers/openapi.ts";
 import {
   createDevice,
   deviceRow,
@@ -113,7 +114,7 @@ suite.test("get_push / refresh_push / confirm follow the HTTP rules", async (api
     const first = await sim.next("down/push");
     assertEquals([first.pushId, first.status, first.changed], [a, "PUBLISHED", true]);
     assert.match(first.url, /image2\.raw/);
-    const bytes = new Uint8Array(await (await fetch(first.url)).arrayBuffer());
+    const bytes = new Uint8Array(await (await fetchChecked(first.url)).arrayBuffer());
     assert.equal(bytes.byteLength, 48000);
     await sim.send("up/get_push", "");
     const again = await sim.next("down/push");

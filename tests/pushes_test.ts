@@ -2,6 +2,7 @@
 import { assert, assertEquals, expectError, expectStatus } from "./helpers/assert.ts";
 import { type Client, registerUser } from "./helpers/http.ts";
 import { serverSuite } from "./helpers/suite.ts";
+import { fetchChecked } from "./helpers/openapi.ts";
 import { createDevice, deviceRow, insertPush, pushRow } from "./helpers/devices.ts";
 import { externalDatabaseUrl, type TestServer } from "./helpers/server.ts";
 import { connectDevice, eventually } from "./helpers/mqtt.ts";
@@ -18,7 +19,7 @@ async function owner(api: Client, s: TestServer) {
 }
 
 async function download(url: string) {
-  const res = await fetch(url);
+  const res = await fetchChecked(url);
   return {
     status: res.status,
     type: res.headers.get("content-type"),
@@ -35,7 +36,7 @@ suite.test(
     const high = await insertPush(s, device, user.user.id, { priority: 5 });
     await insertPush(s, device, user.user.id, { priority: 9, status: "PREPARE" });
     const first = expectStatus(await api.get(`${base}/push`, { token }), 200);
-    assertEquals(Object.keys(first).sort(), ["changed", "pushId", "status", "url"]);
+    assertEquals(Object.keys(first).sort(), ["changed", "pushId", "sha256", "status", "url"]);
     assertEquals([first.pushId, first.status, first.changed], [high, "PUBLISHED", true]);
     const again = expectStatus(await api.get(`${base}/push`, { token }), 200);
     assertEquals([again.pushId, again.status, again.changed], [high, "PUBLISHED", false]);
@@ -300,7 +301,7 @@ async function upload(
   for (const [k, v] of Object.entries(ticket.fields)) form.append(k, v);
   form.append("file", new Blob([bytes as Uint8Array<ArrayBuffer>], { type }), "upload");
   // SPEC 5.9: no Authorization header on presigned uploads.
-  const res = await fetch(ticket.url, { method: "POST", body: form });
+  const res = await fetchChecked(ticket.url, { method: "POST", body: form });
   await res.body?.cancel();
   return res.status;
 }
@@ -459,14 +460,20 @@ suite.test(
       409,
       /not an image/,
     );
-    // An image the render pool cannot decode (GIF) is not confirmable either.
+    // Every type the store sniffs is one the render decodes (issue 12): a GIF is confirmable,
+    // and one whose bytes are broken becomes a recorded render failure, never a QUEUE push.
     const t2 = await ticket();
     assert.equal(await upload(t2, new TextEncoder().encode("GIF89a\x01\x00")), 204);
-    expectError(
+    const { pushId } = expectStatus(
       await api.post(`${base}/custom-push/confirm`, { token, body: { fileId: t2.fileId } }),
-      409,
-      /cannot be rendered/,
+      200,
     );
+    const failed = await eventually(async () => {
+      const row = await pushRow(s, pushId);
+      return row.render_error ? row : null;
+    }, "render failure");
+    assertEquals(failed.status, "PREPARE");
+    assert.match(failed.render_error ?? "", /could not be decoded/);
   },
 );
 

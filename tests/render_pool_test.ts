@@ -4,7 +4,7 @@
  * and Scene renditions into PNG.
  */
 import { decode, encode } from "fast-png";
-import { encodeJpeg, Image } from "image-js";
+import { encodeRgb, gradientJpeg, rgbPixels } from "../src/render/testing/images.ts";
 import { AppError } from "../src/errors.ts";
 import { toHttpError } from "../src/render/errors.ts";
 import { createRenderPool } from "../src/render/pool.ts";
@@ -12,14 +12,8 @@ import { assert, assertEquals } from "./helpers/assert.ts";
 import { startTestServer } from "./helpers/server.ts";
 import { bombs, MiB } from "./helpers/bombs.ts";
 
-function photoLike(width: number, height: number): Image {
-  const image = new Image(width, height, { colorModel: "RGB" });
-  for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) {
-      image.setPixel(x, y, [(x * 255) / width, (y * 255) / height, 128]);
-    }
-  }
-  return image;
+function photoLike(width: number, height: number): Uint8Array {
+  return rgbPixels(width, height, (x, y) => [(x * 255) / width, (y * 255) / height, 128]);
 }
 
 function assertPushBitmaps(bitmaps: { png: Uint8Array; raw2: Uint8Array; raw4: Uint8Array }) {
@@ -34,15 +28,10 @@ Deno.test("render pool: PNG and JPEG uploads become png/raw2/raw4 of the right s
   const pool = await createRenderPool({ threads: 2 });
   try {
     const image = photoLike(640, 400);
-    const pngSource = encode({
-      width: 640,
-      height: 400,
-      data: image.getRawImage().data as Uint8Array,
-      channels: 3,
-    });
+    const pngSource = encode({ width: 640, height: 400, data: image, channels: 3 });
     const [fromPng, fromJpeg] = await Promise.all([
       pool.renderImage(pngSource),
-      pool.renderImage(encodeJpeg(image)),
+      pool.renderImage(await encodeRgb(image, 640, 400, "jpeg")),
     ]);
     assertPushBitmaps(fromPng);
     assertPushBitmaps(fromJpeg);
@@ -58,8 +47,8 @@ Deno.test("render pool: PNG and JPEG uploads become png/raw2/raw4 of the right s
 Deno.test("render pool: an image it cannot render rejects with AppError, the pool lives on", async () => {
   const pool = await createRenderPool({ threads: 1 });
   try {
-    const webp = Uint8Array.from("RIFF\0\0\0\0WEBPVP8 ", (c) => c.charCodeAt(0));
-    const error = await pool.renderImage(webp).catch(toHttpError);
+    const heic = Uint8Array.from("\0\0\0\x18ftypheic\0\0\0\0mif1heic", (c) => c.charCodeAt(0));
+    const error = await pool.renderImage(heic).catch(toHttpError);
     assert.ok(error instanceof AppError);
     assertEquals([error.code, error.status], ["unsupported_media_type", 415]);
     const white = encode({ width: 8, height: 8, data: new Uint8Array(64).fill(255), channels: 1 });
@@ -73,7 +62,7 @@ Deno.test("render pool: an image it cannot render rejects with AppError, the poo
 Deno.test("render pool: push templates render in the workers into the push formats", async () => {
   const pool = await createRenderPool({ threads: 2 });
   try {
-    const photo = encodeJpeg(photoLike(320, 200));
+    const photo = await gradientJpeg(320, 200);
     const before = photo.slice();
     const [note, checklist, picture] = await Promise.all([
       pool.renderTemplate({ name: "note", variables: { title: "Hi", body: "Text & <b>more</b>" } }),
@@ -140,7 +129,7 @@ Deno.test("render pool: Scene renditions come back as PNG of the requested size 
         },
       ],
     };
-    const images = { f: encodeJpeg(photoLike(160, 100)) };
+    const images = { f: await gradientJpeg(160, 100) };
     const [color, mono] = await Promise.all([
       pool.renderScene({ scene, images, width: 400, height: 400 }),
       pool.renderScene({ scene, images, width: 800, height: 480, colorMode: "monochrome" }),

@@ -14,6 +14,7 @@ import {
   ticketParts,
 } from "./helpers/forms.ts";
 import { serverSuite } from "./helpers/suite.ts";
+import { fetchChecked } from "./helpers/openapi.ts";
 import { bombs } from "./helpers/bombs.ts";
 import { createDevice, pushRow } from "./helpers/devices.ts";
 import { type Client, registerUser } from "./helpers/http.ts";
@@ -300,7 +301,7 @@ suite.test(
     for (const [storedType, servedType, disposition] of cases) {
       const key = `render/test/${crypto.randomUUID()}/image.bin`;
       await store(s).put(key, new TextEncoder().encode("<svg onload=alert(1)>"), storedType);
-      const res = await fetch(signedUrl(s, key, Math.floor(Date.now() / 1000) + 30));
+      const res = await fetchChecked(signedUrl(s, key, Math.floor(Date.now() / 1000) + 30));
       assertEquals(res.status, 200, storedType);
       assertEquals(res.headers.get("content-type"), servedType, storedType);
       assertEquals(res.headers.get("content-disposition"), `${disposition}; filename="image.bin"`);
@@ -313,7 +314,7 @@ suite.test(
       assert.ok(maxAge <= 30 && maxAge >= 25, res.headers.get("cache-control") ?? "");
       assertEquals(await res.text(), "<svg onload=alert(1)>");
     }
-    const missing = await fetch(signedUrl(s, "render/test/none"));
+    const missing = await fetchChecked(signedUrl(s, "render/test/none"));
     assertEquals([missing.status, missing.headers.get("cache-control")], [404, "no-store"]);
     await missing.body?.cancel();
   },
@@ -339,13 +340,15 @@ suite.test(
     for (const key of keys) {
       // Correctly signed (the test holds the secret): the key itself is refused.
       // (`..` alone never reaches the route: URL parsing resolves it to another path.)
-      const res = await fetch(signedUrl(s, key));
+      const res = await fetchChecked(signedUrl(s, key));
       assertEquals(res.status, 404, key);
       await res.body?.cancel();
     }
     // A malformed escape and an unsigned request stay 4xx too.
     for (const path of ["%E0%A4%A", "..%2Fsecrets.json", "%2e%2e%2fsecrets.json"]) {
-      const res = await fetch(`${s.url}/storage/objects/${path}?expires=9999999999&signature=x`);
+      const res = await fetchChecked(
+        `${s.url}/storage/objects/${path}?expires=9999999999&signature=x`,
+      );
       assert.ok(res.status === 403 || res.status === 404, `${path}: ${res.status}`);
       await res.body?.cancel();
     }
@@ -354,7 +357,7 @@ suite.test(
     await store(s).put(key, png(), "image/png");
     const url = new URL(signedUrl(s, key));
     url.searchParams.set("expires", `0${url.searchParams.get("expires")}`);
-    const res = await fetch(url);
+    const res = await fetchChecked(url);
     assertEquals(res.status, 403);
     await res.body?.cancel();
   },

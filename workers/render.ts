@@ -69,7 +69,7 @@ async function warm(): Promise<WorkerReply> {
       colorMode,
     });
   }
-  const result = renderImageBitmaps(WARM_UP_PNG);
+  const result = await renderImageBitmaps(WARM_UP_PNG);
   if (!result.ok) return { ok: false, code: result.code, message: result.message };
   return bitmapsReply(result.bitmaps);
 }
@@ -80,7 +80,7 @@ export default async function render(task: RenderTask): Promise<WorkerReply> {
     case "warm":
       return await warm();
     case "image": {
-      const result = renderImageBitmaps(new Uint8Array(task.source));
+      const result = await renderImageBitmaps(new Uint8Array(task.source), task.options);
       if (!result.ok) return { ok: false, code: result.code, message: result.message };
       return bitmapsReply(result.bitmaps);
     }
@@ -91,7 +91,7 @@ export default async function render(task: RenderTask): Promise<WorkerReply> {
       return bitmapsReply(result.bitmaps);
     }
     case "inspect": {
-      const result = inspectImage(new Uint8Array(task.source), task.maxSide);
+      const result = await inspectImage(new Uint8Array(task.source), task.maxSide);
       if (!result.ok) return { ok: false, code: result.code, message: result.message };
       const png = wireBuffer(result.preview);
       return withTransfer({ ok: true, png, facts: result.facts }, [png]);

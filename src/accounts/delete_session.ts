@@ -12,7 +12,6 @@ export const deleteSession = userProcedure
       path: "/auth/sessions/{id}",
       tags: ["accounts"],
       summary: "End a session",
-      protect: true,
       errorResponses: { 401: "Unauthorized", 404: "Session not found" },
     },
   })

@@ -10,7 +10,6 @@ export const getMe = userProcedure
       path: "/auth/me",
       tags: ["accounts"],
       summary: "The signed-in user",
-      protect: true,
       errorResponses: { 401: "Unauthorized" },
     },
   })

@@ -10,7 +10,6 @@ export const listSessions = userProcedure
       path: "/auth/sessions",
       tags: ["accounts"],
       summary: "List sessions",
-      protect: true,
       errorResponses: { 401: "Unauthorized" },
     },
   })

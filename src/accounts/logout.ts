@@ -10,7 +10,6 @@ export const logout = userProcedure
       path: "/auth/logout",
       tags: ["accounts"],
       summary: "Log out",
-      protect: true,
       errorResponses: { 401: "Unauthorized" },
     },
   })

@@ -14,10 +14,8 @@ export const register = publicProcedure
       successDescription: "Created",
       errorResponses: { 400: "Invalid fields", 409: "Email or username taken" },
     },
+    status: 201,
   })
   .input(z.object({ email: emailInput, username: usernameInput, password: passwordInput }))
   .output(authResultSchema)
-  .mutation(({ ctx, input }) => {
-    ctx.response.status = 201;
-    return ctx.services.accounts.register(input, clientOf(ctx));
-  });
+  .mutation(({ ctx, input }) => ctx.services.accounts.register(input, clientOf(ctx)));

@@ -12,7 +12,6 @@ export const updateMe = userProcedure
       path: "/auth/me",
       tags: ["accounts"],
       summary: "Update the signed-in user",
-      protect: true,
       errorResponses: {
         400: "Invalid fields or missing currentPassword",
         401: "Unauthorized or incorrect current password",

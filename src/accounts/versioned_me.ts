@@ -14,7 +14,6 @@ export const versionedMe = (surface: Surface) =>
         path: `${surface.prefix}/me`,
         tags: [surface.name],
         summary: "The user this credential acts for",
-        protect: true,
         errorResponses: { 401: "Unauthorized", 403: "Wrong kind of credential for this surface" },
       },
     })

@@ -1,5 +1,6 @@
 /** Row-to-API mapping of the accounts domain: the only place rows become wire objects. */
 import { z } from "zod";
+import { timestamp } from "../lib/wire.ts";
 import type { Selectable } from "kysely";
 import type { OauthAccountsTable, SessionsTable, UsersTable } from "./tables.ts";
 
@@ -7,23 +8,23 @@ export const userSchema = z.object({
   id: z.uuid(),
   email: z.string(),
   username: z.string(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
+  createdAt: timestamp,
+  updatedAt: timestamp,
 }).meta({ id: "User" });
 
 export const sessionSchema = z.object({
   id: z.uuid(),
   userAgent: z.string(),
   ip: z.string(),
-  createdAt: z.string(),
-  lastUsedAt: z.string(),
+  createdAt: timestamp,
+  lastUsedAt: timestamp,
 }).meta({ id: "Session" });
 
 export const oauthAccountSchema = z.object({
   provider: z.string(),
   providerUserId: z.string(),
   email: z.string(),
-  linkedAt: z.string(),
+  linkedAt: timestamp,
 }).meta({ id: "OauthAccount" });
 
 /** The `subscription` object of `GET /auth/me` (SPEC 2.4). */
@@ -31,7 +32,7 @@ export const subscriptionSummarySchema = z.object({
   status: z.string(),
   plan: z.string().nullable(),
   interval: z.string().nullable(),
-  currentPeriodEnd: z.string().nullable(),
+  currentPeriodEnd: timestamp.nullable(),
   cancelAtPeriodEnd: z.boolean(),
 }).meta({ id: "SubscriptionSummary" });
 

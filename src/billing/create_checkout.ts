@@ -10,7 +10,6 @@ export const createCheckout = userProcedure
       path: "/auth/subscription/checkout",
       tags: ["billing"],
       summary: "Start a hosted checkout for the pro plan",
-      protect: true,
       errorResponses: {
         400: "Invalid interval",
         401: "Unauthorized",

@@ -10,7 +10,6 @@ export const createPortal = userProcedure
       path: "/auth/subscription/portal",
       tags: ["billing"],
       summary: "Open the hosted billing portal",
-      protect: true,
       errorResponses: { 401: "Unauthorized", 503: "Billing is not configured" },
     },
   })

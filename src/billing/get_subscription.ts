@@ -10,7 +10,6 @@ export const getSubscription = userProcedure
       path: "/auth/subscription",
       tags: ["billing"],
       summary: "The caller's subscription",
-      protect: true,
       errorResponses: { 401: "Unauthorized" },
     },
   })

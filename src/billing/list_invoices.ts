@@ -10,7 +10,6 @@ export const listInvoices = userProcedure
       path: "/auth/subscription/invoices",
       tags: ["billing"],
       summary: "The caller's invoices",
-      protect: true,
       errorResponses: { 401: "Unauthorized" },
     },
   })

@@ -1,5 +1,6 @@
 /** Row-to-API mapping of billing (SPEC 2.4, 2.5). */
 import { z } from "zod";
+import { timestamp } from "../lib/wire.ts";
 import type { Selectable } from "kysely";
 import type Stripe from "stripe";
 import type { SubscriptionsTable } from "./tables.ts";
@@ -8,8 +9,8 @@ export const subscriptionSchema = z.object({
   status: z.string(),
   plan: z.string().nullable(),
   interval: z.string().nullable(),
-  currentPeriodStart: z.string().nullable(),
-  currentPeriodEnd: z.string().nullable(),
+  currentPeriodStart: timestamp.nullable(),
+  currentPeriodEnd: timestamp.nullable(),
   cancelAtPeriodEnd: z.boolean(),
   paymentCustomerId: z.string().nullable(),
   paymentSubscriptionId: z.string().nullable(),
@@ -17,7 +18,7 @@ export const subscriptionSchema = z.object({
 
 export const invoiceSchema = z.object({
   id: z.string(),
-  date: z.string(),
+  date: timestamp,
   amount: z.number().int(),
   currency: z.string(),
   status: z.string(),

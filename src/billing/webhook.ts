@@ -15,7 +15,7 @@ const WEBHOOK_BODY_LIMIT = 512 * 1024;
  * configured secret) is checked before the body is read; the HMAC once it is.
  */
 const signatureHeader: RawAuth<{ signature: string; secret: string }> = {
-  security: [],
+  access: { credentials: [], errors: { 400: "Missing signature header or no signing secret" } },
   check(ctx, req) {
     const secret = ctx.services.config.stripe.webhookSecret;
     // CONTRACT.md: without a signing secret nothing can be verified, so everything is refused.

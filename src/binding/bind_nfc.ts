@@ -14,7 +14,6 @@ export const bindNfc = userOrPatProcedure
       path: "/api/devices/bind/nfc",
       tags: ["devices"],
       summary: "Bind a device with its NFC credential",
-      protect: true,
       errorResponses: {
         400:
           "Invalid NFC credential (malformed, wrong proof, unsupported version, unknown key, or revoked)",

@@ -20,7 +20,8 @@ export const bindCode = publicProcedure
     },
   })
   .input(z.object({}).loose())
-  .output(z.void())
+  // Never succeeds: the document lists only the 410.
+  .output(z.never())
   .mutation(gone);
 
 /** POST /api/devices/{id}/refresh-code: always 410 (pairing is NFC-only). */
@@ -36,5 +37,5 @@ export const refreshCode = publicProcedure
     },
   })
   .input(z.object({ id: z.string() }).loose())
-  .output(z.void())
+  .output(z.never())
   .mutation(gone);

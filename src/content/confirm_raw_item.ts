@@ -12,7 +12,6 @@ export const confirmRawItem = userOrPatProcedure
       path: "/api/raw-items/{id}/confirm",
       tags: ["content"],
       summary: "Confirm a raw item's uploads and start its summary",
-      protect: true,
       successDescription: "Accepted: the item is processing (a second confirm starts nothing)",
       errorResponses: {
         ...CONTENT_ERRORS,
@@ -20,11 +19,8 @@ export const confirmRawItem = userOrPatProcedure
         409: "A picture is not uploaded, not an image, not PNG, JPEG or BMP, or over 10 MB",
       },
     },
+    status: 202,
   })
   .input(z.object({ id: uuidParam }))
   .output(rawItemSchema)
-  .mutation(async ({ ctx, input }) => {
-    const item = await ctx.services.content.confirm(ctx.caller.userId, input.id);
-    ctx.response.status = 202;
-    return item;
-  });
+  .mutation(({ ctx, input }) => ctx.services.content.confirm(ctx.caller.userId, input.id));

@@ -12,7 +12,6 @@ export const getAnalyzeRun = userOrPatProcedure
       path: "/api/analyze/runs/{id}",
       tags: ["analyze"],
       summary: "Get an analyze run",
-      protect: true,
       errorResponses: { ...CONTENT_ERRORS, 400: "id is not a UUID" },
     },
   })

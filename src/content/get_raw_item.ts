@@ -12,7 +12,6 @@ export const getRawItem = userOrPatProcedure
       path: "/api/raw-items/{id}",
       tags: ["content"],
       summary: "Get a raw item",
-      protect: true,
       errorResponses: { ...CONTENT_ERRORS, 400: "id is not a UUID" },
     },
   })

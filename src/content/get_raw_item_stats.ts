@@ -10,7 +10,6 @@ export const getRawItemStats = userOrPatProcedure
       path: "/api/raw-items/stats",
       tags: ["content"],
       summary: "Processing statistics of the last 7 days",
-      protect: true,
       errorResponses: { 401: "Unauthorized" },
     },
   })

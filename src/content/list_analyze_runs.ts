@@ -10,7 +10,6 @@ export const listAnalyzeRuns = userOrPatProcedure
       path: "/api/analyze/runs",
       tags: ["analyze"],
       summary: "List the caller's analyze runs",
-      protect: true,
       errorResponses: { 400: "Invalid limit or cursor", 401: "Unauthorized" },
     },
   })

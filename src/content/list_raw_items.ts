@@ -11,7 +11,6 @@ export const listRawItems = userOrPatProcedure
       path: "/api/raw-items",
       tags: ["content"],
       summary: "List the caller's raw items",
-      protect: true,
       errorResponses: { 400: "Invalid status, limit or cursor", 401: "Unauthorized" },
     },
   })

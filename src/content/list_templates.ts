@@ -10,7 +10,6 @@ export const listTemplates = userOrPatProcedure
       path: "/api/templates",
       tags: ["templates"],
       summary: "List the push templates",
-      protect: true,
       errorResponses: { 401: "Unauthorized" },
     },
   })

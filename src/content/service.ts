@@ -12,7 +12,7 @@ import type { Jobs } from "../jobs/types.ts";
 import type { ObjectStore } from "../storage/object_store.ts";
 import * as files from "../files/repository.ts";
 import { confirmUploads, issueUploadTicket, type UploadTicketView } from "../files/uploads.ts";
-import { RENDERABLE_TYPES } from "../render/types.ts";
+import { RENDERABLE_NAMES, RENDERABLE_TYPES } from "../render/types.ts";
 import { decodeCursor, encodeCursor } from "../pushes/cursor.ts";
 import { URL_TTL_SECONDS } from "../pushes/service.ts";
 import { summarizeQueue } from "./queues.ts";
@@ -172,7 +172,7 @@ export class ContentService {
         this.db,
         this.store,
         rows,
-        { types: RENDERABLE_TYPES, typeNames: "PNG, JPEG or BMP" },
+        { types: RENDERABLE_TYPES, typeNames: RENDERABLE_NAMES },
         async (trx: Trx) => {
           const locked = await repo.lockRawItem(trx, id);
           if (locked?.status !== "uploading") return false;

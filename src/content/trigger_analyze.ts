@@ -12,7 +12,6 @@ export const triggerAnalyze = userOrPatProcedure
       path: "/api/analyze/trigger",
       tags: ["analyze"],
       summary: "Queue an analyze run",
-      protect: true,
       errorResponses: { 401: "Unauthorized" },
     },
   })

@@ -12,7 +12,6 @@ export const uploadRawItem = userOrPatProcedure
       tags: ["content"],
       summary: "Upload a note and pictures (upload tickets for the pictures)",
       successDescription: "Created",
-      protect: true,
       errorResponses: {
         400: "Neither text nor attachments, text over 20,000 characters, over 10 attachments, " +
           "or a contentType that is not image/*",
@@ -20,6 +19,7 @@ export const uploadRawItem = userOrPatProcedure
         413: "An attachment's declared size is over 10 MB",
       },
     },
+    status: 201,
   })
   .input(z.object({
     title: z.string().optional(),
@@ -31,8 +31,4 @@ export const uploadRawItem = userOrPatProcedure
     })).optional().meta({ description: "Up to 10 pictures of up to 10 MB each" }),
   }))
   .output(uploadedRawItemSchema)
-  .mutation(async ({ ctx, input }) => {
-    const item = await ctx.services.content.upload(ctx.caller.userId, input);
-    ctx.response.status = 201;
-    return item;
-  });
+  .mutation(({ ctx, input }) => ctx.services.content.upload(ctx.caller.userId, input));

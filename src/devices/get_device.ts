@@ -12,7 +12,6 @@ export const getDevice = userOrPatProcedure
       path: "/api/devices/{id}",
       tags: ["devices"],
       summary: "Read a device",
-      protect: true,
       errorResponses: OWNER_ERRORS,
     },
   })

@@ -12,7 +12,6 @@ export const getHealth = userOrPatProcedure
       path: "/api/devices/{id}/health",
       tags: ["devices"],
       summary: "Read a device's health",
-      protect: true,
       errorResponses: OWNER_ERRORS,
     },
   })

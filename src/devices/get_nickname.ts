@@ -11,7 +11,6 @@ export const getNickname = userOrPatProcedure
       path: "/api/devices/{id}/nickname",
       tags: ["devices"],
       summary: "Read a device's nickname",
-      protect: true,
       errorResponses: OWNER_ERRORS,
     },
   })

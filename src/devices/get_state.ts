@@ -11,7 +11,6 @@ export const getState = userOrPatProcedure
       path: "/api/devices/{id}/state",
       tags: ["devices"],
       summary: "Read the state a device reported",
-      protect: true,
       errorResponses: { ...OWNER_ERRORS, 404: "Device not found or no state reported" },
     },
   })

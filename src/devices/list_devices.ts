@@ -10,7 +10,6 @@ export const listDevices = userOrPatProcedure
       path: "/api/devices",
       tags: ["devices"],
       summary: "List the caller's devices",
-      protect: true,
       errorResponses: { 401: "Unauthorized" },
     },
   })

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { uuidParam } from "../lib/params.ts";
 import { userOrPatProcedure } from "../trpc/auth.ts";
 import { OWNER_ERRORS } from "./meta.ts";
+import { TEXT_MAX } from "./service.ts";
 import { commandSchema } from "./views.ts";
 
 /** POST /api/devices/{id}/cmd: a `text` command over MQTT `down/cmd`, recorded `delivered`. */
@@ -12,7 +13,6 @@ export const sendCommand = userOrPatProcedure
       path: "/api/devices/{id}/cmd",
       tags: ["devices"],
       summary: "Send a command to a device",
-      protect: true,
       errorResponses: {
         ...OWNER_ERRORS,
         400: "Unsupported kind, missing text or invalid device id",
@@ -20,7 +20,12 @@ export const sendCommand = userOrPatProcedure
       },
     },
   })
-  .input(z.object({ id: uuidParam, kind: z.string(), text: z.string().optional() }))
+  .input(z.object({
+    id: uuidParam,
+    kind: z.string().meta({ description: "`text` (the only kind)" }),
+    // Checked by the service (required for `text`); stated here for the document.
+    text: z.string().meta({ maxLength: TEXT_MAX }).optional(),
+  }))
   .output(commandSchema)
   .mutation(({ ctx, input }) =>
     ctx.services.devices.sendCommand(ctx.caller.userId, input.id, {

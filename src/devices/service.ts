@@ -43,8 +43,9 @@ export interface DevicesOptions {
   log?: Log;
 }
 
-const NICKNAME_MAX = 64;
-const TEXT_MAX = 1000;
+/** SPEC 4.5: a nickname's and a text command's length in characters (code points). */
+export const NICKNAME_MAX = 64;
+export const TEXT_MAX = 1000;
 
 export class DevicesService {
   private readonly onUnlink: UnlinkReaction[];

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { uuidParam } from "../lib/params.ts";
 import { userOrPatProcedure } from "../trpc/auth.ts";
 import { OWNER_ERRORS } from "./meta.ts";
+import { NICKNAME_MAX } from "./service.ts";
 
 /** PUT /api/devices/{id}/nickname: an empty string clears it. */
 export const setNickname = userOrPatProcedure
@@ -11,11 +12,14 @@ export const setNickname = userOrPatProcedure
       path: "/api/devices/{id}/nickname",
       tags: ["devices"],
       summary: "Set or clear a device's nickname",
-      protect: true,
       errorResponses: { ...OWNER_ERRORS, 400: "Invalid body or device id" },
     },
   })
-  .input(z.object({ id: uuidParam, nickname: z.string() }))
+  .input(z.object({
+    id: uuidParam,
+    // Checked by the service after trimming; stated here for the document.
+    nickname: z.string().meta({ maxLength: NICKNAME_MAX, description: "Empty clears it" }),
+  }))
   .output(z.object({ message: z.string() }))
   .mutation(({ ctx, input }) =>
     ctx.services.devices.setNickname(ctx.caller.userId, input.id, input.nickname)

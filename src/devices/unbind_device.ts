@@ -11,7 +11,6 @@ export const unbindDevice = userOrPatProcedure
       path: "/api/devices/{id}/unbind",
       tags: ["devices"],
       summary: "Unbind a device",
-      protect: true,
       errorResponses: OWNER_ERRORS,
     },
   })

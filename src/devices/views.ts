@@ -1,5 +1,6 @@
 /** Row-to-API mapping of devices (SPEC 2.7, 2.8, 4.5 health). */
 import { z } from "zod";
+import { timestamp } from "../lib/wire.ts";
 import type { Selectable } from "kysely";
 import type { DeviceCommandsTable, DevicesTable } from "./tables.ts";
 
@@ -29,15 +30,15 @@ export const deviceSchema = z.object({
   firmware: z.string().nullable(),
   battery: z.number().int().nullable(),
   online: z.boolean(),
-  lastSeenAt: z.string().nullable(),
+  lastSeenAt: timestamp.nullable(),
   ownerId: z.uuid().nullable(),
-  boundAt: z.string().nullable(),
+  boundAt: timestamp.nullable(),
   claimCode: z.string().nullable(),
   state: z.string().nullable().meta({ description: "Reported state as an escaped JSON string" }),
-  stateUpdatedAt: z.string().nullable(),
+  stateUpdatedAt: timestamp.nullable(),
   tags: z.array(z.string()),
   latestPushId: z.uuid().nullable(),
-  latestPushAt: z.string().nullable(),
+  latestPushAt: timestamp.nullable(),
 }).meta({ id: "Device" });
 
 /** SPEC 2.7 list form: null optionals omitted; no state, stateUpdatedAt or claimCode. */
@@ -49,12 +50,12 @@ export const deviceListItemSchema = z.object({
   firmware: z.string().optional(),
   battery: z.number().int().optional(),
   online: z.boolean(),
-  lastSeenAt: z.string().optional(),
+  lastSeenAt: timestamp.optional(),
   ownerId: z.uuid().optional(),
-  boundAt: z.string().optional(),
+  boundAt: timestamp.optional(),
   tags: z.array(z.string()),
   latestPushId: z.uuid().optional(),
-  latestPushAt: z.string().optional(),
+  latestPushAt: timestamp.optional(),
 }).meta({ id: "DeviceListItem" });
 
 export const healthSchema = z.object({
@@ -65,10 +66,10 @@ export const healthSchema = z.object({
   state: z.string().nullable(),
   battery: z.number().int().nullable(),
   firmware: z.string().nullable(),
-  lastSeenAt: z.string().nullable(),
-  stateUpdatedAt: z.string().nullable(),
+  lastSeenAt: timestamp.nullable(),
+  stateUpdatedAt: timestamp.nullable(),
   latestPushId: z.uuid().nullable(),
-  latestPushAt: z.string().nullable(),
+  latestPushAt: timestamp.nullable(),
 }).meta({ id: "DeviceHealth" });
 
 export const commandSchema = z.object({
@@ -77,7 +78,7 @@ export const commandSchema = z.object({
   kind: z.string(),
   payload: z.string().meta({ description: "JSON string with the full command parameters" }),
   status: z.string(),
-  createdAt: z.string(),
+  createdAt: timestamp,
 }).meta({ id: "DeviceCommand" });
 
 /** The full device object (`GET /api/devices/{id}`, bind responses). */

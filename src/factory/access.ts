@@ -17,7 +17,8 @@ import { findPrincipal, type Principal, type Role } from "./principals.ts";
 import { FixedWindowLimiter } from "./rate_limit.ts";
 import { batchInScope, type BatchRef, deviceInScope } from "./scope.ts";
 
-const ANY: readonly Role[] = ["operator", "supervisor", "auditor"];
+/** Every role. */
+export const ANY: readonly Role[] = ["operator", "supervisor", "auditor"];
 /** SPEC 4.8: "write" means operator or supervisor. */
 const WRITE: readonly Role[] = ["operator", "supervisor"];
 const SUPERVISOR: readonly Role[] = ["supervisor"];

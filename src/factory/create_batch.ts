@@ -7,11 +7,14 @@ const text = z.string().trim().min(1).max(100);
 
 /** POST /internal/factory/batches (supervisor): 201 batch; 409 for a taken order number. */
 export const createBatch = factoryProcedure("createBatch")
-  .meta(factoryMeta("POST", "/batches", "Create a batch", {
-    400: "Invalid body",
-    403: "Not a supervisor, or order number / SKU outside the scope",
-    409: "Order number already exists",
-  }))
+  .meta({
+    ...factoryMeta("POST", "/batches", "Create a batch", {
+      400: "Invalid body",
+      403: "Not a supervisor, or order number / SKU outside the scope",
+      409: "Order number already exists",
+    }),
+    status: 201,
+  })
   .input(
     z.object({
       orderNo: text,
@@ -22,8 +25,4 @@ export const createBatch = factoryProcedure("createBatch")
     }).strict(),
   )
   .output(batchSchema)
-  .mutation(async ({ ctx, input }) => {
-    const batch = await ctx.services.factory.batches.create(ctx.principal, input);
-    ctx.response.status = 201;
-    return batch;
-  });
+  .mutation(({ ctx, input }) => ctx.services.factory.batches.create(ctx.principal, input));

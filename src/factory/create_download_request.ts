@@ -5,8 +5,8 @@ import { downloadRequestSchema } from "./views.ts";
 
 /** POST /internal/factory/nfc-files/{credentialId}/download-requests: 201 pending request. */
 export const createDownloadRequest = factoryProcedure("createDownloadRequest")
-  .meta(
-    factoryMeta(
+  .meta({
+    ...factoryMeta(
       "POST",
       "/nfc-files/{credentialId}/download-requests",
       "Request a repeat download",
@@ -17,14 +17,10 @@ export const createDownloadRequest = factoryProcedure("createDownloadRequest")
         409: "A request is already pending for this credential",
       },
     ),
-  )
+    status: 201,
+  })
   .input(z.object({ credentialId: uuidParam }))
   .output(downloadRequestSchema)
-  .mutation(async ({ ctx, input }) => {
-    const request = await ctx.services.factory.downloads.createRequest(
-      ctx.principal,
-      input.credentialId,
-    );
-    ctx.response.status = 201;
-    return request;
-  });
+  .mutation(({ ctx, input }) =>
+    ctx.services.factory.downloads.createRequest(ctx.principal, input.credentialId)
+  );

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { defineRawRoute } from "../http/raw.ts";
 import { uuidParam } from "../lib/params.ts";
 import { factoryAuth } from "./auth.ts";
+import { nfcFileSchema } from "./nfc_files.ts";
 import { attachment, FACTORY_ERRORS, FACTORY_PREFIX } from "./raw_docs.ts";
 
 export const downloadNfcFile = defineRawRoute({
@@ -16,7 +17,12 @@ export const downloadNfcFile = defineRawRoute({
   responses: {
     200: {
       description: "The `{serial}.nfc.json` file",
-      content: { "application/json": z.object({}).loose() },
+      content: { "application/json": nfcFileSchema },
+      headers: z.object({
+        "Content-Disposition": z.string().meta({
+          header: { description: '`attachment; filename="{serial}.nfc.json"`' },
+        }),
+      }),
     },
     ...FACTORY_ERRORS({
       400: "credentialId is not a UUID",

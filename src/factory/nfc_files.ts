@@ -3,13 +3,41 @@
  * and MQTT passwords are never stored: both are derived from their keys whenever a file is built,
  * and the newest manifest key signs the whole file, `mqttPassword` included.
  */
+import { z } from "zod";
 import type { Config } from "../config.ts";
+import { timestamp } from "../lib/wire.ts";
 import { deviceMqttPassword } from "../mqtt/device_secret.ts";
 import { importManifestPrivateKey, type ManifestKeyRecord, type NfcKeyring } from "./keys.ts";
 import { bindUri, computeProof, signFile } from "./nfc_crypto.ts";
 
 /** The `type` of a `.nfc.json` file. */
 export const NFC_FILE_TYPE = "dds.nfc-bind-credential";
+
+/** The file as downloaded (SPEC 2.14); `build` returns exactly this. */
+export const nfcFileSchema = z.object({
+  schemaVersion: z.literal(1),
+  type: z.literal(NFC_FILE_TYPE),
+  serial: z.string(),
+  hwId: z.string(),
+  thingName: z.string(),
+  batchId: z.uuid().nullable(),
+  sku: z.string(),
+  hwRevision: z.string(),
+  keyId: z.string(),
+  credentialVersion: z.number().int(),
+  nfcPayload: z.string().meta({ description: "The bind URI to write to the tag" }),
+  payloadSha256: z.string(),
+  mqttPassword: z.string().meta({
+    description: "The device's MQTT password for this credential version (not for the tag)",
+  }),
+  issuedAt: timestamp,
+  manifestKeyId: z.string(),
+  manifestSignature: z.string().meta({
+    description: "Ed25519 signature, by the manifest key, of every other field",
+  }),
+}).meta({ id: "NfcFile" });
+
+export type NfcFile = z.infer<typeof nfcFileSchema>;
 
 /** The key material files are made from. */
 export interface FileKeys {
@@ -66,9 +94,9 @@ export class NfcFiles {
    * credential version: the station hands it to the device, never to the tag (it is not part of
    * `nfcPayload`), and a revoke-and-reissue changes it with the version.
    */
-  async build(c: FileSource): Promise<Record<string, unknown>> {
+  async build(c: FileSource): Promise<NfcFile> {
     const manifestKey = this.keys.manifestKeys[this.keys.manifestKeys.length - 1];
-    const file: Record<string, unknown> = {
+    const file: Omit<NfcFile, "manifestSignature"> = {
       schemaVersion: 1,
       type: NFC_FILE_TYPE,
       serial: c.serial ?? "",
@@ -90,7 +118,6 @@ export class NfcFiles {
       manifestKeyId: manifestKey.id,
     };
     this.signingKey ??= importManifestPrivateKey(manifestKey);
-    file.manifestSignature = await signFile(await this.signingKey, file);
-    return file;
+    return { ...file, manifestSignature: await signFile(await this.signingKey, file) };
   }
 }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { uuidParam } from "../lib/params.ts";
+import { idempotencyKey, uuidParam } from "../lib/params.ts";
 import { factoryMeta, factoryProcedure } from "./auth.ts";
 import { SERIAL } from "./inputs.ts";
 import { registeredDeviceSchema } from "./views.ts";
@@ -11,12 +11,19 @@ const text = z.string().trim().min(1).max(100);
  * thingName are assigned by the service; the body cannot set them (strict schema).
  */
 export const registerDevice = factoryProcedure("registerDevice")
-  .meta(factoryMeta("POST", "/devices", "Register a device", {
-    400: "Invalid body or Idempotency-Key",
-    403: "Auditor, or batch / SKU outside the scope",
-    404: "Batch not found",
-    409: "Serial taken in the batch, Idempotency-Key reused with another body, or batch closed",
-  }))
+  .meta({
+    ...factoryMeta("POST", "/devices", "Register a device", {
+      400: "Invalid body or Idempotency-Key",
+      403: "Auditor, or batch / SKU outside the scope",
+      404: "Batch not found",
+      409: "Serial taken in the batch, Idempotency-Key reused with another body, or batch closed",
+    }, {
+      // Checked by the service with the same pattern (SPEC 8).
+      requestHeaders: z.object({ "Idempotency-Key": idempotencyKey }),
+    }),
+    status: 201,
+    statuses: { 200: "Idempotency-Key replay: the device the first request registered" },
+  })
   .input(
     z.object({
       batchId: uuidParam,
@@ -29,6 +36,6 @@ export const registerDevice = factoryProcedure("registerDevice")
   .mutation(async ({ ctx, input }) => {
     const key = ctx.req.headers.get("idempotency-key") ?? undefined;
     const result = await ctx.services.factory.registration.register(ctx.principal, input, key);
-    ctx.response.status = result.created ? 201 : 200;
+    if (!result.created) ctx.response.status = 200;
     return result.device;
   });

@@ -20,9 +20,8 @@ import { canonicalJson } from "./nfc_crypto.ts";
 import type { Principal } from "./principals.ts";
 import * as repo from "./registration_repository.ts";
 import { toDeviceView, toRegistered } from "./views.ts";
+import { IDEMPOTENCY_KEY } from "../lib/params.ts";
 
-// Printable ASCII is 0x20-0x7e: the space counts (SPEC 8).
-const IDEMPOTENCY_KEY = /^[\x20-\x7e]{8,128}$/;
 const IMPORT_CHUNK = 500;
 
 /** The body of POST /devices. */

@@ -1,5 +1,6 @@
 /** Row-to-API mapping of the factory resources (SPEC 2.14); the one place rows become views. */
 import { z } from "zod";
+import { timestamp } from "../lib/wire.ts";
 import type { Selectable } from "kysely";
 import type {
   FactoryAuditLogsTable,
@@ -7,8 +8,6 @@ import type {
   NfcDownloadRequestsTable,
 } from "./tables.ts";
 import { maskedBindUri } from "./nfc_crypto.ts";
-
-const ts = z.string();
 
 export const batchSchema = z.object({
   id: z.uuid(),
@@ -18,7 +17,7 @@ export const batchSchema = z.object({
   plannedQuantity: z.number().int(),
   factoryId: z.string().nullable(),
   status: z.enum(["open", "closed"]),
-  createdAt: ts,
+  createdAt: timestamp,
   createdBy: z.string(),
 }).meta({ id: "FactoryBatch" });
 
@@ -30,7 +29,7 @@ export const credentialSchema = z.object({
   payloadSha256: z.string(),
   payloadPreview: z.string(),
   issuedBy: z.string(),
-  issuedAt: ts,
+  issuedAt: timestamp,
   downloadCount: z.number().int(),
   requiresApproval: z.boolean(),
 }).meta({ id: "FactoryCredential" });
@@ -50,7 +49,7 @@ export const deviceViewSchema = z.object({
   nfcKeyId: z.string().nullable(),
   bound: z.boolean(),
   online: z.boolean(),
-  createdAt: ts,
+  createdAt: timestamp,
   credential: credentialSchema.nullable(),
 }).meta({ id: "FactoryDeviceView" });
 
@@ -72,12 +71,12 @@ export const downloadRequestSchema = z.object({
   credentialId: z.uuid(),
   requestedBy: z.string(),
   status: z.enum(["pending", "approved", "rejected"]),
-  createdAt: ts,
+  createdAt: timestamp,
   reason: z.string().nullable(),
   decidedBy: z.string().nullable(),
-  decidedAt: ts.nullable(),
-  expiresAt: ts.nullable(),
-  usedAt: ts.nullable(),
+  decidedAt: timestamp.nullable(),
+  expiresAt: timestamp.nullable(),
+  usedAt: timestamp.nullable(),
 }).meta({ id: "FactoryDownloadRequest" });
 
 export const auditLogSchema = z.object({
@@ -86,17 +85,17 @@ export const auditLogSchema = z.object({
   result: z.string(),
   principalId: z.string().nullable(),
   principalName: z.string().nullable(),
-  batchId: z.string().nullable(),
-  deviceId: z.string().nullable(),
+  batchId: z.uuid().nullable(),
+  deviceId: z.uuid().nullable(),
   detail: z.record(z.string(), z.unknown()),
-  createdAt: ts,
+  createdAt: timestamp,
 }).meta({ id: "FactoryAuditLog" });
 
 export const manifestKeySchema = z.object({
   id: z.string(),
   publicKey: z.string(),
   algorithm: z.literal("ed25519"),
-  createdAt: ts,
+  createdAt: timestamp,
 }).meta({ id: "FactoryManifestKey" });
 
 export const countsSchema = z.object({

@@ -3,7 +3,8 @@
  * `{"error": {code, message, requestId}}` on `/api/sdk/v1` and, by our decision, `/api/app/v1`.
  */
 import { TRPCError } from "@trpc/server";
-import { AppError } from "../errors.ts";
+import { z } from "zod";
+import { AppError, ERROR_STATUS, type ErrorCode } from "../errors.ts";
 import { isUnstorableText } from "../db/errors.ts";
 import type { Log } from "../lib/log.ts";
 
@@ -14,11 +15,31 @@ export function envelopeOf(path: string): Envelope {
   return path.startsWith("/api/sdk/v1") || path.startsWith("/api/app/v1") ? "versioned" : "main";
 }
 
+/** The error body of the main API and the factory console (SPEC 7). */
+export const errorSchema = z.object({
+  error: z.string().meta({ description: "What went wrong, in a sentence" }),
+}).meta({ id: "Error", description: "Error body of the main API and the factory console" });
+
+/** The error body of `/api/sdk/v1` and `/api/app/v1` (SPEC 7). */
+export const versionedErrorSchema = z.object({
+  error: z.object({
+    code: z.enum(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]]),
+    message: z.string(),
+    requestId: z.string().meta({ description: "The request's X-Request-Id" }),
+  }),
+}).meta({ id: "VersionedError", description: "Error body of /api/sdk/v1 and /api/app/v1" });
+
+/** The error body schema of the surface a path belongs to. */
+export function errorSchemaOf(path: string): typeof errorSchema | typeof versionedErrorSchema {
+  return envelopeOf(path) === "versioned" ? versionedErrorSchema : errorSchema;
+}
+
 /** Renders an AppError in the given envelope. */
 export function errorResponse(envelope: Envelope, error: AppError, requestId: string): Response {
-  const body = envelope === "versioned"
-    ? { error: { code: error.code, message: error.message, requestId } }
-    : { error: error.message };
+  const body: z.output<typeof errorSchema> | z.output<typeof versionedErrorSchema> =
+    envelope === "versioned"
+      ? { error: { code: error.code, message: error.message, requestId } }
+      : { error: error.message };
   return new Response(JSON.stringify(body), {
     status: error.status,
     headers: { "content-type": "application/json", ...error.headers },

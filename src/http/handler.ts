@@ -13,10 +13,9 @@ import { applyCors, preflight } from "./cors.ts";
 import { envelopeOf, errorResponse, reportFailure, toAppError } from "./envelope.ts";
 import type { Logger } from "./log.ts";
 import type { RawRoute } from "./raw.ts";
-import { RouteTable } from "./routes.ts";
+import { isFactoryPath, RouteTable } from "./routes.ts";
 import { createOpenApiFetch } from "./openapi_fetch.ts";
 
-const FACTORY_PREFIX = "/internal/factory";
 /** CONTRACT.md: a `/trpc` batch carries at most this many calls. */
 export const TRPC_MAX_BATCH = 10;
 /** Key of the factory router in `src/router.ts`. */
@@ -75,8 +74,7 @@ function trpcCalls(url: URL): string[] | null {
 }
 
 function servesPath(ingress: Ingress, path: string): boolean {
-  const factory = path === FACTORY_PREFIX || path.startsWith(`${FACTORY_PREFIX}/`);
-  return ingress === "combined" || (ingress === "factory") === factory;
+  return ingress === "combined" || (ingress === "factory") === isFactoryPath(path);
 }
 
 /** Builds the fetch handler of one listener. */

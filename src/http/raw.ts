@@ -7,12 +7,20 @@
  * is read (checks before costs).
  */
 import type { z } from "zod";
-import type { ZodOpenApiOperationObject, ZodOpenApiResponseObject } from "zod-openapi";
+import type { ZodOpenApiOperationObject } from "zod-openapi";
 import type { Caller, CallerKind, RequireOptions } from "../caller.ts";
 import { AppError } from "../errors.ts";
 import type { ResponseHolder } from "../trpc/init.ts";
 import type { Services } from "../services.ts";
 import { readJson, readLimited } from "./body.ts";
+import {
+  type Access,
+  type BodySpec,
+  callerAccess,
+  operationObject,
+  PUBLIC_ACCESS,
+  type ResponseSpec,
+} from "./operation.ts";
 
 /** What a raw handler gets besides the request. */
 export interface RawContext {
@@ -35,17 +43,21 @@ export interface RawRoute {
 }
 
 /**
- * Who may call a route: the security schemes it documents and the check that yields the
- * credential (or throws 401/403). `publicRoute` is the explicit "anyone".
+ * Who may call a route: its access (credentials and the statuses the check answers, documented
+ * from this same object) and the check that yields the credential (or throws 401/403).
+ * `publicRoute` is the explicit "anyone".
  */
 export interface RawAuth<A> {
-  security: string[];
+  access: Access;
   /** Runs before anything of the body is read; sees only the headers and context. */
   check(ctx: RawContext, req: Request): Promise<A>;
 }
 
 /** No credential: the route is public (or carries its own proof, like a signature). */
-export const publicRoute: RawAuth<null> = { security: [], check: () => Promise.resolve(null) };
+export const publicRoute: RawAuth<null> = {
+  access: PUBLIC_ACCESS,
+  check: () => Promise.resolve(null),
+};
 
 /**
  * A user credential of one of `kinds`, through the same check and renewal as every procedure
@@ -56,7 +68,7 @@ export function callerAuth<K extends CallerKind>(
   options: RequireOptions = {},
 ): RawAuth<Extract<Caller, { kind: K }>> {
   return {
-    security: ["Authorization"],
+    access: callerAccess(kinds),
     async check(ctx) {
       const caller = await ctx.services.auth.require(ctx.bearer, kinds, options);
       const renewed = await ctx.services.auth.renewal(caller);
@@ -73,14 +85,11 @@ export type RawBody<B> =
   | { kind: "bytes"; contentType: string; limit: number; docSchema?: z.ZodType }
   | { kind: "stream"; contentType: string; docSchema: z.ZodType };
 
-/** One documented response. */
-export interface RawResponseDoc {
-  description: string;
-  /** Media type → schema (zod); omitted for an empty body. */
-  content?: Record<string, z.ZodType>;
-  /** Response headers as a zod object (names → schemas). */
-  headers?: z.ZodObject;
-}
+/**
+ * One documented response: media type → schema (omitted for an empty body; an error status
+ * without it gets the path's error envelope) and headers as a zod object.
+ */
+export type RawResponseDoc = ResponseSpec;
 
 type BodyOf<R> = R extends { kind: "json" | "form"; schema: z.ZodType<infer B> } ? B
   : R extends { kind: "bytes" } ? Uint8Array<ArrayBuffer>
@@ -106,6 +115,10 @@ export interface RawRouteSpec<
   /** Cookies the route reads, for the document. */
   cookies?: z.ZodObject;
   body?: R;
+  /**
+   * Every status the handler answers itself. 400 (any input), 401/403 (from `auth`), 413 (a
+   * limited body) and 500 are added; an error without `content` gets the error envelope.
+   */
   responses: Record<number, RawResponseDoc>;
   handle(input: {
     req: Request;
@@ -153,61 +166,55 @@ async function readBody(req: Request, body: RawBody<unknown>): Promise<unknown> 
   }
 }
 
-function responseDoc(doc: RawResponseDoc): ZodOpenApiResponseObject {
-  return {
-    description: doc.description,
-    ...(doc.content
-      ? {
-        content: Object.fromEntries(
-          Object.entries(doc.content).map(([type, schema]) => [type, { schema }]),
-        ),
-      }
-      : {}),
-    ...(doc.headers ? { headers: doc.headers } : {}),
-  };
+function bodySpec(body: RawBody<unknown>): BodySpec {
+  switch (body.kind) {
+    case "json":
+      return {
+        contentType: "application/json",
+        schema: body.schema,
+        // An empty body reads as `{}` (src/http/body.ts).
+        required: !body.schema.safeParse({}).success,
+        limited: true,
+      };
+    case "form":
+      return {
+        contentType: "application/x-www-form-urlencoded",
+        schema: body.schema,
+        required: true,
+        limited: true,
+      };
+    case "bytes":
+      return {
+        contentType: body.contentType,
+        schema: body.docSchema,
+        required: true,
+        limited: true,
+      };
+    case "stream":
+      return {
+        contentType: body.contentType,
+        schema: body.docSchema,
+        required: true,
+        limited: false,
+      };
+  }
 }
 
 function operationDoc(
   spec: RawRouteSpec<unknown, z.ZodObject | undefined, z.ZodObject | undefined, RawBody<unknown>>,
 ): ZodOpenApiOperationObject {
-  const body = spec.body;
-  const bodySchema = !body
-    ? undefined
-    : body.kind === "json" || body.kind === "form"
-    ? body.schema
-    : body.docSchema;
-  const bodyType = !body
-    ? undefined
-    : body.kind === "json"
-    ? "application/json"
-    : body.kind === "form"
-    ? "application/x-www-form-urlencoded"
-    : body.contentType;
-  const requestParams = {
-    ...(spec.query ? { query: spec.query } : {}),
-    ...(spec.params ? { path: spec.params } : {}),
-    ...(spec.headers ? { header: spec.headers } : {}),
-    ...(spec.cookies ? { cookie: spec.cookies } : {}),
-  };
-  return {
+  return operationObject({
+    method: spec.method,
+    path: spec.path,
     operationId: spec.operationId,
     summary: spec.summary,
-    ...(spec.description ? { description: spec.description } : {}),
+    description: spec.description,
     tags: spec.tags,
-    security: spec.auth.security.map((name) => ({ [name]: [] })),
-    ...(Object.keys(requestParams).length ? { requestParams } : {}),
-    ...(bodyType
-      ? {
-        requestBody: {
-          required: true,
-          content: { [bodyType]: bodySchema ? { schema: bodySchema } : {} },
-        },
-      }
-      : {}),
-    responses: Object.fromEntries(
-      Object.entries(spec.responses).map(([status, doc]) => [status, responseDoc(doc)]),
-    ),
-  };
+    access: spec.auth.access,
+    params: { path: spec.params, query: spec.query, header: spec.headers, cookie: spec.cookies },
+    body: spec.body ? bodySpec(spec.body) : undefined,
+    responses: spec.responses,
+  });
 }
 
 /** Declares a raw route: one object that validates, authorises, documents and handles. */

@@ -6,6 +6,17 @@
 import type { AnyRouter } from "@trpc/server";
 import type { RawRoute } from "./raw.ts";
 
+/** Where the factory console is mounted (SPEC 4.8). */
+export const FACTORY_PREFIX = "/internal/factory";
+
+/**
+ * Whether a path belongs to the factory console: served only on its ingress (FACTORY_PORT when
+ * set) and documented only in its document.
+ */
+export function isFactoryPath(path: string): boolean {
+  return path === FACTORY_PREFIX || path.startsWith(`${FACTORY_PREFIX}/`);
+}
+
 export interface RouteEntry {
   method: string;
   template: string;

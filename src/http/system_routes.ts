@@ -19,7 +19,16 @@ export const health = defineRawRoute({
   handle: () => Promise.resolve(json({ status: "ok" })),
 });
 
-/** GET /openapi.json: the document generated at start-up. */
+const documentResponse = {
+  200: {
+    description: "OpenAPI 3.1 document",
+    content: {
+      "application/json": z.object({ openapi: z.string(), info: z.object({}).loose() }).loose(),
+    },
+  },
+};
+
+/** GET /openapi.json: the user API's document (served on the user ingress). */
 export function openApiRoute(document: () => unknown): RawRoute {
   return defineRawRoute({
     method: "GET",
@@ -28,12 +37,24 @@ export function openApiRoute(document: () => unknown): RawRoute {
     summary: "This OpenAPI document",
     tags: ["system"],
     auth: publicRoute,
-    responses: {
-      200: {
-        description: "OpenAPI 3.1 document",
-        content: { "application/json": z.object({ openapi: z.string() }).loose() },
-      },
-    },
+    responses: documentResponse,
+    handle: () => Promise.resolve(json(document())),
+  });
+}
+
+/**
+ * GET /internal/factory/openapi.json: the factory console's document, under its prefix so it is
+ * served only where the console is (FACTORY_PORT when set).
+ */
+export function factoryOpenApiRoute(document: () => unknown): RawRoute {
+  return defineRawRoute({
+    method: "GET",
+    path: "/internal/factory/openapi.json",
+    operationId: "factory-openapi",
+    summary: "This OpenAPI document",
+    tags: ["system"],
+    auth: publicRoute,
+    responses: documentResponse,
     handle: () => Promise.resolve(json(document())),
   });
 }

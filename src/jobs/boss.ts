@@ -42,36 +42,58 @@ export class PgBossJobs implements Jobs {
   }
 
   async work<T>(queue: QueueDefinition<T>, handler: JobHandler<T>, options: WorkOptions = {}) {
-    const { pollingIntervalSeconds, onError } = this.options;
-    await this.boss.work(
-      queue.name,
-      {
-        pollingIntervalSeconds,
-        // NOTIFY wakes workers for new jobs only; retries become due silently, so the backstop
-        // poll must stay short or a retry waits 30 s (pg-boss's default) past its backoff.
-        notifyPollingIntervalSeconds: pollingIntervalSeconds,
-        localConcurrency: options.concurrency ?? 1,
-        batchSize: 1,
-        // The job's own retry limit: jobs enqueued before a settings change keep theirs.
-        includeMetadata: true,
-      },
-      async ([job]: JobWithMetadata<unknown>[]) => {
-        const parsed = queue.schema.safeParse(job.data);
-        if (!parsed.success) {
-          // No retry can make a malformed payload valid: recorded, and the job completes.
-          onError("job payload is invalid", {
-            queue: queue.name,
-            jobId: job.id,
-            issue: parsed.error.issues[0]?.message,
-          });
-          return;
-        }
-        await handler(parsed.data, {
-          number: job.retryCount + 1,
-          final: job.retryCount >= job.retryLimit,
-        });
-      },
-    );
+    const { pollingIntervalSeconds } = this.options;
+    // One pg-boss worker per unit of concurrency, each knowing its own id: after a job it wakes
+    // itself, so a backlog is worked through back to back. Without that, pg-boss waits out the
+    // polling interval after every job (NOTIFY only wakes workers for jobs sent while they
+    // wait): a burst of 12 renders on two workers took 9-11 s instead of ~1 s (issue 12).
+    for (let i = 0; i < (options.concurrency ?? 1); i++) {
+      // Set once work() returns; a job taken before that simply waits for the next poll.
+      const worker: { id?: string } = {};
+      worker.id = await this.boss.work(
+        queue.name,
+        {
+          pollingIntervalSeconds,
+          // NOTIFY wakes workers for new jobs only; retries become due silently, so the backstop
+          // poll must stay short or a retry waits 30 s (pg-boss's default) past its backoff.
+          notifyPollingIntervalSeconds: pollingIntervalSeconds,
+          localConcurrency: 1,
+          batchSize: 1,
+          // The job's own retry limit: jobs enqueued before a settings change keep theirs.
+          includeMetadata: true,
+        },
+        async ([job]: JobWithMetadata<unknown>[]) => {
+          try {
+            await this.run(queue, handler, job);
+          } finally {
+            // Fetch again at once: an empty fetch falls back to waiting for NOTIFY or the poll.
+            if (worker.id) this.boss.notifyWorker(worker.id);
+          }
+        },
+      );
+    }
+  }
+
+  /** Validates a job's payload and runs the handler with its attempt. */
+  private async run<T>(
+    queue: QueueDefinition<T>,
+    handler: JobHandler<T>,
+    job: JobWithMetadata<unknown>,
+  ): Promise<void> {
+    const parsed = queue.schema.safeParse(job.data);
+    if (!parsed.success) {
+      // No retry can make a malformed payload valid: recorded, and the job completes.
+      this.options.onError("job payload is invalid", {
+        queue: queue.name,
+        jobId: job.id,
+        issue: parsed.error.issues[0]?.message,
+      });
+      return;
+    }
+    await handler(parsed.data, {
+      number: job.retryCount + 1,
+      final: job.retryCount >= job.retryLimit,
+    });
   }
 
   async schedule<T>(queue: QueueDefinition<T>, cron: string, data: T) {

@@ -7,5 +7,14 @@ import { z } from "zod";
  * `number` after unwrapping optional/nullable/default; a single-member union is left alone.
  */
 export function jsonInteger(check: (n: z.ZodNumber) => z.ZodNumber = (n) => n) {
-  return z.union([check(z.number({ message: "must be an integer" }).int("must be an integer"))]);
+  return z.union([check(z.number({ message: "must be an integer" }).int("must be an integer"))])
+    .meta({
+      // The document shows the integer itself, not a one-member `anyOf`.
+      override: ({ jsonSchema }) => {
+        const [only] = (jsonSchema.anyOf ?? []) as object[];
+        if (!only) return;
+        delete jsonSchema.anyOf;
+        Object.assign(jsonSchema, only);
+      },
+    });
 }

@@ -28,7 +28,8 @@ const responses = {
  */
 function browserBinding(provider: ProviderName): RawAuth<string[]> {
   return {
-    security: [],
+    // No bearer: the cookie is the proof; its absence is the 400 below.
+    access: { credentials: [], errors: {} },
     check(ctx, req) {
       const bindings = bindingsOf(req.headers.get("cookie"), provider);
       ctx.services.oauth.requireBinding(provider, bindings);

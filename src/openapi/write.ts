@@ -1,7 +1,9 @@
-/** `deno task openapi`: writes openapi/openapi.json from the current routes. */
-import { renderOpenApi } from "./document.ts";
+/** `deno task openapi`: writes openapi/openapi.json and openapi/factory.json from the routes. */
+import { type Audience, COMMITTED, renderOpenApi } from "./document.ts";
 
-const target = new URL("../../openapi/openapi.json", import.meta.url);
-await Deno.mkdir(new URL(".", target), { recursive: true });
-await Deno.writeTextFile(target, renderOpenApi());
-console.log(`Wrote ${target.pathname}`);
+for (const audience of ["user", "factory"] as Audience[]) {
+  const target = COMMITTED[audience];
+  await Deno.mkdir(new URL(".", target), { recursive: true });
+  await Deno.writeTextFile(target, renderOpenApi(audience));
+  console.log(`Wrote ${target.pathname}`);
+}

@@ -10,24 +10,24 @@ export const createPat = userProcedure
       path: "/api/personal-access-tokens",
       tags: ["personal-access-tokens"],
       summary: "Create a personal access token",
-      protect: true,
       errorResponses: {
         400: "Empty or over-long name, or expiresAt not in the future",
         401: "Unauthorized",
         403: "Called with a personal access token",
       },
     },
+    status: 201,
   })
   .input(z.object({
     // Characters are code points: zod's max() counts UTF-16 units, so an emoji would count twice.
     name: z.string().trim().min(1, "must not be empty")
-      .refine((s) => [...s].length <= 100, "must be at most 100 characters"),
+      .refine((s) => [...s].length <= 100, "must be at most 100 characters")
+      .meta({ maxLength: 100 }),
     expiresAt: z.iso.datetime({ offset: true, message: "must be an RFC 3339 timestamp" })
       .optional(),
   }))
   .output(createdPatSchema)
   .mutation(({ ctx, input }) => {
-    ctx.response.status = 201;
     const { userId, sessionId } = ctx.caller;
     // A take-over of the account that commits meanwhile ends this session: no PAT outlives it.
     return ctx.services.accounts.whileSessionLives(

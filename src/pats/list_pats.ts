@@ -10,7 +10,6 @@ export const listPats = userProcedure
       path: "/api/personal-access-tokens",
       tags: ["personal-access-tokens"],
       summary: "List personal access tokens",
-      protect: true,
       errorResponses: { 401: "Unauthorized", 403: "Called with a personal access token" },
     },
   })

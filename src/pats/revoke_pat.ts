@@ -10,7 +10,6 @@ export const revokePat = userProcedure
       path: "/api/personal-access-tokens/{id}",
       tags: ["personal-access-tokens"],
       summary: "Revoke a personal access token",
-      protect: true,
       successDescription: "Revoked (no body)",
       errorResponses: {
         400: "id is not a UUID",
@@ -19,10 +18,10 @@ export const revokePat = userProcedure
         404: "No token of the caller has this id",
       },
     },
+    status: 204,
   })
   .input(z.object({ id: uuidParam }))
   .output(z.void())
   .mutation(async ({ ctx, input }) => {
     await ctx.services.pats.revoke(ctx.caller.userId, input.id);
-    ctx.response.status = 204;
   });

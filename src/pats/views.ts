@@ -1,5 +1,6 @@
 /** Row-to-API mapping of personal access tokens (SPEC 2.6). */
 import { z } from "zod";
+import { timestamp } from "../lib/wire.ts";
 import type { Selectable } from "kysely";
 import type { PersonalAccessTokensTable } from "./tables.ts";
 
@@ -8,10 +9,10 @@ export const patSchema = z.object({
   name: z.string(),
   prefix: z.string(),
   lastFour: z.string(),
-  createdAt: z.string(),
-  lastUsedAt: z.string().nullable(),
-  expiresAt: z.string().nullable(),
-  revokedAt: z.string().nullable(),
+  createdAt: timestamp,
+  lastUsedAt: timestamp.nullable(),
+  expiresAt: timestamp.nullable(),
+  revokedAt: timestamp.nullable(),
 }).meta({ id: "PersonalAccessToken" });
 
 export const createdPatSchema = patSchema.extend({ token: z.string() })

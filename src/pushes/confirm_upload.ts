@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { uuidParam } from "../lib/params.ts";
+import { DITHER_KERNELS } from "../render/types.ts";
 import { userOrPatProcedure } from "../trpc/auth.ts";
 import { confirmCustomUpload } from "./custom.ts";
 import { PUSH_ERRORS } from "./meta.ts";
@@ -12,7 +13,6 @@ export const confirmUpload = userOrPatProcedure
       path: "/api/devices/{id}/custom-push/confirm",
       tags: ["pushes"],
       summary: "Confirm a custom image upload",
-      protect: true,
       errorResponses: {
         ...PUSH_ERRORS,
         404: "Device or upload not found",
@@ -24,6 +24,11 @@ export const confirmUpload = userOrPatProcedure
     id: uuidParam,
     fileId: uuidParam,
     title: z.string().max(200).optional(),
+    // Issue 12 (docs/decisions.md): the error diffusion of this push; default atkinson.
+    dither: z.enum(DITHER_KERNELS).optional().meta({
+      description:
+        "Error diffusion: atkinson (default, photos), floyd-steinberg (smooth gradients) or threshold (line art and text)",
+    }),
   }))
   .output(z.object({ pushId: z.uuid() }))
   .mutation(({ ctx, input }) =>

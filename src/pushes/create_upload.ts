@@ -14,7 +14,6 @@ export const createUpload = userOrPatProcedure
       path: "/api/devices/{id}/custom-push/upload",
       tags: ["pushes"],
       summary: "Get an upload ticket for a custom image",
-      protect: true,
       errorResponses: {
         ...PUSH_ERRORS,
         400: "contentType is not image/*, or invalid device id",

@@ -6,7 +6,7 @@
 import { notFound } from "../errors.ts";
 import * as files from "../files/repository.ts";
 import { confirmUpload as confirmFileUpload, issueUploadTicket } from "../files/uploads.ts";
-import { RENDERABLE_TYPES } from "../render/types.ts";
+import { type DitherKernel, RENDERABLE_NAMES, RENDERABLE_TYPES } from "../render/types.ts";
 import { CUSTOM_IMAGE_TEMPLATE, type PushesService } from "./service.ts";
 
 /** `POST .../custom-push/upload`: 400 for a non-image type, 413 for a declared size over 10 MB. */
@@ -36,7 +36,7 @@ export async function confirmCustomUpload(
   pushes: PushesService,
   userId: string,
   deviceId: string,
-  input: { fileId: string; title?: string },
+  input: { fileId: string; title?: string; dither?: DitherKernel },
 ) {
   await pushes.devices.owned(userId, deviceId);
   const file = await files.findFile(pushes.db, input.fileId);
@@ -48,14 +48,14 @@ export async function confirmCustomUpload(
     pushes.db,
     pushes.store,
     file,
-    { types: RENDERABLE_TYPES, typeNames: "PNG, JPEG or BMP" },
+    { types: RENDERABLE_TYPES, typeNames: RENDERABLE_NAMES },
     (trx, confirmed) =>
       pushes.create({
         userId,
         deviceId,
         title: input.title ?? "",
         template: CUSTOM_IMAGE_TEMPLATE,
-        params: { fileId: file.id },
+        params: { fileId: file.id, ...(input.dither ? { dither: input.dither } : {}) },
         sourceKey: confirmed.key,
       }, trx),
   );

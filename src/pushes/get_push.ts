@@ -12,7 +12,6 @@ export const getPush = userOrPatProcedure
       path: "/api/devices/{id}/push",
       tags: ["pushes"],
       summary: "Get the device's current push",
-      protect: true,
       errorResponses: PUSH_ERRORS,
     },
   })

@@ -12,7 +12,6 @@ export const getPushById = userOrPatProcedure
       path: "/api/devices/{id}/push/{pushId}",
       tags: ["pushes"],
       summary: "Get one push of the device",
-      protect: true,
       errorResponses: { ...PUSH_ERRORS, 404: "Device or push not found, or push not rendered" },
     },
   })

@@ -15,7 +15,6 @@ export const listPushes = userOrPatProcedure
       path: "/api/devices/{id}/pushes",
       tags: ["pushes"],
       summary: "List the device's pushes",
-      protect: true,
       errorResponses: { ...PUSH_ERRORS, 400: "Invalid device id, filter, limit or cursor" },
     },
   })

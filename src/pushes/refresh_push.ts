@@ -13,7 +13,6 @@ export const refreshPush = userOrPatProcedure
       tags: ["pushes"],
       summary: "Rotate to the next queued push",
       description: "`format` (png | raw2 | raw4) is read from the query string or the body.",
-      protect: true,
       errorResponses: PUSH_ERRORS,
     },
   })

@@ -1,16 +1,25 @@
 /**
  * The render job of a push (SPEC 4.6 render stage): the uploaded image (custom pushes) or the
- * template and its variables (the analyze agent's pushes) → renderer → three files under
- * `render/{userId}/{deviceId}/{pushId}/` → file record and PREPARE → QUEUE in one transaction.
- * A failure records the error on the push (still PREPARE) and removes whatever was written, so
- * a push never points at a half-written set of files.
+ * template and its variables (the analyze agent's pushes) → renderer → output checks →
+ * three files under `render/{userId}/{deviceId}/{pushId}/` → file record and PREPARE → QUEUE in
+ * one transaction. A render identical to one the device already has (same three SHA-256
+ * digests) is not stored again: the push points at those files (issue 12). A failure records the
+ * error on the push (still PREPARE) and removes whatever was written, so a push never points at a
+ * half-written set of files.
  */
 import { type Log, silentLog } from "../lib/log.ts";
 import type { Selectable } from "kysely";
+import { checkPushBitmaps } from "../render/checks.ts";
 import { RenderRejected } from "../render/errors.ts";
 import { uuidv7 } from "../lib/ids.ts";
 import type { Attempt } from "../jobs/types.ts";
-import type { Renderer, TemplateRenderRequest } from "../render/types.ts";
+import {
+  DITHER_KERNELS,
+  type DitherKernel,
+  type PushBitmaps,
+  type Renderer,
+  type TemplateRenderRequest,
+} from "../render/types.ts";
 import { templateRegistry } from "../render/templates/registry.ts";
 import { renderPrefix } from "../storage/keys.ts";
 import type { ObjectStore } from "../storage/object_store.ts";
@@ -24,6 +33,17 @@ type PushRow = Selectable<PushesTable>;
 
 /** A failure that retrying cannot fix: recorded, not retried. */
 class PermanentRenderFailure extends Error {}
+
+async function sha256Hex(bytes: Uint8Array): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>);
+  return new Uint8Array(digest).toHex();
+}
+
+/** The dither a custom push asked for (stored in its params), if it is one we know. */
+function ditherOf(push: PushRow): DitherKernel | undefined {
+  const dither = (push.params as { dither?: unknown } | null)?.dither;
+  return DITHER_KERNELS.find((kernel) => kernel === dither);
+}
 
 export interface PushRenderJobOptions {
   log?: Log;
@@ -51,18 +71,31 @@ export class PushRenderJob {
     const push = await repo.findPush(db, job.pushId);
     // Deleted (unbind) or already rendered (a retried job): nothing to do.
     if (!push || push.status !== "PREPARE") return;
-    const prefix = renderPrefix(push.user_id, push.device_id, push.id);
+    const own = renderPrefix(push.user_id, push.device_id, push.id);
+    let wrote = false;
     try {
-      const bitmaps = push.template === CUSTOM_IMAGE_TEMPLATE
-        ? await this.renderer.renderImage(await this.customSource(push))
-        : await this.renderer.renderTemplate(await this.templateRequest(push));
-      await store.put(prefix + FORMAT_FILES.png, bitmaps.png, "image/png");
-      await store.put(prefix + FORMAT_FILES.raw2, bitmaps.raw2, "application/octet-stream");
-      await store.put(prefix + FORMAT_FILES.raw4, bitmaps.raw4, "application/octet-stream");
-      const done = await db.transaction().execute(async (trx) => {
+      const bitmaps = await this.render(push);
+      // Issue 12: a render that fails its output checks is a failure, recorded, never served.
+      const problem = checkPushBitmaps(bitmaps);
+      if (problem) throw new PermanentRenderFailure(`Render failed its output checks: ${problem}`);
+      const digests = {
+        png: await sha256Hex(bitmaps.png),
+        raw2: await sha256Hex(bitmaps.raw2),
+        raw4: await sha256Hex(bitmaps.raw4),
+      };
+      // Identical renders of one device are stored once: this push points at those files.
+      const same = await repo.findIdenticalRender(db, push.device_id, digests);
+      const prefix = same?.render_prefix ?? own;
+      if (!same) {
+        wrote = true;
+        await store.put(own + FORMAT_FILES.png, bitmaps.png, "image/png");
+        await store.put(own + FORMAT_FILES.raw2, bitmaps.raw2, "application/octet-stream");
+        await store.put(own + FORMAT_FILES.raw4, bitmaps.raw4, "application/octet-stream");
+      }
+      const outcome = await db.transaction().execute(async (trx) => {
         const locked = await repo.lockPush(trx, push.id);
-        if (locked?.status !== "PREPARE") return false;
-        const file = await files.insertFile(trx, {
+        if (locked?.status !== "PREPARE") return { done: false, ownedBy: locked?.render_prefix };
+        const fileId = same?.file_id ?? (await files.insertFile(trx, {
           id: uuidv7(),
           user_id: push.user_id,
           device_id: push.device_id,
@@ -72,20 +105,27 @@ export class PushRenderJob {
           size_bytes: bitmaps.png.byteLength,
           status: "confirmed",
           confirmed_at: new Date(),
-        });
+        })).id;
         await repo.updatePush(trx, push.id, {
           status: "QUEUE",
           render_prefix: prefix,
-          file_id: file.id,
+          file_id: fileId,
+          png_sha256: digests.png,
+          raw2_sha256: digests.raw2,
+          raw4_sha256: digests.raw4,
           rendered_at: new Date(),
           render_error: null,
           render_attempts: locked.render_attempts + 1,
         });
-        return true;
+        return { done: true, ownedBy: prefix };
       });
-      if (!done) await store.deletePrefix(prefix);
+      // Deleted meanwhile (unbind): drop what this attempt wrote, unless another attempt of the
+      // same push finished first with the same files.
+      if (!outcome.done && wrote && outcome.ownedBy !== own) await store.deletePrefix(own);
     } catch (error) {
-      await store.deletePrefix(prefix).catch(() => {});
+      // Nothing references a push's own prefix before it is QUEUE, so this removes only this
+      // attempt's files (a deduplicated push wrote none).
+      if (wrote) await store.deletePrefix(own).catch(() => {});
       const message = error instanceof Error ? error.message : String(error);
       await repo.recordRenderFailure(db, push.id, message);
       this.log.info("render failed", {
@@ -100,16 +140,19 @@ export class PushRenderJob {
     }
   }
 
-  private async customSource(push: PushRow): Promise<Uint8Array> {
+  private async render(push: PushRow): Promise<PushBitmaps> {
+    if (push.template !== CUSTOM_IMAGE_TEMPLATE) {
+      return await this.renderer.renderTemplate(await this.templateRequest(push));
+    }
     const bytes = push.source_key ? await this.store.get(push.source_key) : null;
     if (!bytes) throw new PermanentRenderFailure("Uploaded source image is missing");
-    return bytes;
+    return await this.renderer.renderImage(bytes, { dither: ditherOf(push) });
   }
 
   /**
-   * A template push: its variables, and the bytes of the pictures they name, loaded from the
-   * push owner's own confirmed files only (a file id of anyone else's is simply not passed, and
-   * the renderer refuses the variable).
+   * A template push (the analyze agent's): its variables, and the bytes of the pictures they
+   * name, loaded from the push owner's own confirmed files only (a file id of anyone else's is
+   * simply not passed, and the renderer refuses the variable).
    */
   private async templateRequest(push: PushRow): Promise<TemplateRenderRequest> {
     const template = templateRegistry().get(push.template);

@@ -54,6 +54,22 @@ export function transition(
     .where("id", "=", id).where("status", "in", from).returningAll().executeTakeFirst();
 }
 
+/**
+ * A rendered push of the device whose three files have exactly these digests (issue 12:
+ * identical renders are stored once per device), oldest first.
+ */
+export function findIdenticalRender(
+  db: Db,
+  deviceId: string,
+  digests: { png: string; raw2: string; raw4: string },
+) {
+  return db.selectFrom("pushes").select(["id", "render_prefix", "file_id"])
+    .where("device_id", "=", deviceId).where("png_sha256", "=", digests.png)
+    .where("raw2_sha256", "=", digests.raw2).where("raw4_sha256", "=", digests.raw4)
+    .where("render_prefix", "is not", null).where("status", "!=", "PREPARE")
+    .orderBy("rendered_at").limit(1).executeTakeFirst();
+}
+
 /** Records a failed render attempt; the push stays in PREPARE. */
 export function recordRenderFailure(db: Db, id: string, error: string) {
   return db.updateTable("pushes")

@@ -45,7 +45,12 @@ export interface PushUrl {
   pushId: string;
   status: PushStatus;
   changed: boolean;
+  /** SHA-256 (hex) of the file `url` points to (issue 12); null when not recorded. */
+  sha256: string | null;
 }
+
+/** The digest column of each format. */
+const DIGESTS = { png: "png_sha256", raw2: "raw2_sha256", raw4: "raw4_sha256" } as const;
 
 export interface HistoryInput {
   status?: PushStatus;
@@ -96,7 +101,7 @@ export class PushesService {
       push.render_prefix + FORMAT_FILES[format],
       URL_TTL_SECONDS,
     );
-    return { url, pushId: push.id, status: push.status, changed };
+    return { url, pushId: push.id, status: push.status, changed, sha256: push[DIGESTS[format]] };
   }
 
   /** Rule 1 on a locked device: its latest push, or the best QUEUE push promoted. */

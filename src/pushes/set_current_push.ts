@@ -11,7 +11,6 @@ export const setCurrentPush = userOrPatProcedure
       path: "/api/devices/{id}/current-push",
       tags: ["pushes"],
       summary: "Make a push the device's current one",
-      protect: true,
       errorResponses: { ...PUSH_ERRORS, 404: "Device not found, or push missing or not rendered" },
     },
   })

@@ -24,6 +24,10 @@ export interface PushesTable {
   render_prefix: string | null;
   /** The `image.png` file record, once rendered. */
   file_id: string | null;
+  /** SHA-256 (hex) of `image.png`, `image2.raw`, `image4.raw` once rendered (migration 0700). */
+  png_sha256: string | null;
+  raw2_sha256: string | null;
+  raw4_sha256: string | null;
   render_attempts: Generated<number>;
   render_error: string | null;
   rendered_at: Date | null;

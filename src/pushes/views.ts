@@ -1,5 +1,6 @@
 /** Row-to-API mapping of pushes (SPEC 2.9, 4.5 push URL object, upload ticket). */
 import { z } from "zod";
+import { timestamp } from "../lib/wire.ts";
 import type { Selectable } from "kysely";
 import { PUSH_STATUSES, type PushesTable } from "./tables.ts";
 
@@ -9,7 +10,7 @@ export const pushListItemSchema = z.object({
   summary: z.string(),
   status: z.enum(PUSH_STATUSES),
   priority: z.number().int(),
-  createdAt: z.string(),
+  createdAt: timestamp,
 }).meta({ id: "PushListItem" });
 
 export const pushPageSchema = z.object({
@@ -23,13 +24,18 @@ export const pushUrlSchema = z.object({
   pushId: z.uuid(),
   status: z.enum(PUSH_STATUSES),
   changed: z.boolean(),
+  // Issue 12, an addition to SPEC 2.9's fields: the device can skip redrawing what it shows.
+  sha256: z.string().nullable().meta({
+    description:
+      "SHA-256 (lower-case hex) of the file the URL points to; null for pushes rendered before digests were kept",
+  }),
 }).meta({ id: "PushUrl" });
 
 export const uploadTicketSchema = z.object({
   fileId: z.uuid(),
   url: z.string(),
   fields: z.record(z.string(), z.string()),
-  expiresAt: z.string(),
+  expiresAt: timestamp,
 }).meta({ id: "UploadTicket" });
 
 /** SPEC 4.5 `format`: which of the three rendered files a URL points at. */

@@ -1,74 +1,67 @@
 /**
- * The whole custom-image render (SPEC 4.6 render stage) as one synchronous function: decode,
- * fit to 800x480 on white, grey, dither, pack, PNG. The Piscina worker runs it off the request
- * loop; it reports failures as values because custom errors do not cross the thread boundary.
+ * The whole custom-image render (SPEC 4.6 render stage): decode (upright, fitted inside 800x480
+ * while decoding), grey, tone, centre on white, dither, pack, PNG. The Piscina worker runs it off
+ * the request loop; it reports failures as values because custom errors do not cross the thread
+ * boundary.
  */
-import { decodeSource } from "./decode.ts";
-import { ditherFloydSteinberg } from "./dither.ts";
-import { fitOnWhite } from "./fit.ts";
+import { decodeImage } from "./decode.ts";
+import { type DitherKernel, ditherPacked, PHOTO_DITHER } from "./dither.ts";
 import { toGrey } from "./grey.ts";
-import { orient } from "./orient.ts";
-import { pack1bpp, pack2bpp } from "./pack.ts";
+import type { Refusal } from "./limits.ts";
 import { encodePng1Bit } from "./png.ts";
-import { MAX_SOURCE_PIXELS, type Refusal } from "./limits.ts";
-import { sniffImage } from "./sniff.ts";
+import { tone } from "./tone.ts";
 import { FRAME_HEIGHT, FRAME_WIDTH, type PushBitmaps } from "./types.ts";
 
 export { MAX_SOURCE_PIXELS, type RenderFailureCode } from "./limits.ts";
 
 export type RenderResult = { ok: true; bitmaps: PushBitmaps } | Refusal;
 
-/**
- * Formats rendered: those image-js 1.7 decodes (no WebP, no GIF) whose size the header tells
- * before decoding. TIFF is refused: its size sits behind IFD offsets and compressed TIFF inflates
- * without bound, and nobody sends TIFF to a picture frame.
- */
-const DECODABLE = new Set(["png", "jpeg", "bmp"]);
+/** How an uploaded picture is rendered (issue 12: a choice of error diffusion per push). */
+export interface ImageRenderOptions {
+  /** Default `PHOTO_DITHER`. */
+  dither?: DitherKernel;
+}
 
-/** Dithers and packs an 800x480 grey frame into the three push formats. */
-export function bitmapsFromFrame(frame: Uint8Array): PushBitmaps {
-  const mono = ditherFloydSteinberg(frame, FRAME_WIDTH, FRAME_HEIGHT, 2);
-  const raw2 = pack1bpp(mono, FRAME_WIDTH, FRAME_HEIGHT);
-  const raw4 = pack2bpp(
-    ditherFloydSteinberg(frame, FRAME_WIDTH, FRAME_HEIGHT, 4),
-    FRAME_WIDTH,
-    FRAME_HEIGHT,
-  );
+/**
+ * The three push formats of an 800x480 grey frame. `image.png` and `image2.raw` share the 1 bpp
+ * rows; `image4.raw` is the 4-level dither of the same frame with the same kernel. `fixed` marks
+ * pixels that keep their level (a layout's text, see `ditherPacked`).
+ */
+export function bitmapsFromFrame(
+  frame: Uint8Array,
+  kernel: DitherKernel,
+  fixed?: Uint8Array,
+): PushBitmaps {
+  const { raw2, raw4 } = ditherPacked(frame, FRAME_WIDTH, FRAME_HEIGHT, kernel, fixed);
   return { png: encodePng1Bit(raw2, FRAME_WIDTH, FRAME_HEIGHT), raw2, raw4 };
 }
 
+/** `picture` (width x height grey) centred on a white 800x480 frame. */
+function centreOnWhite(picture: Uint8Array, width: number, height: number): Uint8Array {
+  if (width === FRAME_WIDTH && height === FRAME_HEIGHT) return picture;
+  const frame = new Uint8Array(FRAME_WIDTH * FRAME_HEIGHT).fill(255);
+  const left = (FRAME_WIDTH - width) >> 1;
+  const top = (FRAME_HEIGHT - height) >> 1;
+  for (let y = 0; y < height; y++) {
+    frame.set(picture.subarray(y * width, (y + 1) * width), (top + y) * FRAME_WIDTH + left);
+  }
+  return frame;
+}
+
 /** Renders an uploaded image into the three push formats. */
-export function renderImageBitmaps(source: Uint8Array): RenderResult {
-  const header = sniffImage(source);
-  if (!header || !DECODABLE.has(header.format)) {
-    const found = header ? `${header.format.toUpperCase()} images are` : "The file is";
-    return {
-      ok: false,
-      code: "unsupported_format",
-      message: `${found} not supported; use PNG, JPEG or BMP`,
-    };
-  }
-  if (header.width === undefined || header.height === undefined) {
-    return { ok: false, code: "undecodable", message: "Image header has no size" };
-  }
-  const area = header.width * header.height;
-  if (area === 0) return { ok: false, code: "undecodable", message: "Image has no pixels" };
-  if (area > MAX_SOURCE_PIXELS) {
-    return {
-      ok: false,
-      code: "too_large",
-      message: `Image of ${header.width}x${header.height} is over ${MAX_SOURCE_PIXELS} pixels`,
-    };
-  }
-  // Each format's guard checks what decoding will cost before its decoder allocates (decode.ts).
-  const decoded = decodeSource(source, header);
+export async function renderImageBitmaps(
+  source: Uint8Array,
+  options: ImageRenderOptions = {},
+): Promise<RenderResult> {
+  // Scaled (up or down) to the largest size of its aspect ratio inside the frame, on white.
+  const decoded = await decodeImage(source, {
+    box: { width: FRAME_WIDTH, height: FRAME_HEIGHT },
+    flatten: true,
+  });
   if (!decoded.ok) return decoded;
-  const { pixels } = decoded;
-  const stored = { width: pixels.width, height: pixels.height, data: toGrey(pixels) };
-  // Phones store photos as the sensor saw them and put the turn in EXIF (TIFF tag 274).
-  const { data: grey, width, height } = orient(stored, decoded.orientation);
-  return {
-    ok: true,
-    bitmaps: bitmapsFromFrame(fitOnWhite(grey, width, height, FRAME_WIDTH, FRAME_HEIGHT)),
-  };
+  const { width, height } = decoded;
+  // The tone stage sees the picture alone: white bands must not count as its white point.
+  const grey = tone(toGrey(decoded), width, height);
+  const frame = centreOnWhite(grey, width, height);
+  return { ok: true, bitmaps: bitmapsFromFrame(frame, options.dither ?? PHOTO_DITHER) };
 }

@@ -16,9 +16,9 @@ function codeOf(bytes: Uint8Array) {
   return result.ok ? "ok" : result.code;
 }
 
-Deno.test("bmp guard: a whole BMP passes and renders", () => {
+Deno.test("bmp guard: a whole BMP passes and renders", async () => {
   assertEquals(codeOf(bmp(10, 3)), "ok");
-  const result = renderImageBitmaps(bmp(10, 3, 0));
+  const result = await renderImageBitmaps(bmp(10, 3, 0));
   assertEquals(result.ok, true);
 });
 

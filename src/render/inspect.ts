@@ -1,17 +1,17 @@
 /**
  * A picture prepared for the summary stage (SPEC 4.6: "an AI vision model for image
- * attachments"): decoded through the same guards as every render, turned upright, measured
+ * attachments"): decoded through the same guards and decoder as every render (`decodeImage`:
+ * turned upright and shrunk while it is decoded), measured
  * (size, brightness, contrast, where the detail is, whether it looks like a page of text, a
  * photograph or a flat graphic) and downscaled into a grey JPEG small enough for the Messages
  * API's image limits. The offline model describes the picture from the measurements alone.
  * Runs in the render pool (`inspect` task), never on the request loop.
  */
-import { encode as encodeJpeg } from "jpeg-js";
-import { decodeSource } from "./decode.ts";
+import sharp from "sharp";
+import { decodeImage } from "./decode.ts";
 import { containRect, resizeGrey } from "./fit.ts";
 import { toGrey } from "./grey.ts";
-import { MAX_SOURCE_PIXELS, type Refusal } from "./limits.ts";
-import { orient } from "./orient.ts";
+import type { Refusal } from "./limits.ts";
 import { sniffImage } from "./sniff.ts";
 
 /** What can be measured of a picture, upright. Percentages are 0-100. */
@@ -123,43 +123,40 @@ export function measure(grey: Uint8Array, width: number, height: number): ImageF
   };
 }
 
-/** A grey image as a baseline JPEG (jpeg-js takes RGBA). */
-function greyJpeg(grey: Uint8Array, width: number, height: number): Uint8Array {
-  const rgba = new Uint8Array(width * height * 4);
-  for (let i = 0, p = 0; i < grey.length; i++, p += 4) {
-    rgba[p] = rgba[p + 1] = rgba[p + 2] = grey[i];
-    rgba[p + 3] = 255;
-  }
-  return encodeJpeg({ data: rgba, width, height }, 80).data;
+/** A grey image as a JPEG (libvips, in the worker). */
+async function greyJpeg(grey: Uint8Array, width: number, height: number): Promise<Uint8Array> {
+  const jpeg = await sharp(grey, { raw: { width, height, channels: 1 } }).jpeg({ quality: 80 })
+    .toBuffer();
+  return new Uint8Array(jpeg.buffer, jpeg.byteOffset, jpeg.byteLength);
 }
 
-/** Decodes, measures and downsizes a picture (PNG, JPEG or BMP). */
-export function inspectImage(source: Uint8Array, maxSide = PREVIEW_MAX_SIDE): InspectResult {
+/**
+ * Decodes, measures and downsizes a picture (any format the renderer accepts). The size in the
+ * facts is the upright picture's own; the measurements run on the downsized preview.
+ */
+export async function inspectImage(
+  source: Uint8Array,
+  maxSide = PREVIEW_MAX_SIDE,
+): Promise<InspectResult> {
   const header = sniffImage(source);
-  if (!header || !["png", "jpeg", "bmp"].includes(header.format)) {
-    return { ok: false, code: "unsupported_format", message: "Use a PNG, JPEG or BMP picture" };
-  }
-  if (!header.width || !header.height) {
-    return { ok: false, code: "undecodable", message: "Image has no pixels" };
-  }
-  if (header.width * header.height > MAX_SOURCE_PIXELS) {
-    return {
-      ok: false,
-      code: "too_large",
-      message: `Image of ${header.width}x${header.height} is over ${MAX_SOURCE_PIXELS} pixels`,
-    };
-  }
-  const decoded = decodeSource(source, header);
+  // Shrunk while decoded when larger than the preview; a small picture is sent as it is (the
+  // decoder's box would scale it up too).
+  const large = !header?.width || !header?.height ||
+    Math.max(header.width, header.height) > maxSide;
+  const decoded = await decodeImage(source, {
+    ...(large ? { box: { width: maxSide, height: maxSide } } : {}),
+    flatten: true,
+  });
   if (!decoded.ok) return decoded;
-  const { pixels } = decoded;
-  const upright = orient(
-    { width: pixels.width, height: pixels.height, data: toGrey(pixels) },
-    decoded.orientation,
-  );
-  const facts = measure(upright.data, upright.width, upright.height);
-  const rect = containRect(upright.width, upright.height, maxSide, maxSide);
-  const width = Math.min(upright.width, rect.width);
-  const height = Math.min(upright.height, rect.height);
-  const small = resizeGrey(upright.data, upright.width, upright.height, width, height);
-  return { ok: true, facts, preview: greyJpeg(small, width, height) };
+  const grey = toGrey(decoded);
+  // The header's size, turned like the decoded picture was (EXIF orientation).
+  let width = header?.width ?? decoded.width;
+  let height = header?.height ?? decoded.height;
+  if ((width > height) !== (decoded.width > decoded.height) && width !== height) {
+    [width, height] = [height, width];
+  }
+  const facts = { ...measure(grey, decoded.width, decoded.height), width, height };
+  const ratio = width / height;
+  facts.orientation = ratio > 1.05 ? "landscape" : ratio < 0.95 ? "portrait" : "square";
+  return { ok: true, facts, preview: await greyJpeg(grey, decoded.width, decoded.height) };
 }

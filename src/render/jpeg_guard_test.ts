@@ -1,12 +1,13 @@
-import { encodeJpeg, Image } from "image-js";
 import { assert, assertEquals } from "../../tests/helpers/assert.ts";
 import { emptyJpeg } from "../../tests/helpers/bombs.ts";
 import { exifOrientation } from "./exif.ts";
 import { guardJpeg } from "./jpeg_guard.ts";
 import { MAX_JPEG_SCANS } from "./limits.ts";
+import { encodeRgb, rgbPixels } from "./testing/images.ts";
 
-function jpeg(width: number, height: number): Uint8Array {
-  return encodeJpeg(new Image(width, height, { colorModel: "RGB" }).fill([90, 120, 200]));
+function jpeg(width: number, height: number): Promise<Uint8Array> {
+  const data = rgbPixels(width, height, () => [90, 120, 200]);
+  return encodeRgb(data, width, height, "jpeg");
 }
 
 /** `emptyJpeg`'s frame, then `scans` scan headers each followed by `bytesPerScan` of data. */
@@ -23,8 +24,8 @@ function codeOf(result: ReturnType<typeof guardJpeg>) {
   return result.ok ? "ok" : result.code;
 }
 
-Deno.test("jpeg guard: an encoder's JPEG passes with its frame", () => {
-  const result = guardJpeg(jpeg(64, 40));
+Deno.test("jpeg guard: an encoder's JPEG passes with its frame", async () => {
+  const result = guardJpeg(await jpeg(64, 40));
   assert.ok(result.ok);
   assertEquals([result.frame.width, result.frame.height, result.orientation], [64, 40, 1]);
   assertEquals(result.frame.components.length, 3);
@@ -37,10 +38,10 @@ Deno.test("jpeg guard: a frame its scan data cannot cover is refused (1 bit per 
   assertEquals(codeOf(guardJpeg(withScans(4000, 4000, 1, 93_750))), "ok");
 });
 
-Deno.test("jpeg guard: too many scans, two frames, lossless frames, huge frames", () => {
+Deno.test("jpeg guard: too many scans, two frames, lossless frames, huge frames", async () => {
   assertEquals(codeOf(guardJpeg(withScans(8, 8, MAX_JPEG_SCANS, 1))), "ok");
   assertEquals(codeOf(guardJpeg(withScans(8, 8, MAX_JPEG_SCANS + 1, 1))), "too_large");
-  const one = jpeg(8, 8);
+  const one = await jpeg(8, 8);
   const frame = one.indexOf(0xc0, 2) - 1;
   const length = (one[frame + 2] << 8) | one[frame + 3];
   const sof = one.subarray(frame, frame + 2 + length);
@@ -55,8 +56,8 @@ Deno.test("jpeg guard: too many scans, two frames, lossless frames, huge frames"
   assertEquals(codeOf(guardJpeg(withScans(6000, 6000, 1, 300_000))), "too_large");
 });
 
-Deno.test("jpeg guard: truncated segments and garbage are refused", () => {
-  const one = jpeg(8, 8);
+Deno.test("jpeg guard: truncated segments and garbage are refused", async () => {
+  const one = await jpeg(8, 8);
   assertEquals(codeOf(guardJpeg(Uint8Array.from([0xff, 0xd8, 0xff, 0xd9]))), "undecodable");
   assertEquals(codeOf(guardJpeg(one.subarray(0, 30))), "undecodable");
   assertEquals(codeOf(guardJpeg(Uint8Array.from([0xff, 0xd8, 0x00, 0x00]))), "undecodable");

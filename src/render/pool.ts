@@ -8,6 +8,7 @@ import { RenderRejected, RenderUnavailable } from "./errors.ts";
 import { type RenderTask, wireImages, withTransfer, type WorkerReply } from "./protocol.ts";
 import { PREVIEW_MAX_SIDE } from "./inspect.ts";
 import type {
+  ImageRenderRequest,
   InspectedImage,
   PushBitmaps,
   Renderer,
@@ -87,10 +88,10 @@ export class RenderPool implements Renderer {
     return reply;
   }
 
-  async renderImage(source: Uint8Array): Promise<PushBitmaps> {
+  async renderImage(source: Uint8Array, options?: ImageRenderRequest): Promise<PushBitmaps> {
     // A copy is transferred, so the caller's buffer stays usable (e.g. for a retry).
     const copy = source.slice().buffer;
-    return bitmaps(await this.#run({ kind: "image", source: copy }, [copy]));
+    return bitmaps(await this.#run({ kind: "image", source: copy, options }, [copy]));
   }
 
   async renderTemplate(request: TemplateRenderRequest): Promise<PushBitmaps> {

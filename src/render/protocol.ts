@@ -2,7 +2,7 @@
 import { move, transferableSymbol, valueSymbol } from "piscina";
 import type { RenderFailureCode } from "./limits.ts";
 import type { ImageFacts } from "./inspect.ts";
-import type { SceneRenderRequest, TemplateRenderRequest } from "./types.ts";
+import type { ImageRenderRequest, SceneRenderRequest, TemplateRenderRequest } from "./types.ts";
 
 /** Why a task cannot be rendered; retrying never helps with any of these. */
 export type WorkerFailureCode = RenderFailureCode | "not_found" | "invalid_request";
@@ -18,7 +18,7 @@ export type WireImages = Record<string, ArrayBuffer>;
  * arrays (see `wireBuffer`).
  */
 export type RenderTask =
-  | { kind: "image"; source: ArrayBuffer }
+  | { kind: "image"; source: ArrayBuffer; options?: ImageRenderRequest }
   | { kind: "template"; request: Omit<TemplateRenderRequest, "images">; images: WireImages }
   | { kind: "scene"; request: Omit<SceneRenderRequest, "images">; images: WireImages }
   | { kind: "inspect"; source: ArrayBuffer; maxSide: number }

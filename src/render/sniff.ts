@@ -2,7 +2,7 @@
 
 /** What the header says; dimensions are known for PNG, JPEG and BMP. */
 export interface ImageHeader {
-  format: "png" | "jpeg" | "webp" | "gif" | "bmp" | "tiff";
+  format: "png" | "jpeg" | "webp" | "gif" | "bmp" | "tiff" | "avif" | "heif";
   width?: number;
   height?: number;
 }
@@ -36,6 +36,19 @@ function jpegSize(bytes: Uint8Array): { width: number; height: number } | undefi
   return undefined;
 }
 
+/**
+ * An ISO-BMFF `ftyp` box naming AVIF as its major or a compatible brand. Other HEIF files (HEIC
+ * photos) need an HEVC decoder the render does not have.
+ */
+function isAvif(bytes: Uint8Array): boolean {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const size = Math.min(view.getUint32(0), bytes.length, 256);
+  for (let at = 8; at + 4 <= size; at += at === 8 ? 8 : 4) {
+    if (ascii(bytes, at, "avif") || ascii(bytes, at, "avis")) return true;
+  }
+  return false;
+}
+
 /** Identifies the format by its magic bytes; undefined when it is no image format we know. */
 export function sniffImage(bytes: Uint8Array): ImageHeader | undefined {
   if (bytes.length >= 24 && PNG_SIGNATURE.every((b, i) => bytes[i] === b)) {
@@ -57,5 +70,8 @@ export function sniffImage(bytes: Uint8Array): ImageHeader | undefined {
     return { format: "bmp", width, height };
   }
   if (ascii(bytes, 0, "II*\0") || ascii(bytes, 0, "MM\0*")) return { format: "tiff" };
+  if (bytes.length >= 16 && ascii(bytes, 4, "ftyp")) {
+    return { format: isAvif(bytes) ? "avif" : "heif" };
+  }
   return undefined;
 }

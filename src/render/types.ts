@@ -1,19 +1,29 @@
 /** What the render pool produces for one 800x480 push (SPEC 4.5 formats, 4.6 render stage). */
 import type { ImageFacts } from "./inspect.ts";
+import type { DitherKernel } from "./dither.ts";
 import type { ColorMode, SceneMode } from "./scene/types.ts";
+
+export { DITHER_KERNELS, type DitherKernel, PHOTO_DITHER } from "./dither.ts";
 
 /** Content types the render pool decodes (docs/decisions.md, render): the rest never render. */
 export const RENDERABLE_TYPES: ReadonlySet<string> = new Set([
   "image/png",
   "image/jpeg",
   "image/bmp",
+  "image/webp",
+  "image/gif",
+  "image/avif",
+  "image/tiff",
 ]);
+
+/** How `RENDERABLE_TYPES` are named to a user. */
+export const RENDERABLE_NAMES = "PNG, JPEG, BMP, WebP, GIF, AVIF or TIFF";
 
 export const FRAME_WIDTH = 800;
 export const FRAME_HEIGHT = 480;
 
 export interface PushBitmaps {
-  /** `image.png`: 1-bit grey PNG, Floyd–Steinberg dithered. */
+  /** `image.png`: 1-bit grey PNG, toned and dithered (Atkinson unless the push chose). */
   png: Uint8Array;
   /** `image2.raw`: 1 bpp, 48000 bytes, MSB first, row-major, 1 = white. */
   raw2: Uint8Array;
@@ -34,6 +44,8 @@ export interface TemplateRenderRequest {
   images?: Record<string, Uint8Array>;
   /** ISO timestamp date filters count from (a countdown's "days to go"); default: now. */
   now?: string;
+  /** Error diffusion of pictures and grey fills (text is never dithered); default `PHOTO_DITHER`. */
+  dither?: DitherKernel;
 }
 
 /** A Scene v1 rendition (SPEC 2.12, 4.7). */
@@ -50,6 +62,17 @@ export interface SceneRenderRequest {
   mode?: SceneMode;
   /** Pixels per rendition (TARGETLESS_MAX_RENDITION_PIXELS); default 4,000,000. */
   maxPixels?: number;
+  /**
+   * `monochrome` only: error diffusion of pictures and grey fills (text is never dithered);
+   * default `PHOTO_DITHER`. The API field is `dither` (docs/decisions.md).
+   */
+  dither?: DitherKernel;
+}
+
+/** Options of an uploaded picture's render (issue 12). */
+export interface ImageRenderRequest {
+  /** Error diffusion: `atkinson` (default for photos), `floyd-steinberg` or `threshold`. */
+  dither?: DitherKernel;
 }
 
 /** A picture measured and downsized for a vision model (the summary stage, SPEC 4.6). */
@@ -62,12 +85,13 @@ export interface InspectedImage {
 /** The render pool as the rest of the service sees it (Piscina workers behind it). */
 export interface Renderer {
   /**
-   * Decodes an uploaded image (PNG, JPEG, BMP), fits it to 800x480 on white, dithers,
-   * packs. Rejects with `RenderRejected` when the image itself cannot be rendered (415
-   * `unsupported_media_type`: not a supported format or corrupt; 413 `payload_too_large`: over
-   * 40 megapixels): retrying will not help. Any other rejection is transient (a worker crashed).
+   * Decodes an uploaded image (PNG, JPEG, BMP, WebP, GIF, AVIF, TIFF), fits it to 800x480 on
+   * white, tones, dithers, packs. Rejects with `RenderRejected` when the image itself cannot be
+   * rendered (415 `unsupported_media_type`: not a supported format or corrupt; 413
+   * `payload_too_large`: over its format's pixel limit): retrying will not help. Any other
+   * rejection is transient (a worker crashed).
    */
-  renderImage(source: Uint8Array): Promise<PushBitmaps>;
+  renderImage(source: Uint8Array, options?: ImageRenderRequest): Promise<PushBitmaps>;
   /**
    * Renders a push template into the push formats: text black on white and never dithered,
    * photos dithered. Rejects with `RenderRejected` `not_found` for an unknown template, 400

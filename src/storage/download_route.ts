@@ -49,12 +49,28 @@ export const storageDownload = defineRawRoute({
   // The signature is the authorization (SPEC 5.9); checked below, with the key first.
   auth: publicRoute,
   // Optional here: a missing or malformed one is the same 403 as a wrong one.
-  query: z.object({ expires: z.string().optional(), signature: z.string().optional() }),
-  params: z.object({ key: z.string() }),
+  query: z.object({
+    expires: z.string().optional().meta({ param: { description: "Unix seconds, as signed" } }),
+    signature: z.string().optional().meta({ param: { description: "As in the signed URL" } }),
+  }),
+  params: z.object({
+    key: z.string().meta({
+      param: { description: "The object key as one path segment (`/` written `%2F`)" },
+    }),
+  }),
   responses: {
     200: {
       description: "The object's bytes (picture types inline, anything else an attachment)",
-      content: { "application/octet-stream": z.string().meta({ format: "binary" }) },
+      // What `objectHeaders` sends: a picture type as stored, anything else as opaque bytes.
+      content: Object.fromEntries(
+        [...INLINE_TYPES, "application/octet-stream"]
+          .map((type) => [type, z.string().meta({ format: "binary" })]),
+      ),
+      headers: z.object({
+        "Content-Disposition": z.string().meta({
+          header: { description: "`inline` for picture types, else `attachment`; the filename" },
+        }),
+      }),
     },
     403: { description: "Invalid or expired signature" },
     404: { description: "No such object, or a key no store can hold" },

@@ -20,11 +20,23 @@ const SIGNATURES: Array<{ type: string; test: (b: Uint8Array) => boolean }> = [
       starts(b, [0x42, 0x4d]) && b.length >= 18 &&
       [12, 40, 52, 56, 64, 108, 124].includes(b[14] | (b[15] << 8) | (b[16] << 16) | (b[17] << 24)),
   },
+  // ISO-BMFF "ftyp" naming AVIF as its major or a compatible brand (issue 12); HEIC is not one.
+  { type: "image/avif", test: isAvif },
   {
     type: "image/tiff",
     test: (b) => starts(b, [0x49, 0x49, 0x2a, 0x00]) || starts(b, [0x4d, 0x4d, 0x00, 0x2a]),
   },
 ];
+
+function isAvif(b: Uint8Array): boolean {
+  if (!starts(b.subarray(4), [0x66, 0x74, 0x79, 0x70])) return false;
+  const size = Math.min((b[0] << 24 | b[1] << 16 | b[2] << 8 | b[3]) >>> 0, b.length);
+  for (let at = 8; at + 4 <= size; at += at === 8 ? 8 : 4) {
+    const brand = String.fromCharCode(b[at], b[at + 1], b[at + 2], b[at + 3]);
+    if (brand === "avif" || brand === "avis") return true;
+  }
+  return false;
+}
 
 /** Bytes `sniffImageType` looks at. */
 export const SNIFF_BYTES = 32;
@@ -45,4 +57,5 @@ export const INLINE_TYPES: ReadonlySet<string> = new Set([
   "image/gif",
   "image/webp",
   "image/bmp",
+  "image/avif",
 ]);

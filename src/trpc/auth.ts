@@ -3,11 +3,13 @@
  * kinds it accepts, and anything else is refused before its body runs.
  */
 import type { Caller } from "../caller.ts";
+import { callerAccess, PUBLIC_ACCESS } from "../http/operation.ts";
 import { baseProcedure } from "./init.ts";
 
 function requireCaller<K extends Caller["kind"]>(kinds: readonly K[]) {
+  // The same `kinds` are checked below and documented (security, 401/403) from the meta.
   // An AppError thrown here reaches `baseProcedure`, which turns it into the TRPCError.
-  return baseProcedure.use(async ({ ctx, next }) => {
+  return baseProcedure.meta({ access: callerAccess(kinds) }).use(async ({ ctx, next }) => {
     // The shared check (raw routes call the same `require`).
     const caller = await ctx.services.auth.require(ctx.bearer, kinds) as Extract<
       Caller,
@@ -39,5 +41,5 @@ export const surfaceProcedures = {
   app: requireCaller<Caller["kind"]>(["user"]),
   sdk: requireCaller<Caller["kind"]>(["pat"]),
 };
-/** No credential. */
-export const publicProcedure = baseProcedure;
+/** No credential (documented with `security: []`). */
+export const publicProcedure = baseProcedure.meta({ access: PUBLIC_ACCESS });

@@ -7,6 +7,7 @@ import type { OpenApiMeta } from "trpc-to-openapi";
 import { AppError } from "../errors.ts";
 import type { Caller } from "../caller.ts";
 import type { Services } from "../services.ts";
+import type { Access, StatusDocs } from "../http/operation.ts";
 
 /** Status and headers a procedure sets on its response (201, 204, Retry-After, ...). */
 export interface ResponseHolder {
@@ -26,6 +27,23 @@ export interface Context {
   services: Services;
   caller?: Caller;
 }
+
+/** The success statuses a procedure may declare. */
+export type SuccessStatus = 200 | 201 | 202 | 204;
+
+/**
+ * A procedure's meta: trpc-to-openapi's `openapi` (method, path, summary, tags, description,
+ * `errorResponses`, `requestHeaders`, `responseHeaders`, `successDescription`) plus the fields
+ * both the runtime and the document read (src/openapi/procedures.ts), so each is said once.
+ */
+export type ApiMeta = OpenApiMeta<{
+  /** Who may call: set by the base procedures of src/trpc/auth.ts, never by a procedure. */
+  access?: Access;
+  /** The REST success status (default 200); `baseProcedure` sets it on the response. */
+  status?: SuccessStatus;
+  /** Other success statuses the handler sets itself (`ctx.response.status`), same body. */
+  statuses?: StatusDocs;
+}>;
 
 type TrpcCode = ConstructorParameters<typeof TRPCError>[0]["code"];
 
@@ -54,7 +72,7 @@ export function toTrpcError(error: AppError): TRPCError {
   });
 }
 
-const t = initTRPC.context<Context>().meta<OpenApiMeta>().create({
+const t = initTRPC.context<Context>().meta<ApiMeta>().create({
   // CONTRACT.md: `/trpc` never returns stack traces. tRPC adds `data.stack` whenever NODE_ENV is
   // not "production" (it is unset in tests and `deno task test`), so development mode is off for
   // good, and the formatter below drops the field whatever the mode.
@@ -71,11 +89,16 @@ const t = initTRPC.context<Context>().meta<OpenApiMeta>().create({
 export const router = t.router;
 export const middleware = t.middleware;
 
-/** Every procedure starts here: AppErrors leave as TRPCErrors carrying the original. */
-export const baseProcedure = t.procedure.use(async ({ next }) => {
+/**
+ * Every procedure starts here: AppErrors leave as TRPCErrors carrying the original, and a
+ * success gets the status its meta declares (the document reads the same field), unless the
+ * handler chose one of its declared `statuses`.
+ */
+export const baseProcedure = t.procedure.use(async ({ ctx, meta, next }) => {
   const result = await next();
   if (!result.ok && result.error.cause instanceof AppError) {
     throw toTrpcError(result.error.cause);
   }
+  if (result.ok && meta?.status) ctx.response.status ??= meta.status;
   return result;
 });

@@ -127,6 +127,80 @@ export function shortBmp(width: number, height: number, dataBytes: number): Uint
   return out;
 }
 
+/** An 8x8 grey image in `format`, made by sharp (the render's own codec library). */
+async function tiny(format: "webp" | "gif" | "avif" | "tiff"): Promise<Uint8Array> {
+  const { encodeRgb } = await import("../../src/render/testing/images.ts");
+  return await encodeRgb(new Uint8Array(8 * 8 * 3).fill(128), 8, 8, format);
+}
+
+/** Index of `text` (ASCII) in `bytes`, or -1. */
+function find(bytes: Uint8Array, text: string, from = 0): number {
+  outer: for (let i = from; i + text.length <= bytes.length; i++) {
+    for (let k = 0; k < text.length; k++) if (bytes[i + k] !== text.charCodeAt(k)) continue outer;
+    return i;
+  }
+  return -1;
+}
+
+/** A WebP whose extended header (VP8X) says `width` x `height` around an 8x8 image. */
+async function webpClaiming(width: number, height: number): Promise<Uint8Array> {
+  const image = (await tiny("webp")).subarray(12); // the image's own chunk (VP8 or VP8L)
+  const vp8x = new Uint8Array(18);
+  vp8x.set([0x56, 0x50, 0x38, 0x58, 10, 0, 0, 0]); // "VP8X", length 10, no flags
+  const w = width - 1;
+  const h = height - 1;
+  vp8x.set([w & 0xff, (w >> 8) & 0xff, w >> 16, h & 0xff, (h >> 8) & 0xff, h >> 16], 12);
+  const out = concat([new TextEncoder().encode("RIFF\0\0\0\0WEBP"), vp8x, image]);
+  new DataView(out.buffer).setUint32(4, out.length - 8, true);
+  return out;
+}
+
+/** A GIF whose screen and first image descriptor say `width` x `height`, with 8x8 of data. */
+async function gifClaiming(width: number, height: number): Promise<Uint8Array> {
+  const out = (await tiny("gif")).slice();
+  const view = new DataView(out.buffer);
+  view.setUint16(6, width, true);
+  view.setUint16(8, height, true);
+  // Skip the global colour table and any extension blocks to the image descriptor (0x2c).
+  let at = 13 + (out[10] & 0x80 ? 3 * (2 << (out[10] & 7)) : 0);
+  while (out[at] === 0x21) {
+    at += 2;
+    while (out[at] !== 0) at += out[at] + 1;
+    at++;
+  }
+  if (out[at] !== 0x2c) throw new Error("GIF image descriptor not found");
+  view.setUint16(at + 5, width, true);
+  view.setUint16(at + 7, height, true);
+  return out;
+}
+
+/** An AVIF whose image spatial extents box (ispe) says `width` x `height`. */
+async function avifClaiming(width: number, height: number): Promise<Uint8Array> {
+  const out = (await tiny("avif")).slice();
+  const at = find(out, "ispe");
+  if (at < 0) throw new Error("AVIF has no ispe box");
+  new DataView(out.buffer).setUint32(at + 8, width);
+  new DataView(out.buffer).setUint32(at + 12, height);
+  return out;
+}
+
+/** A TIFF whose first IFD says `width` x `height` (tags 256, 257) over 8x8 of strips. */
+async function tiffClaiming(width: number, height: number): Promise<Uint8Array> {
+  const out = (await tiny("tiff")).slice();
+  const view = new DataView(out.buffer);
+  const little = out[0] === 0x49;
+  const ifd = view.getUint32(4, little);
+  for (let i = 0; i < view.getUint16(ifd, little); i++) {
+    const entry = ifd + 2 + 12 * i;
+    const tag = view.getUint16(entry, little);
+    if (tag !== 256 && tag !== 257) continue;
+    const value = tag === 256 ? width : height;
+    if (view.getUint16(entry + 2, little) === 3) view.setUint16(entry + 8, value, little);
+    else view.setUint32(entry + 8, value, little);
+  }
+  return out;
+}
+
 /** A named bomb: its bytes and what it would cost a decoder that trusted it. */
 export interface Bomb {
   name: string;
@@ -142,7 +216,9 @@ export interface Bomb {
  *   render, ignoring the profile, but not inflate it);
  * - PNG whose header says 7000x5000 16-bit RGBA (280 MB of samples) in a 1 KB file;
  * - JPEG whose frame says 4000x4000 with no scan data at all (the decoder invents it);
- * - BMP whose header says 6000x6000 with 100 bytes of pixels.
+ * - BMP whose header says 6000x6000 with 100 bytes of pixels;
+ * - WebP, GIF, AVIF and TIFF whose headers say 10000x10000 (100 megapixels) around 8x8 pixels of
+ *   data: refused from the header (issue 12), before libvips decodes anything.
  */
 export async function bombs(): Promise<Bomb[]> {
   const zeros = await zlibOfZeros(256 * MiB);
@@ -161,5 +237,9 @@ export async function bombs(): Promise<Bomb[]> {
     },
     { name: "JPEG frame without scan data", bytes: emptyJpeg(4000, 4000) },
     { name: "BMP header without its pixels", bytes: shortBmp(6000, 6000, 100) },
+    { name: "WebP canvas of 100 megapixels", bytes: await webpClaiming(10000, 10000) },
+    { name: "GIF screen of 100 megapixels", bytes: await gifClaiming(10000, 10000) },
+    { name: "AVIF extents of 100 megapixels", bytes: await avifClaiming(10000, 10000) },
+    { name: "TIFF IFD of 100 megapixels", bytes: await tiffClaiming(10000, 10000) },
   ];
 }

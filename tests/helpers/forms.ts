@@ -2,6 +2,7 @@
  * Hand-built multipart/form-data bodies, so tests control what a browser's FormData would not
  * let them: part order, duplicate fields, broken framing, streamed file parts.
  */
+import { fetchChecked } from "./openapi.ts";
 
 const encoder = new TextEncoder();
 
@@ -54,7 +55,7 @@ export async function postForm(
   url: string,
   form: { body: BodyInit; contentType: string },
 ): Promise<{ status: number; error?: string }> {
-  const res = await fetch(url, {
+  const res = await fetchChecked(url, {
     method: "POST",
     headers: { "content-type": form.contentType },
     body: form.body,

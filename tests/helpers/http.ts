@@ -1,5 +1,10 @@
 // deno-lint-ignore-file no-explicit-any -- replies are untyped JSON; tests assert their shape
-/** A tiny HTTP client for the tests: JSON in, status + headers + parsed body out. */
+/**
+ * A tiny HTTP client for the tests: JSON in, status + headers + parsed body out. Every reply is
+ * checked against the server's served OpenAPI document (./openapi.ts): a reply the document does
+ * not describe fails the test that received it.
+ */
+import { assertDocumented } from "./openapi.ts";
 
 export interface Reply<T = any> {
   status: number;
@@ -31,6 +36,7 @@ export async function call<T = any>(
   }
   const res = await fetch(`${baseUrl}${path}`, { method, headers, body });
   const text = await res.text();
+  await assertDocumented(baseUrl, method, path, { status: res.status, headers: res.headers, text });
   let parsed: unknown = text;
   try {
     parsed = text ? JSON.parse(text) : null;

@@ -5,6 +5,7 @@
 import type { JWTPayload } from "jose";
 import { assert, assertEquals } from "./assert.ts";
 import type { TestServer } from "./server.ts";
+import { fetchChecked } from "./openapi.ts";
 import { applePrivateKeyPem, type FakeIdp } from "./fake_idp.ts";
 
 export const BUNDLE_ID = "com.example.dds.ios";
@@ -49,7 +50,7 @@ export async function raw(
   path: string,
   init: RequestInit = {},
 ): Promise<RawReply> {
-  const res = await fetch(`${server.url}${path}`, { redirect: "manual", ...init });
+  const res = await fetchChecked(`${server.url}${path}`, { redirect: "manual", ...init });
   const text = await res.text();
   return {
     status: res.status,

@@ -2,7 +2,7 @@
  * From a rendered RGBA frame to what an output needs: grey, RGB, or level indexes for the
  * e-ink formats, where text stays crisp and only pictures and grey fills are dithered.
  */
-import { ditherFloydSteinberg } from "../dither.ts";
+import { type DitherKernel, ditherPacked, type Packed } from "../dither.ts";
 import type { RgbaFrame } from "./engine.ts";
 
 /**
@@ -59,18 +59,18 @@ export function rgbaToRgb(frame: RgbaFrame): Uint8Array {
 }
 
 /**
- * Level indexes (0 = black … levels-1 = white) for a crisp-rendered grey frame. Pure black and
- * pure white pixels (glyphs, rules, borders: crisp rendering leaves their edges unblended) take
- * their level as they are; every other pixel (pictures, grey fills) is Floyd–Steinberg
- * dithered. So text is never dithered, and a frame without grey skips the dither altogether.
+ * The device formats of a crisp-rendered grey frame (`raw2`, `raw4`: see `ditherPacked`). Pure
+ * black and pure white pixels (glyphs, rules, borders: crisp rendering leaves their edges
+ * unblended) keep their level and neither take nor pass on error; every other pixel (pictures,
+ * grey fills) is dithered with `kernel`. So text is never dithered and never speckled by a
+ * neighbouring picture's error, and a frame without grey needs no diffusion at all.
  */
-export function composeLevels(
+export function composePacked(
   grey: Uint8Array,
   width: number,
   height: number,
-  levels: number,
-): Uint8Array {
-  const top = levels - 1;
+  kernel: DitherKernel,
+): Packed {
   let mixed = false;
   for (let i = 0; i < grey.length; i++) {
     if (grey[i] !== 0 && grey[i] !== 255) {
@@ -78,17 +78,8 @@ export function composeLevels(
       break;
     }
   }
-  if (!mixed) {
-    // A plain loop: TypedArray.map with a callback is several times slower per frame.
-    const out = new Uint8Array(grey.length);
-    for (let i = 0; i < grey.length; i++) if (grey[i]) out[i] = top;
-    return out;
-  }
-  const out = ditherFloydSteinberg(grey, width, height, levels);
-  // Error diffused out of a picture may flip a neighbouring glyph pixel: put pure ones back.
-  for (let i = 0; i < grey.length; i++) {
-    if (grey[i] === 0) out[i] = 0;
-    else if (grey[i] === 255) out[i] = top;
-  }
-  return out;
+  if (!mixed) return ditherPacked(grey, width, height, "threshold");
+  const fixed = new Uint8Array(grey.length);
+  for (let i = 0; i < grey.length; i++) fixed[i] = grey[i] === 0 || grey[i] === 255 ? 1 : 0;
+  return ditherPacked(grey, width, height, kernel, fixed);
 }

@@ -1,18 +1,14 @@
 /**
  * Pictures for layouts (a template's photo, a Scene's image element): decoded through the
- * repo's decode path, turned upright, cropped and resized to the exact pixels they will cover,
- * then handed to satori as a PNG data URI. STACK.md: embedding a large photo is the hot spot of
- * a render, so nothing larger than its box is ever embedded.
- *
- * This is a seam: the decode and resample steps call the guarded decode (`decodeSource`, the
- * push path's own), `orient` and `resizeGrey`, so the coming sharp-based decoder (issue 12)
- * replaces `decodePicture` alone.
+ * render's one decode path (sharp, with every format's checks, upright from EXIF), cropped and
+ * resized to the exact pixels they will cover, then handed to satori as a PNG data URI.
+ * STACK.md: embedding a large photo is the hot spot of a render, so nothing larger than its box
+ * is ever embedded.
  */
-import { MAX_SOURCE_PIXELS, type RenderFailureCode } from "../bitmaps.ts";
-import { decodeSource } from "../decode.ts";
+import { decodeImage } from "../decode.ts";
 import { resizeGrey } from "../fit.ts";
-import { orient } from "../orient.ts";
-import { sniffImage } from "../sniff.ts";
+import type { RenderFailureCode } from "../limits.ts";
+import { tone } from "../tone.ts";
 import { encodePng } from "./png_encode.ts";
 
 /** A decoded picture as separate 8-bit planes: grey or R, G, B, then alpha when it has one. */
@@ -30,49 +26,33 @@ export interface PictureFailure {
   message: string;
 }
 
-const DECODABLE = new Set(["png", "jpeg", "bmp"]);
-
 /**
- * Decodes PNG, JPEG or BMP bytes into upright planes; `grey` gives luma (BT.601, the push
- * pipeline's grey) instead of colour. The size is checked from the header, and each format's
- * guard checks what decoding will cost before the decoder allocates (issue 16, decode.ts): a
- * template's photo or a Scene's image is an upload like any other.
+ * Decodes an accepted image (PNG, JPEG, BMP, WebP, GIF, AVIF, TIFF) into upright planes; `grey`
+ * gives luma (BT.601, the push pipeline's grey) instead of colour. Each format is checked before
+ * it is decoded (issue 16, decode.ts): a template's photo or a Scene's image is an upload like
+ * any other.
  */
-export function decodePicture(
+export async function decodePicture(
   bytes: Uint8Array,
   options: { grey: boolean },
-): { ok: true; picture: Picture } | PictureFailure {
-  const header = sniffImage(bytes);
-  if (!header || !DECODABLE.has(header.format)) {
-    const found = header ? `${header.format.toUpperCase()} images are` : "The file is";
-    return {
-      ok: false,
-      code: "unsupported_format",
-      message: `${found} not supported; use PNG, JPEG or BMP`,
-    };
-  }
-  const pixels = (header.width ?? 0) * (header.height ?? 0);
-  if (pixels === 0) return { ok: false, code: "undecodable", message: "Image has no pixels" };
-  if (pixels > MAX_SOURCE_PIXELS) {
-    return {
-      ok: false,
-      code: "too_large",
-      message: `Image of ${header.width}x${header.height} is over ${MAX_SOURCE_PIXELS} pixels`,
-    };
-  }
-  const decoded = decodeSource(bytes, header);
+): Promise<{ ok: true; picture: Picture } | PictureFailure> {
+  const decoded = await decodeImage(bytes);
   if (!decoded.ok) return decoded;
-  const { width, height, channels, maxValue, data } = decoded.pixels;
-  const planes = toPlanes(data, width * height, channels, maxValue, options);
-  const turned = planes.map((plane) => orient({ data: plane, width, height }, decoded.orientation));
+  const { width, height, channels, data } = decoded;
   return {
     ok: true,
-    picture: {
-      width: turned[0].width,
-      height: turned[0].height,
-      planes: turned.map((p) => p.data),
-    },
+    picture: { width, height, planes: toPlanes(data, width * height, channels, 255, options) },
   };
+}
+
+/**
+ * A grey picture toned for a 1-bit panel (levels, gamma, unsharp mask: `tone`), at the size it
+ * is shown; an alpha plane is kept as it is. Colour pictures are returned unchanged.
+ */
+export function tonePicture(picture: Picture): Picture {
+  if (picture.planes.length > 2) return picture;
+  const [grey, ...alpha] = picture.planes;
+  return { ...picture, planes: [tone(grey.slice(), picture.width, picture.height), ...alpha] };
 }
 
 function toPlanes(
@@ -138,7 +118,7 @@ export async function loadPicture(
     cache.set(key, hit);
     return { ok: true, picture: hit };
   }
-  const result = decodePicture(bytes, options);
+  const result = await decodePicture(bytes, options);
   if (!result.ok) return result;
   const size = planeBytes(result.picture);
   if (size <= CACHE_BYTES) {

@@ -9,26 +9,26 @@ function png(width: number, height: number, channels: 1 | 2 | 3 | 4, fill: numbe
   return encode({ width, height, data, channels });
 }
 
-Deno.test("picture: colour, grey and alpha planes; an opaque alpha plane is dropped", () => {
-  const rgba = decodePicture(png(4, 2, 4, [255, 0, 0, 128]), { grey: false });
+Deno.test("picture: colour, grey and alpha planes; an opaque alpha plane is dropped", async () => {
+  const rgba = await decodePicture(png(4, 2, 4, [255, 0, 0, 128]), { grey: false });
   assert.ok(rgba.ok);
   assertEquals([rgba.picture.width, rgba.picture.height, rgba.picture.planes.length], [4, 2, 4]);
   assertEquals([...rgba.picture.planes.map((p) => p[0])], [255, 0, 0, 128]);
-  const grey = decodePicture(png(4, 2, 4, [255, 0, 0, 255]), { grey: true });
+  const grey = await decodePicture(png(4, 2, 4, [255, 0, 0, 255]), { grey: true });
   assert.ok(grey.ok);
   assertEquals(grey.picture.planes.length, 1);
   assertEquals(grey.picture.planes[0][0], 76); // BT.601 luma of red
 });
 
-Deno.test("picture: refusals name why, before decoding where the header tells", () => {
-  const text = decodePicture(new TextEncoder().encode("hello"), { grey: true });
+Deno.test("picture: refusals name why, before decoding where the header tells", async () => {
+  const text = await decodePicture(new TextEncoder().encode("hello"), { grey: true });
   assertEquals(text.ok ? "" : text.code, "unsupported_format");
   const huge = png(1, 1, 1, [0]);
   new DataView(huge.buffer).setUint32(16, 100_000); // header claims 100000x1... and
   new DataView(huge.buffer).setUint32(20, 100_000); // ...x100000: 10 gigapixels
-  const big = decodePicture(huge, { grey: true });
+  const big = await decodePicture(huge, { grey: true });
   assertEquals(big.ok ? "" : big.code, "too_large");
-  const broken = decodePicture(png(8, 8, 1, [0]).slice(0, 40), { grey: true });
+  const broken = await decodePicture(png(8, 8, 1, [0]).slice(0, 40), { grey: true });
   assertEquals(broken.ok ? "" : broken.code, "undecodable");
 });
 
@@ -70,7 +70,7 @@ Deno.test("picture: a large reduction (2x2 halving, then resampling) still avera
 Deno.test("picture: a template's or Scene's image goes through the same bomb guards", async () => {
   for (const bomb of await bombs()) {
     const before = Deno.memoryUsage().rss;
-    const result = decodePicture(bomb.bytes, { grey: false });
+    const result = await decodePicture(bomb.bytes, { grey: false });
     const growth = Deno.memoryUsage().rss - before;
     if (!bomb.mayRender) {
       assert.ok(!result.ok, bomb.name);

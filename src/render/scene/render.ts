@@ -5,12 +5,18 @@
  * render worker; failures are values (errors lose their fields crossing threads).
  */
 import type { RenderFailureCode } from "../bitmaps.ts";
-import { composeLevels, writePixels } from "../layout/compose.ts";
+import { DITHER_KERNELS, PHOTO_DITHER } from "../dither.ts";
+import { composePacked, writePixels } from "../layout/compose.ts";
 import { layoutSvg, rasterise } from "../layout/engine.ts";
-import { cropAndResize, loadPicture, type Picture, pictureDataUri } from "../layout/image.ts";
+import {
+  cropAndResize,
+  loadPicture,
+  type Picture,
+  pictureDataUri,
+  tonePicture,
+} from "../layout/image.ts";
 import { type Fit, placePicture } from "../layout/place.ts";
 import { encodePng } from "../layout/png_encode.ts";
-import { pack1bpp } from "../pack.ts";
 import { cssColour, luma } from "./colour.ts";
 import { normaliseScene } from "./normalise.ts";
 import { planScale } from "./scale.ts";
@@ -39,6 +45,9 @@ function checkSize(input: SceneRenderRequest): string | undefined {
   if (width * height > maxPixels) return `Rendition ${width}x${height} is over ${maxPixels} pixels`;
   if (input.colorMode !== undefined && !COLOR_MODES.has(input.colorMode)) {
     return `Rendition colorMode ${String(input.colorMode)} is not color, grayscale or monochrome`;
+  }
+  if (input.dither !== undefined && !DITHER_KERNELS.includes(input.dither)) {
+    return `Rendition dither ${String(input.dither)} is not ${DITHER_KERNELS.join(", ")}`;
   }
   return undefined;
 }
@@ -97,7 +106,9 @@ export async function renderScene(input: SceneRenderRequest): Promise<SceneRende
     // Resampled to the output pixels it covers, so resvg draws it 1:1 (STACK.md: hot spot).
     const w = Math.max(1, Math.round(placed.dest.width * plan.scaleX));
     const h = Math.max(1, Math.round(placed.dest.height * plan.scaleY));
-    return { src: pictureDataUri(cropAndResize(source, placed.crop, w, h)), dest: placed.dest };
+    const shown = cropAndResize(source, placed.crop, w, h);
+    // 1-bit output: the picture is toned at the size it is shown (issue 12: the tone stage).
+    return { src: pictureDataUri(monochrome ? tonePicture(shown) : shown), dest: placed.dest };
   };
   const tree = sceneTree(scene, { monochrome, picture });
 
@@ -123,7 +134,7 @@ export async function renderScene(input: SceneRenderRequest): Promise<SceneRende
   if (colorMode === "grayscale") {
     return { ok: true, png: encodePng({ ...output, channels: 1, depth: 8, data }) };
   }
-  const levels = composeLevels(data, output.width, output.height, 2);
-  const packed = pack1bpp(levels, output.width, output.height);
-  return { ok: true, png: encodePng({ ...output, channels: 1, depth: 1, data: packed }) };
+  const kernel = input.dither ?? PHOTO_DITHER;
+  const { raw2 } = composePacked(data, output.width, output.height, kernel);
+  return { ok: true, png: encodePng({ ...output, channels: 1, depth: 1, data: raw2 }) };
 }

@@ -5,12 +5,19 @@
  * Runs in the render worker; failures are values because errors lose their fields there.
  */
 import type { RenderFailureCode } from "../bitmaps.ts";
+import { PHOTO_DITHER } from "../dither.ts";
 import { layoutBitmaps } from "../layout/bitmaps.ts";
 import { rgbaToGrey } from "../layout/compose.ts";
 import { layoutSvg, rasterise } from "../layout/engine.ts";
 import { FONT_FAMILY } from "../layout/fonts.ts";
 import { htmlToTree, type ResolvedImage } from "../layout/html.ts";
-import { cropAndResize, loadPicture, type Picture, pictureDataUri } from "../layout/image.ts";
+import {
+  cropAndResize,
+  loadPicture,
+  type Picture,
+  pictureDataUri,
+  tonePicture,
+} from "../layout/image.ts";
 import { type Fit, placePicture } from "../layout/place.ts";
 import {
   FRAME_HEIGHT,
@@ -99,7 +106,9 @@ export async function renderTemplateGrey(
     if (!placed) return undefined;
     const w = Math.max(1, Math.round(placed.dest.width));
     const h = Math.max(1, Math.round(placed.dest.height));
-    return { src: pictureDataUri(cropAndResize(picture, placed.crop, w, h)), width: w, height: h };
+    // 1-bit output: the picture is toned at the size it is shown (issue 12: the tone stage).
+    const shown = tonePicture(cropAndResize(picture, placed.crop, w, h));
+    return { src: pictureDataUri(shown), width: w, height: h };
   };
   const tree = htmlToTree(html, ROOT_STYLE, { resolveImage });
   const svg = await layoutSvg(tree, FRAME_WIDTH, FRAME_HEIGHT);
@@ -114,5 +123,6 @@ export async function renderTemplateBitmaps(
 ): Promise<{ ok: true; bitmaps: PushBitmaps } | TemplateFailure> {
   const result = await renderTemplateGrey(registry, input);
   if (!result.ok) return result;
-  return { ok: true, bitmaps: layoutBitmaps(result.grey, FRAME_WIDTH, FRAME_HEIGHT) };
+  const kernel = input.dither ?? PHOTO_DITHER;
+  return { ok: true, bitmaps: layoutBitmaps(result.grey, FRAME_WIDTH, FRAME_HEIGHT, kernel) };
 }

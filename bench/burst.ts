@@ -1,0 +1,139 @@
+/**
+ * Custom-push burst (issue 12): 12 photos uploaded to one device, then confirmed over HTTP at
+ * once on the embedded defaults (PGlite, disk store, embedded broker); the time from the first
+ * confirm to the last push in QUEUE (its `rendered_at`), i.e. queue pickup, render, storage and
+ * the QUEUE transaction of every push.
+ * Run alone: `deno run -A bench/burst.ts [--database-url postgres://…]`.
+ */
+import postgres from "postgres";
+import { type BenchRow, printTable } from "./lib.ts";
+import { benchPhoto } from "./photo.ts";
+import { parseConfig } from "../src/config.ts";
+import { uuidv7 } from "../src/lib/ids.ts";
+import { startServer } from "../src/server.ts";
+
+const round = (value: number, digits = 1) => Number(value.toFixed(digits));
+
+async function post(url: string, token: string, body: unknown) {
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  const json = await res.json();
+  if (!res.ok) throw new Error(`${url} answered ${res.status}: ${JSON.stringify(json)}`);
+  return json;
+}
+
+async function upload(ticket: { url: string; fields: Record<string, string> }, bytes: Uint8Array) {
+  const form = new FormData();
+  for (const [k, v] of Object.entries(ticket.fields)) form.append(k, v);
+  form.append("file", new Blob([bytes as Uint8Array<ArrayBuffer>], { type: "image/jpeg" }), "p");
+  const res = await fetch(ticket.url, { method: "POST", body: form });
+  await res.body?.cancel();
+  if (res.status !== 204) throw new Error(`upload answered ${res.status}`);
+}
+
+/** One burst on a fresh service; returns seconds from the first confirm to the last QUEUE. */
+async function burst(count: number, databaseUrl?: string): Promise<number> {
+  Deno.env.set("NODE_ENV", "production");
+  const dataDir = await Deno.makeTempDir({ prefix: "dds-burst-" });
+  const scratch = databaseUrl ? `dds_burst_${Date.now().toString(36)}` : undefined;
+  let url: string | undefined;
+  if (databaseUrl && scratch) {
+    const admin = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+    await admin.unsafe(`CREATE DATABASE ${scratch}`);
+    await admin.end();
+    const u = new URL(databaseUrl);
+    u.pathname = `/${scratch}`;
+    url = u.toString();
+  }
+  const server = await startServer(parseConfig({
+    PORT: "0",
+    HOST: "127.0.0.1",
+    MQTT_PORT: "0",
+    DATA_DIR: dataDir,
+    LOG_LEVEL: "silent",
+    DATABASE_URL: url,
+  }));
+  try {
+    const { services } = server.app;
+    const reg = await post(`${server.url}/auth/register`, "", {
+      email: "burst@example.com",
+      username: "burst",
+      password: "benchmark-password",
+    });
+    const deviceId = uuidv7();
+    await services.db.insertInto("devices").values({
+      id: deviceId,
+      hw_id: crypto.randomUUID().replaceAll("-", ""),
+      thing_name: `burst-${deviceId.slice(-8)}`,
+      owner_id: reg.user.id,
+      bound_at: new Date(),
+    }).execute();
+    const base = `${server.url}/api/devices/${deviceId}/custom-push`;
+    // Different photos, so no two renders are identical (nothing is deduplicated).
+    const tickets = [];
+    for (let i = 0; i < count; i++) {
+      const photo = await benchPhoto(i);
+      const ticket = await post(`${base}/upload`, reg.accessToken, {
+        contentType: "image/jpeg",
+        sizeBytes: photo.length,
+      });
+      await upload(ticket, photo);
+      tickets.push(ticket);
+    }
+    const start = Date.now();
+    const pushIds = await Promise.all(
+      tickets.map(async (t) =>
+        (await post(`${base}/confirm`, reg.accessToken, { fileId: t.fileId })).pushId as string
+      ),
+    );
+    const deadline = Date.now() + 120_000;
+    while (Date.now() < deadline) {
+      const rows = await services.db.selectFrom("pushes").select(["status", "rendered_at"])
+        .where("id", "in", pushIds).execute();
+      if (rows.every((r) => r.status === "QUEUE" && r.rendered_at)) {
+        const last = Math.max(...rows.map((r) => r.rendered_at!.getTime()));
+        return (last - start) / 1000;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error("burst did not finish in 120 s");
+  } finally {
+    await server.shutdown();
+    await Deno.remove(dataDir, { recursive: true }).catch(() => {});
+    if (databaseUrl && scratch) {
+      const admin = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+      await admin.unsafe(`DROP DATABASE IF EXISTS ${scratch} WITH (FORCE)`);
+      await admin.end();
+    }
+  }
+}
+
+/** Runs the burst benchmark and returns its rows. */
+export async function benchBurst(
+  options: { count?: number; databaseUrl?: string } = {},
+): Promise<BenchRow[]> {
+  const count = options.count ?? 12;
+  const seconds = await burst(count, options.databaseUrl);
+  const engine = options.databaseUrl ? "PostgreSQL" : "PGlite";
+  return [
+    {
+      name: `burst: ${count} custom pushes over HTTP, first confirm → last QUEUE (${engine})`,
+      value: round(seconds, 2),
+      unit: "s",
+    },
+    {
+      name: `burst: the same as a rate (${engine})`,
+      value: round(count / seconds),
+      unit: "pushes/s",
+    },
+  ];
+}
+
+if (import.meta.main) {
+  const i = Deno.args.indexOf("--database-url");
+  printTable(await benchBurst({ databaseUrl: i >= 0 ? Deno.args[i + 1] : undefined }));
+  Deno.exit(0);
+}

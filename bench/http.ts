@@ -1,0 +1,181 @@
+/**
+ * HTTP throughput of the device path (issue 13), measured the way an operator would: the service
+ * runs as `deno task start` in its own process on PostgreSQL (logging silent), wrk runs in
+ * another process on loopback, and a bare `Deno.serve` answering `{"status":"ok"}` is measured
+ * in the same run as the baseline every figure is a ratio of.
+ *
+ * `deno task bench:http [--database-url postgres://…] [--connections 64] [--seconds 10]
+ * [--runs 3]`. Needs wrk (Debian: `apt-get install wrk`).
+ */
+import postgres from "postgres";
+import { createDatabase } from "../tests/helpers/server.ts";
+import { freePort } from "../tests/helpers/ports.ts";
+import { type BenchRow, printTable } from "./lib.ts";
+
+function flag(name: string, fallback: string): string {
+  const i = Deno.args.indexOf(`--${name}`);
+  return i >= 0 ? Deno.args[i + 1] : fallback;
+}
+
+const databaseUrl = flag(
+  "database-url",
+  Deno.env.get("DATABASE_URL") ?? "postgres://postgres@127.0.0.1:5432/postgres",
+);
+const connections = Number(flag("connections", "64"));
+const seconds = Number(flag("seconds", "10"));
+const runs = Number(flag("runs", "3"));
+
+/** One wrk run: requests per second and p99 latency in milliseconds. */
+export async function wrk(url: string, headers: Record<string, string> = {}) {
+  const args = ["-t2", `-c${connections}`, `-d${seconds}s`, "--latency"];
+  for (const [k, v] of Object.entries(headers)) args.push("-H", `${k}: ${v}`);
+  const out = await new Deno.Command("wrk", { args: [...args, url], stdout: "piped" }).output();
+  const text = new TextDecoder().decode(out.stdout);
+  const rps = Number(text.match(/Requests\/sec:\s+([\d.]+)/)?.[1] ?? NaN);
+  const p99 = text.match(/\s99%\s+([\d.]+)(us|ms|s)/);
+  const scale = { us: 0.001, ms: 1, s: 1000 } as const;
+  const non2xx = Number(text.match(/Non-2xx or 3xx responses:\s+(\d+)/)?.[1] ?? 0);
+  return {
+    rps,
+    p99: p99 ? Number(p99[1]) * scale[p99[2] as keyof typeof scale] : NaN,
+    non2xx,
+  };
+}
+
+async function waitFor(url: string) {
+  const deadline = Date.now() + 90_000;
+  while (Date.now() < deadline) {
+    try {
+      const res = await fetch(url);
+      await res.body?.cancel();
+      if (res.ok) return;
+    } catch { /* not up yet */ }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${url} did not come up`);
+}
+
+function spawn(args: string[], env: Record<string, string>) {
+  return new Deno.Command(Deno.execPath(), { args, env, stdout: "null", stderr: "inherit" })
+    .spawn();
+}
+
+/** Registers a user, and gives it a device whose latest push is rendered and published. */
+async function provision(base: string, dbUrl: string) {
+  const reg = await fetch(`${base}/auth/register`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      email: "bench@example.com",
+      username: "bench",
+      password: "benchmark-password",
+    }),
+  }).then((r) => r.json());
+  const userId = reg.user.id as string;
+  const sql = postgres(dbUrl, { max: 1, onnotice: () => {} });
+  try {
+    const deviceId = crypto.randomUUID();
+    const pushId = crypto.randomUUID();
+    await sql`INSERT INTO devices (id, hw_id, thing_name, owner_id, bound_at)
+      VALUES (${deviceId}, ${crypto.randomUUID().replaceAll("-", "")},
+        ${`bench-${deviceId.slice(-8)}`}, ${userId}, now())`;
+    const prefix = `render/${userId}/${deviceId}/${pushId}/`;
+    await sql`INSERT INTO pushes (id, device_id, user_id, title, summary, priority, status,
+        template, params, render_prefix, published_at)
+      VALUES (${pushId}, ${deviceId}, ${userId}, 'bench', '', 0, 'PUBLISHED', 'custom-image',
+        ${sql.json({})}, ${prefix}, now())`;
+    await sql`UPDATE devices SET latest_push_id = ${pushId}, latest_push_at = now()
+      WHERE id = ${deviceId}`;
+    return { token: reg.accessToken as string, deviceId };
+  } finally {
+    await sql.end();
+  }
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+if (import.meta.main) {
+  const barePort = freePort();
+  const bare = spawn(
+    [
+      "eval",
+      `Deno.serve({ port: ${barePort}, hostname: "127.0.0.1", onListen() {} }, () =>
+        new Response('{"status":"ok"}', { headers: { "content-type": "application/json" } }))`,
+    ],
+    {},
+  );
+  const scratch = await createDatabase(databaseUrl);
+  const port = freePort();
+  const dataDir = await Deno.makeTempDir({ prefix: "dds-bench-http-" });
+  const service = spawn(["run", "-A", new URL("../src/main.ts", import.meta.url).pathname], {
+    PORT: String(port),
+    MQTT_PORT: String(freePort()),
+    HOST: "127.0.0.1",
+    DATA_DIR: dataDir,
+    LOG_LEVEL: "silent",
+    DATABASE_URL: scratch.url,
+  });
+  const base = `http://127.0.0.1:${port}`;
+  try {
+    await waitFor(`http://127.0.0.1:${barePort}/`);
+    await waitFor(`${base}/health`);
+    const { token, deviceId } = await provision(base, scratch.url);
+    const auth = { authorization: `Bearer ${token}` };
+    const cases: Array<[string, string, Record<string, string>]> = [
+      ["bare Deno.serve", `http://127.0.0.1:${barePort}/`, {}],
+      ["GET /health", `${base}/health`, {}],
+      ["GET /auth/me", `${base}/auth/me`, auth],
+      [
+        "GET /api/devices/{id}/push (latest push exists)",
+        `${base}/api/devices/${deviceId}/push`,
+        auth,
+      ],
+      ["GET /auth/me with an invalid bearer (401)", `${base}/auth/me`, {
+        authorization: "Bearer not-a-token",
+      }],
+    ];
+    const results = new Map<string, { rps: number[]; p99: number[] }>();
+    for (let run = 1; run <= runs; run++) {
+      for (const [name, url, headers] of cases) {
+        const r = await wrk(url, headers);
+        const entry = results.get(name) ?? { rps: [], p99: [] };
+        entry.rps.push(r.rps);
+        entry.p99.push(r.p99);
+        results.set(name, entry);
+        const expectErrors = name.includes("401");
+        if (!expectErrors && r.non2xx) console.error(`${name}: ${r.non2xx} non-2xx responses`);
+        console.error(`run ${run}/${runs}: ${name}: ${Math.round(r.rps)} req/s, p99 ${r.p99} ms`);
+      }
+    }
+    const bareRps = median(results.get("bare Deno.serve")!.rps);
+    const rows: BenchRow[] = [];
+    for (const [name, r] of results) {
+      const rps = median(r.rps);
+      rows.push({
+        name: `${name}: requests per second (median of ${runs})`,
+        value: Math.round(rps),
+        unit: "req/s",
+      });
+      rows.push({
+        name: `${name}: p99 latency (median of ${runs})`,
+        value: median(r.p99),
+        unit: "ms",
+      });
+      if (name !== "bare Deno.serve") {
+        rows.push({
+          name: `${name}: share of bare Deno.serve`,
+          value: Math.round((rps / bareRps) * 1000) / 10,
+          unit: "%",
+        });
+      }
+    }
+    console.log(`${connections} connections, ${seconds} s per run, PostgreSQL`);
+    printTable(rows);
+  } finally {
+    service.kill("SIGTERM");
+    bare.kill("SIGTERM");
+    await Promise.allSettled([service.status, bare.status]);
+    await scratch.drop();
+    await Deno.remove(dataDir, { recursive: true }).catch(() => {});
+  }
+}
