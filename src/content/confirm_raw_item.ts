@@ -16,7 +16,8 @@ export const confirmRawItem = userOrPatProcedure
       errorResponses: {
         ...CONTENT_ERRORS,
         400: "id is not a UUID",
-        409: "A picture is not uploaded, not an image, not PNG, JPEG or BMP, or over 10 MB",
+        409:
+          "A picture is not uploaded, not an image, of a type the renderer does not decode, or over 10 MB",
       },
     },
     status: 202,

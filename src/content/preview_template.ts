@@ -29,7 +29,7 @@ export const previewTemplate = defineRawRoute({
     401: { description: "Unauthorized" },
     404: { description: "Unknown template" },
     413: { description: "A picture over the pixel limit" },
-    415: { description: "A picture that is not PNG, JPEG or BMP" },
+    415: { description: "A picture of a type the renderer does not decode" },
     503: { description: "The render pool is full; retry later" },
   },
   async handle({ ctx, auth, params, body }) {
