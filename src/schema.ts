@@ -11,6 +11,7 @@ import type { FileTables } from "./files/tables.ts";
 import type { PushTables } from "./pushes/tables.ts";
 import type { OauthTables } from "./oauth/tables.ts";
 import type { FactoryDeviceColumns, FactoryTables } from "./factory/tables.ts";
+import type { TargetlessTables } from "./targetless/tables.ts";
 
 export interface DB
   extends
@@ -22,7 +23,8 @@ export interface DB
     FileTables,
     PushTables,
     OauthTables,
-    FactoryTables {
+    FactoryTables,
+    TargetlessTables {
   /** The factory adds its credential columns to the shared devices table. */
   devices: DevicesTable & FactoryDeviceColumns;
 }

@@ -1,7 +1,8 @@
 /** Table types of stored objects (migrations/0200_files.sql). */
 import type { ColumnType } from "kysely";
 
-export type FilePurpose = "custom_push_source" | "push_render";
+/** Why a file exists: an upload (custom push, targetless asset) or a rendered push. */
+export type FilePurpose = "custom_push_source" | "push_render" | "targetless_asset";
 
 export interface FilesTable {
   id: string;
