@@ -22,6 +22,7 @@ import type { Renderer } from "./render/types.ts";
 import { appRouter } from "./router.ts";
 import { QUEUES } from "./queues.ts";
 import { renderPushQueue } from "./pushes/queues.ts";
+import { generateSceneQueue, renderRenditionQueue } from "./targetless/queues.ts";
 import type { DB } from "./schema.ts";
 import { loadSecrets } from "./secrets.ts";
 import { createServices, type Services } from "./services.ts";
@@ -110,6 +111,17 @@ export async function createApp(config: Config): Promise<App> {
   await jobs.work(
     renderPushQueue,
     (job, attempt) => services.pushRenderJob.handle(job, attempt),
+    { concurrency: defaultThreads() },
+  );
+  // Scene generation waits mostly on links and the model; renditions on the pool.
+  await jobs.work(
+    generateSceneQueue,
+    (job, attempt) => services.targetless.generateJob.handle(job, attempt),
+    { concurrency: 2 },
+  );
+  await jobs.work(
+    renderRenditionQueue,
+    (job, attempt) => services.targetless.renditionJob.handle(job, attempt),
     { concurrency: defaultThreads() },
   );
   let document: unknown;

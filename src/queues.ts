@@ -4,6 +4,11 @@
  */
 import type { QueueDefinition } from "./jobs/types.ts";
 import { renderPushQueue } from "./pushes/queues.ts";
+import { generateSceneQueue, renderRenditionQueue } from "./targetless/queues.ts";
 
 // deno-lint-ignore no-explicit-any -- queues of different payload types
-export const QUEUES: QueueDefinition<any>[] = [renderPushQueue];
+export const QUEUES: QueueDefinition<any>[] = [
+  renderPushQueue,
+  generateSceneQueue,
+  renderRenditionQueue,
+];

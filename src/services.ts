@@ -27,6 +27,11 @@ import { type DeviceMessenger, DevicesService } from "./devices/service.ts";
 import { PushesService } from "./pushes/service.ts";
 import { PushRenderJob } from "./pushes/render_job.ts";
 import { forgetDevicePushes } from "./pushes/unlink.ts";
+import { createModel } from "./ai/create_model.ts";
+import type { Model } from "./ai/model.ts";
+import { createTargetless, type Targetless } from "./targetless/mod.ts";
+import { SCENE_TASK } from "./targetless/scene_prompt.ts";
+import { offlineSceneTask } from "./targetless/offline_scene.ts";
 
 /** Long-lived infrastructure `createApp` opens and closes; the services only use it. */
 export interface Infrastructure {
@@ -62,6 +67,10 @@ export interface Services {
   pushes: PushesService;
   /** The handler of `renderPushQueue`, registered at start-up. */
   pushRenderJob: PushRenderJob;
+  /** The AI model (Claude, or offline without ANTHROPIC_API_KEY). */
+  model: Model;
+  /** Targetless contents, presentations and renditions (SPEC 4.7) and their jobs. */
+  targetless: Targetless;
 }
 
 /** Builds the domain services in dependency order, each with the reactions it runs. */
@@ -85,16 +94,44 @@ export function createServices(
     log,
   });
   const pushes = new PushesService(db, devices, storage, infra.jobs, infra.messenger, log);
+  // The model, with the offline behaviour of every task (CONTRACT.md: deterministic, no network).
+  const model = createModel(config, {
+    // Targetless `auto`: a plain layout of the assets that fits the viewport.
+    [SCENE_TASK]: offlineSceneTask,
+  });
+  // ---- Targetless presentations (SPEC 4.7) ----
+  // `auto` is gated by the plan (billing), `manual` checks the display's owner (devices) and
+  // becomes a push (pushes); Scenes and renditions render in the pool; links are fetched by its
+  // own SSRF-safe fetcher. A push whose render failed for good fails its display presentation.
+  const targetless = createTargetless({
+    db,
+    store: storage,
+    jobs: infra.jobs,
+    limits: config.targetless,
+    billing,
+    devices,
+    pushes,
+    log,
+  }, { model, renderer: infra.renderer });
+  const pushRenderJob = new PushRenderJob(pushes, infra.renderer, {
+    onFailedForGood: [(push, message) => targetless.pushFailedForGood(push.id, message)],
+    log,
+  });
   const accountDeletion = new AccountDeletion(db, limiter, {
     // SPEC 4.1: before deleting, revoke the Apple authorization and cancel a live subscription.
     before: [(user) => oauth.revokeApple(user.id), (user) => billing.cancelForDeletion(user.id)],
     // SPEC 4.1: devices are unlinked (claimable again) with their pushes, and told `unbound`.
-    inTransaction: [(trx, userId) => devices.unlinkAllOf(trx, userId)],
+    inTransaction: [
+      (trx, userId) => devices.unlinkAllOf(trx, userId),
+      // SPEC 4.1: the user's contents, presentations and renditions go too.
+      (trx, userId) => targetless.deleteAllOf(trx, userId),
+    ],
     // Stored objects of the user go once the rows are gone.
     after: [
       (userId) => storage.deletePrefix(`render/${userId}/`),
       (userId) => storage.deletePrefix(`uploads/${userId}/`),
       (userId) => storage.deletePrefix(`files/${userId}/`),
+      (userId) => storage.deletePrefix(`renditions/${userId}/`),
     ],
   }, log);
   return {
@@ -113,6 +150,8 @@ export function createServices(
     storage,
     devices,
     pushes,
-    pushRenderJob: new PushRenderJob(pushes, infra.renderer, { log }),
+    pushRenderJob,
+    model,
+    targetless,
   };
 }

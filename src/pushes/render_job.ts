@@ -26,9 +26,14 @@ export type TemplateSource = (push: PushRow) => Promise<Uint8Array>;
 /** A failure that retrying cannot fix: recorded, not retried. */
 class PermanentRenderFailure extends Error {}
 
+/** What follows when a push's render failed for good (no retry follows). */
+export type RenderFailedReaction = (push: PushRow, message: string) => Promise<void>;
+
 export interface PushRenderJobOptions {
   /** Sources of non-custom templates, by template name. */
   templateSources?: ReadonlyMap<string, TemplateSource>;
+  /** Reactions to a render that failed for good (a display presentation fails with it). */
+  onFailedForGood?: RenderFailedReaction[];
   log?: Log;
   /** Where sources are read and bitmaps written (the pushes' store unless a test injects one). */
   store?: ObjectStore;
@@ -38,6 +43,7 @@ export class PushRenderJob {
   private readonly templateSources: ReadonlyMap<string, TemplateSource>;
   private readonly log: Log;
   private readonly store: ObjectStore;
+  private readonly onFailedForGood: RenderFailedReaction[];
 
   constructor(
     private readonly pushes: PushesService,
@@ -47,6 +53,7 @@ export class PushRenderJob {
     this.templateSources = options.templateSources ?? new Map();
     this.log = options.log ?? silentLog;
     this.store = options.store ?? pushes.store;
+    this.onFailedForGood = options.onFailedForGood ?? [];
   }
 
   /** The handler of `renderPushQueue`; a throw tells the queue to retry with backoff. */
@@ -58,7 +65,7 @@ export class PushRenderJob {
     if (!push || push.status !== "PREPARE") return;
     const prefix = renderPrefix(push.user_id, push.device_id, push.id);
     try {
-      const bitmaps = await this.renderer.renderImage(await this.sourceOf(push));
+      const bitmaps = await this.render(push);
       await store.put(prefix + FORMAT_FILES.png, bitmaps.png, "image/png");
       await store.put(prefix + FORMAT_FILES.raw2, bitmaps.raw2, "application/octet-stream");
       await store.put(prefix + FORMAT_FILES.raw4, bitmaps.raw4, "application/octet-stream");
@@ -98,9 +105,36 @@ export class PushRenderJob {
         final: attempt?.final,
       });
       // A rejected input (corrupt, oversized, unknown template) is permanent: no retry can fix it.
-      if (error instanceof PermanentRenderFailure || error instanceof RenderRejected) return;
+      const permanent = error instanceof PermanentRenderFailure || error instanceof RenderRejected;
+      if (permanent || (attempt?.final ?? false)) {
+        for (const react of this.onFailedForGood) {
+          await react(push, message).catch((cause) =>
+            this.log.error("render failure reaction failed", {
+              pushId: push.id,
+              error: String(cause),
+            })
+          );
+        }
+      }
+      if (permanent) return;
       throw error;
     }
+  }
+
+  /**
+   * The three bitmaps of a push: a picture source (custom image, or a registered template
+   * source) through the image pipeline, any other template through the template pipeline.
+   * MERGE NOTE: the content pipeline (issue 10) also renders templates here; keep one version.
+   */
+  private async render(push: PushRow) {
+    if (push.template === CUSTOM_IMAGE_TEMPLATE || this.templateSources.has(push.template)) {
+      return await this.renderer.renderImage(await this.sourceOf(push));
+    }
+    return await this.renderer.renderTemplate({
+      name: push.template,
+      variables: push.params,
+      now: push.created_at.toISOString(),
+    });
   }
 
   private async sourceOf(push: PushRow): Promise<Uint8Array> {
@@ -109,8 +143,6 @@ export class PushRenderJob {
       if (!bytes) throw new PermanentRenderFailure("Uploaded source image is missing");
       return bytes;
     }
-    const source = this.templateSources.get(push.template);
-    if (!source) throw new PermanentRenderFailure(`No source for template ${push.template}`);
-    return await source(push);
+    return await this.templateSources.get(push.template)!(push);
   }
 }
