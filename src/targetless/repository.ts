@@ -138,9 +138,12 @@ export async function contentIdsOf(db: Db, presentationIds: readonly string[]) {
   return out;
 }
 
-/** Locks a presentation (rendition completions of one presentation run one at a time). */
+/**
+ * Locks a presentation: rendition completions of one presentation run one at a time. `NO KEY`:
+ * inserting a rendition (its foreign key takes a key-share lock) is not held up by it.
+ */
 export function lockPresentation(trx: Trx, id: string) {
-  return trx.selectFrom("presentations").selectAll().where("id", "=", id).forUpdate()
+  return trx.selectFrom("presentations").selectAll().where("id", "=", id).forNoKeyUpdate()
     .executeTakeFirst();
 }
 
