@@ -66,12 +66,28 @@ export class PgBossJobs implements Jobs {
           });
           return;
         }
-        await handler(parsed.data, {
-          number: job.retryCount + 1,
-          final: job.retryCount >= job.retryLimit,
-        });
+        try {
+          await handler(parsed.data, {
+            number: job.retryCount + 1,
+            final: job.retryCount >= job.retryLimit,
+          });
+        } finally {
+          this.wake(queue.name);
+        }
       },
     );
+  }
+
+  /**
+   * A job of `queue` just finished, so more may be waiting: its workers fetch again now instead
+   * of sleeping out the poll interval (pg-boss wakes them only for new jobs). Without this, a
+   * backlog (16 renditions asked at once) drains at `concurrency` jobs per 2 s whatever the
+   * render takes. A worker that finds nothing goes back to polling.
+   */
+  private wake(queue: string) {
+    for (const worker of this.boss.getWipData()) {
+      if (worker.name === queue) this.boss.notifyWorker(worker.id);
+    }
   }
 
   async schedule<T>(queue: QueueDefinition<T>, cron: string, data: T) {
