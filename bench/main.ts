@@ -8,6 +8,7 @@ import { benchRender } from "./render.ts";
 import { benchScene } from "./scene.ts";
 import { benchTemplates } from "./templates.ts";
 import { benchPush } from "./push.ts";
+import { benchTargetless } from "./targetless.ts";
 import { type BenchRow, printTable } from "./lib.ts";
 
 const databaseUrl = Deno.env.get("DATABASE_URL");
@@ -17,6 +18,7 @@ const rows: BenchRow[] = [
   ...(await benchRender()),
   ...(await benchTemplates()),
   ...(await benchScene()),
+  ...(await benchTargetless({ databaseUrl })),
   ...(await benchPush({ databaseUrl })),
 ];
 printTable(rows);

@@ -35,7 +35,8 @@ function emWidth(text: string): number {
 export function fitFontSize(text: string, box: { width: number; height: number }, max: number) {
   const min = Math.min(10, max);
   for (let size = Math.floor(max); size > min; size--) {
-    const perLine = box.width / size;
+    // Words wrap before the edge: about an eighth of each line stays empty.
+    const perLine = (box.width * 0.88) / size;
     const lines = text.split("\n").reduce(
       (n, paragraph) => n + Math.max(1, Math.ceil(emWidth(paragraph) / perLine)),
       0,
