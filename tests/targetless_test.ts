@@ -1303,6 +1303,63 @@ suite.test(
   },
 );
 
+suite.test("a Scene naming another user's file neither shows nor renders it", async (api, s) => {
+  const victim = await account(api);
+  await hardcodePresentation(victim, victim.sdk, { viewport: { width: 20, height: 20 } });
+  const theirs = await s.app.services.db.selectFrom("files").select("id")
+    .where("user_id", "=", victim.userId).executeTakeFirstOrThrow();
+  const acct = await account(api);
+  const id = crypto.randomUUID();
+  await s.app.services.db.insertInto("presentations").values({
+    id,
+    user_id: acct.userId,
+    kind: "generated",
+    mode: "auto",
+    state: "ready",
+    output: json({
+      formats: ["scene"],
+      preset: null,
+      viewport: { width: 20, height: 20 },
+      colorMode: "color",
+    }),
+    scene: json({
+      mediaType: "application/vnd.service.scene+json;version=1",
+      version: 1,
+      data: {
+        version: 1,
+        viewport: { width: 20, height: 20 },
+        background: "#00FF00",
+        elements: [{
+          id: "stolen",
+          type: "image",
+          frame: { x: 0, y: 0, width: 20, height: 20 },
+          properties: { fileId: theirs.id, fit: "stretch" },
+        }],
+      },
+    }),
+  }).execute();
+  const read = expectStatus(await acct.call(acct.app, "GET", `/presentations/${id}`), 200);
+  assertEquals(read.scene.data.elements[0].properties, { fit: "stretch", url: null });
+  const added = expectStatus(
+    await acct.call(acct.app, "POST", `/presentations/${id}/renditions`, {
+      body: { width: 20, height: 20 },
+    }),
+    202,
+  );
+  const done = await poll(
+    acct,
+    acct.app,
+    `/presentations/${id}`,
+    (p) => p.renditions[0].state !== "preparing",
+  );
+  assertEquals(done.renditions[0].id, added.id);
+  const png = decodePng((await download(done.renditions[0].url)).bytes);
+  for (let i = 0; i < png.width * png.height; i++) {
+    const p = Array.from(png.data.slice(i * png.channels, i * png.channels + 3));
+    assertEquals(p, [0, 255, 0]);
+  }
+});
+
 suite.test(
   "account deletion removes contents, presentations, renditions and their PNGs",
   async (api, s) => {
