@@ -1361,6 +1361,121 @@ suite.test("a Scene naming another user's file neither shows nor renders it", as
 });
 
 suite.test(
+  "generation: retryable model failures retry, the last try fails; a refused Scene is asked again",
+  async (api, s) => {
+    const { GenerateSceneJob } = await import("../src/targetless/generate_job.ts");
+    const { LinkFetcher } = await import("../src/targetless/links/fetch_link.ts");
+    const { ModelError } = await import("../src/ai/model.ts");
+    const acct = await account(api);
+    const services = s.app.services;
+    const deps = {
+      db: services.db,
+      store: services.storage,
+      jobs: services.jobs,
+      limits: services.config.targetless,
+      billing: services.billing,
+      devices: services.devices,
+      pushes: services.pushes,
+      log: { info: () => {}, error: () => {} },
+    };
+    const profile = {
+      formats: ["scene"],
+      preset: null,
+      viewport: { width: 100, height: 50 },
+      colorMode: "color",
+    };
+    // A content already confirmed (no job was sent for it: this test runs the handler itself).
+    const content = async () => {
+      const id = crypto.randomUUID();
+      await services.db.insertInto("targetless_contents").values({
+        id,
+        user_id: acct.userId,
+        mode: "auto",
+        intent: "x",
+        title: "",
+        output: json(profile as any),
+        display_id: null,
+        assets: json([{ type: "text", text: "hello" }]),
+        state: "processing",
+      }).execute();
+      return id;
+    };
+    const requests: any[] = [];
+    const job = (answer: (n: number) => unknown) =>
+      new GenerateSceneJob(deps, {
+        links: new LinkFetcher(),
+        model: {
+          name: "stub",
+          complete: (request: any) => {
+            requests.push(request);
+            const value = answer(requests.length);
+            if (value instanceof Error) return Promise.reject(value);
+            return Promise.resolve({
+              content: [{ type: "tool_use", id: "t", name: "emit_scene", input: value }],
+              stopReason: "tool_use",
+              usage: { inputTokens: 0, outputTokens: 0 },
+              model: "stub",
+            });
+          },
+        },
+      });
+    const state = async (id: string) =>
+      expectStatus(await acct.call(acct.app, "GET", `/contents/${id}`), 200);
+    // Overloaded: retried (the handler throws) until the final attempt, which fails the content.
+    const busy = await content();
+    const overloaded = job(() => new ModelError("overloaded", true));
+    await assert.rejects(overloaded.handle({ contentId: busy }, { number: 1, final: false }));
+    assertEquals((await state(busy)).state, "processing");
+    await overloaded.handle({ contentId: busy }, { number: 3, final: true });
+    const failed = await state(busy);
+    assertEquals(failed.state, "failed");
+    const p = expectStatus(
+      await acct.call(acct.app, "GET", `/presentations/${failed.presentationIds[0]}`),
+      200,
+    );
+    assertEquals([p.state, p.failure.code, p.scene], ["failed", "model_failed", null]);
+    // A Scene with a secret is refused; the model is asked once more with the reason.
+    requests.length = 0;
+    const leaky = await content();
+    const valid = { version: 1, viewport: { width: 1, height: 1 }, elements: [] };
+    await job((n) =>
+      n === 1
+        ? {
+          ...valid,
+          elements: [{
+            id: "t",
+            type: "text",
+            frame: { x: 0, y: 0, width: 9, height: 9 },
+            properties: { text: acct.pat },
+          }],
+        }
+        : valid
+    ).handle({ contentId: leaky }, { number: 1, final: false });
+    assertEquals(requests.length, 2);
+    assert.match(
+      requests[1].messages[0].content[0].text,
+      /refused: Scene must not contain a personal access token/,
+    );
+    const ready = await state(leaky);
+    assertEquals(ready.state, "ready");
+    const scene = expectStatus(
+      await acct.call(acct.app, "GET", `/presentations/${ready.presentationIds[0]}`),
+      200,
+    ).scene;
+    assertEquals(scene.data.viewport, { width: 100, height: 50 });
+    // Refused twice: the content fails with scene_invalid, without retries.
+    const stubborn = await content();
+    await job(() => ({ version: 1 })).handle({ contentId: stubborn }, { number: 1, final: false });
+    const invalid = await state(stubborn);
+    const why = expectStatus(
+      await acct.call(acct.app, "GET", `/presentations/${invalid.presentationIds[0]}`),
+      200,
+    );
+    assertEquals([invalid.state, why.failure.code], ["failed", "scene_invalid"]);
+  },
+);
+
+suite.test(
   "account deletion removes contents, presentations, renditions and their PNGs",
   async (api, s) => {
     const acct = await account(api);
