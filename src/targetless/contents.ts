@@ -185,8 +185,9 @@ export class ContentsService {
     if (rows.length !== ids.length) {
       throw new AppError("invalid_state", "An image asset of this content no longer exists");
     }
+    let started: ContentRow;
     try {
-      await confirmUploads(
+      started = await confirmUploads(
         db,
         store,
         rows,
@@ -195,7 +196,7 @@ export class ContentsService {
           const locked = await repo.lockContent(trx, id);
           if (locked?.state !== "uploading") throw new AlreadyConfirmed();
           await this.start(trx, locked, confirmed.map((c) => c.key));
-          await repo.setContentState(trx, id, "processing");
+          return await repo.setContentState(trx, id, "processing");
         },
       );
     } catch (error) {
@@ -209,7 +210,9 @@ export class ContentsService {
       }
       throw error;
     }
-    return await this.view(await this.owned(userId, id));
+    // CONTRACT.md: the answer is the content as confirm left it (`processing`), even when a fast
+    // job has finished it since; the next read shows that.
+    return await this.view(started);
   }
 
   /** What confirm starts: the Scene job, or (manual) the push and its presentation. */

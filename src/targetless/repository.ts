@@ -48,10 +48,10 @@ export function lockContent(trx: Trx, id: string) {
     .executeTakeFirst();
 }
 
-/** Changes a content's state. */
+/** Changes a content's state; returns the row as changed. */
 export function setContentState(db: Db, id: string, state: TargetlessContentsTable["state"]) {
   return db.updateTable("targetless_contents").set({ state, updated_at: new Date() })
-    .where("id", "=", id).execute();
+    .where("id", "=", id).returningAll().executeTakeFirstOrThrow();
 }
 
 /** Presentation ids of each content, oldest first. */
