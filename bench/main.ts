@@ -10,6 +10,7 @@ import { benchTemplates } from "./templates.ts";
 import { benchPush } from "./push.ts";
 import { benchContent } from "./content.ts";
 import { benchBurst } from "./burst.ts";
+import { benchTargetless } from "./targetless.ts";
 import { type BenchRow, printTable } from "./lib.ts";
 
 const databaseUrl = Deno.env.get("DATABASE_URL");
@@ -19,6 +20,7 @@ const rows: BenchRow[] = [
   ...(await benchRender()),
   ...(await benchTemplates()),
   ...(await benchScene()),
+  ...(await benchTargetless({ databaseUrl })),
   ...(await benchPush({ databaseUrl })),
   ...(await benchBurst({ databaseUrl })),
   ...(await benchContent(databaseUrl ? { DATABASE_URL: databaseUrl } : {})),

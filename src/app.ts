@@ -23,6 +23,7 @@ import { appRouter } from "./router.ts";
 import { QUEUES } from "./queues.ts";
 import { renderPushQueue } from "./pushes/queues.ts";
 import { analyzeQueue, analyzeScheduleQueue, summarizeQueue } from "./content/queues.ts";
+import { generateSceneQueue, renderRenditionQueue } from "./targetless/queues.ts";
 import type { DB } from "./schema.ts";
 import { loadSecrets } from "./secrets.ts";
 import { createServices, type Services } from "./services.ts";
@@ -125,6 +126,17 @@ export async function createApp(config: Config): Promise<App> {
     await services.analyze.scheduled();
   });
   await jobs.schedule(analyzeScheduleQueue, config.analyze.schedule, {});
+  // Scene generation waits mostly on links and the model; renditions on the pool.
+  await jobs.work(
+    generateSceneQueue,
+    (job, attempt) => services.targetless.generateJob.handle(job, attempt),
+    { concurrency: 2 },
+  );
+  await jobs.work(
+    renderRenditionQueue,
+    (job, attempt) => services.targetless.renditionJob.handle(job, attempt),
+    { concurrency: defaultThreads() },
+  );
   // Built on first request, once the listener (and so PUBLIC_BASE_URL's default) is known.
   const documents: Partial<Record<Audience, unknown>> = {};
   const documentOf = (audience: Audience) => () =>

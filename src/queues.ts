@@ -5,6 +5,7 @@
 import type { QueueDefinition } from "./jobs/types.ts";
 import { renderPushQueue } from "./pushes/queues.ts";
 import { analyzeQueue, analyzeScheduleQueue, summarizeQueue } from "./content/queues.ts";
+import { generateSceneQueue, renderRenditionQueue } from "./targetless/queues.ts";
 
 // deno-lint-ignore no-explicit-any -- queues of different payload types
 export const QUEUES: QueueDefinition<any>[] = [
@@ -12,4 +13,6 @@ export const QUEUES: QueueDefinition<any>[] = [
   summarizeQueue,
   analyzeQueue,
   analyzeScheduleQueue,
+  generateSceneQueue,
+  renderRenditionQueue,
 ];

@@ -14,10 +14,11 @@ import { bindingRouter } from "./binding/router.ts";
 import { devicesRouter } from "./devices/router.ts";
 import { pushesRouter } from "./pushes/router.ts";
 import { contentRouter } from "./content/router.ts";
+import { targetlessProcedures } from "./targetless/router.ts";
 
 /** The procedures of a versioned surface; each is added once and mounted on both prefixes. */
 function versioned(surface: Surface) {
-  return router({ me: versionedMe(surface) });
+  return router({ me: versionedMe(surface), ...targetlessProcedures(surface) });
 }
 
 export const appRouter = router({

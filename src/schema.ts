@@ -12,6 +12,7 @@ import type { PushTables } from "./pushes/tables.ts";
 import type { OauthTables } from "./oauth/tables.ts";
 import type { ContentTables } from "./content/tables.ts";
 import type { FactoryDeviceColumns, FactoryTables } from "./factory/tables.ts";
+import type { TargetlessTables } from "./targetless/tables.ts";
 
 export interface DB
   extends
@@ -24,7 +25,8 @@ export interface DB
     PushTables,
     OauthTables,
     FactoryTables,
-    ContentTables {
+    ContentTables,
+    TargetlessTables {
   /** The factory adds its credential columns to the shared devices table. */
   devices: DevicesTable & FactoryDeviceColumns;
 }

@@ -27,9 +27,8 @@ import { type DeviceMessenger, DevicesService } from "./devices/service.ts";
 import { PushesService } from "./pushes/service.ts";
 import { PushRenderJob } from "./pushes/render_job.ts";
 import { forgetDevicePushes } from "./pushes/unlink.ts";
+import { createModel } from "./ai/create_model.ts";
 import type { Model } from "./ai/model.ts";
-import { AnthropicModel } from "./ai/anthropic.ts";
-import { OfflineModel } from "./ai/offline.ts";
 import { ContentService } from "./content/service.ts";
 import { SummarizeJob } from "./content/summarize_job.ts";
 import { AGENT_TASK, AnalyzeService } from "./content/analyze.ts";
@@ -37,6 +36,9 @@ import { TemplatesService } from "./content/templates.ts";
 import { SUMMARY_TASK } from "./content/summary_prompt.ts";
 import { offlineSummarize } from "./content/offline_summary.ts";
 import { offlineAgent } from "./content/offline_agent.ts";
+import { createTargetless, type Targetless } from "./targetless/mod.ts";
+import { SCENE_TASK } from "./targetless/scene_prompt.ts";
+import { offlineSceneTask } from "./targetless/offline_scene.ts";
 
 /** Long-lived infrastructure `createApp` opens and closes; the services only use it. */
 export interface Infrastructure {
@@ -82,27 +84,8 @@ export interface Services {
   analyze: AnalyzeService;
   /** Push templates: list and preview. */
   templates: TemplatesService;
-}
-
-/**
- * CONTRACT.md: Claude when `ANTHROPIC_API_KEY` is set, else the offline model, deterministic and
- * without network, answering each task with the behaviour its domain registers here.
- */
-function createModel(config: Config): Model {
-  const { anthropic } = config;
-  if (anthropic.apiKey) {
-    return new AnthropicModel({
-      apiKey: anthropic.apiKey,
-      baseUrl: anthropic.baseUrl,
-      model: anthropic.model,
-      taskModels: { [SUMMARY_TASK]: anthropic.summaryModel },
-    });
-  }
-  return new OfflineModel({
-    // Content pipeline (SPEC 4.6): text heuristics and measured pictures; the push agent.
-    [SUMMARY_TASK]: offlineSummarize,
-    [AGENT_TASK]: offlineAgent,
-  });
+  /** Targetless contents, presentations and renditions (SPEC 4.7) and their jobs. */
+  targetless: Targetless;
 }
 
 /** Builds the domain services in dependency order, each with the reactions it runs. */
@@ -126,14 +109,42 @@ export function createServices(
     log,
   });
   const pushes = new PushesService(db, devices, storage, infra.jobs, infra.messenger, log);
+  // The model, with the offline behaviour of every task (CONTRACT.md: deterministic, no network).
+  const model = createModel(config, {
+    offlineTasks: {
+      // Content pipeline (SPEC 4.6): text heuristics and measured pictures; the push agent.
+      [SUMMARY_TASK]: offlineSummarize,
+      [AGENT_TASK]: offlineAgent,
+      // Targetless `auto`: a plain layout of the assets that fits the viewport.
+      [SCENE_TASK]: offlineSceneTask,
+    },
+    taskModels: { [SUMMARY_TASK]: config.anthropic.summaryModel },
+  });
   // --- Content pipeline (SPEC 4.6) ---
   // Raw items enqueue their summary in the confirm transaction; the analyze agent's pushes go
   // through `pushes.create` (render enqueued in the same transaction) on the user's devices.
-  const model = createModel(config);
   const content = new ContentService(db, storage, infra.jobs, log);
   const analyze = new AnalyzeService(db, infra.jobs, model, { devices, pushes }, {
     maxSteps: config.analyze.maxSteps,
     tokenBudget: config.analyze.tokenBudget,
+    log,
+  });
+  // --- Targetless presentations (SPEC 4.7) ---
+  // `auto` is gated by the plan (billing), `manual` checks the display's owner (devices) and
+  // becomes a push (pushes); Scenes and renditions render in the pool; links are fetched by its
+  // own SSRF-safe fetcher. A push whose render failed for good fails its display presentation.
+  const targetless = createTargetless({
+    db,
+    store: storage,
+    jobs: infra.jobs,
+    limits: config.targetless,
+    billing,
+    devices,
+    pushes,
+    log,
+  }, { model, renderer: infra.renderer });
+  const pushRenderJob = new PushRenderJob(pushes, infra.renderer, {
+    onFailedForGood: [(push, message) => targetless.pushFailedForGood(push.id, message)],
     log,
   });
   const accountDeletion = new AccountDeletion(db, limiter, {
@@ -144,13 +155,16 @@ export function createServices(
       (trx, userId) => devices.unlinkAllOf(trx, userId),
       // SPEC 4.1: raw upload items, their files and the analyze runs (render tasks) go too.
       (trx, userId) => content.deleteAllOf(trx, userId),
+      // SPEC 4.1: the user's contents, presentations and renditions go too.
+      (trx, userId) => targetless.deleteAllOf(trx, userId),
     ],
     // Stored objects of the user go once the rows are gone (raw-item pictures live under
-    // uploads/{userId}/raw-items/ and files/{userId}/raw-items/).
+    // uploads/{userId}/raw-items/ and files/{userId}/raw-items/, renditions under renditions/).
     after: [
       (userId) => storage.deletePrefix(`render/${userId}/`),
       (userId) => storage.deletePrefix(`uploads/${userId}/`),
       (userId) => storage.deletePrefix(`files/${userId}/`),
+      (userId) => storage.deletePrefix(`renditions/${userId}/`),
     ],
   }, log);
   return {
@@ -169,11 +183,12 @@ export function createServices(
     storage,
     devices,
     pushes,
-    pushRenderJob: new PushRenderJob(pushes, infra.renderer, { log }),
+    pushRenderJob,
     model,
     content,
     summarizeJob: new SummarizeJob(content, infra.renderer, model, log),
     analyze,
     templates: new TemplatesService(content, infra.renderer),
+    targetless,
   };
 }

@@ -13,6 +13,13 @@ export function findFile(db: Db, id: string) {
   return db.selectFrom("files").selectAll().where("id", "=", id).executeTakeFirst();
 }
 
+/** A user's records among `ids` (missing and other users' ids are left out). */
+export function findFilesOfUser(db: Db, userId: string, ids: readonly string[]) {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db.selectFrom("files").selectAll().where("user_id", "=", userId).where("id", "in", ids)
+    .execute();
+}
+
 /** Locks one record for a state change (upload confirm). */
 export function lockFile(trx: Trx, id: string) {
   return trx.selectFrom("files").selectAll().where("id", "=", id).forUpdate().executeTakeFirst();

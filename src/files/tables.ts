@@ -1,7 +1,12 @@
 /** Table types of stored objects (migrations/0200_files.sql). */
 import type { ColumnType } from "kysely";
 
-export type FilePurpose = "custom_push_source" | "push_render" | "raw_item_attachment";
+/** Why a file exists: an upload (custom push, raw-item attachment, targetless asset) or a render. */
+export type FilePurpose =
+  | "custom_push_source"
+  | "push_render"
+  | "raw_item_attachment"
+  | "targetless_asset";
 
 export interface FilesTable {
   id: string;

@@ -130,64 +130,45 @@ async function readStaged(store: ObjectStore, file: FileRow, options: ConfirmOpt
  * concurrent confirms one commits; the others' copies are deleted. The staging object is
  * deleted after the commit.
  */
-export async function confirmUpload<T>(
+export function confirmUpload<T>(
   db: Db,
   store: ObjectStore,
   file: FileRow,
   options: ConfirmOptions,
   then: (trx: Trx, confirmed: ConfirmedFile) => Promise<T>,
 ): Promise<T> {
-  if (file.status !== "pending") throw conflict("Upload is already confirmed");
-  const { bytes, contentType } = await readStaged(store, file, options);
-  // A fresh key per attempt: a losing concurrent confirm never overwrites the winner's copy.
-  const confirmed = { fileId: file.id, key: finalKey(file), size: bytes.length, contentType };
-  await store.put(confirmed.key, bytes, contentType);
-  let result: T;
-  try {
-    result = await db.transaction().execute(async (trx) => {
-      // The row lock makes two concurrent confirms of one upload commit once.
-      const locked = await repo.lockFile(trx, file.id);
-      if (locked?.status !== "pending") throw conflict("Upload is already confirmed");
-      await repo.confirmFile(trx, file.id, {
-        objectKey: confirmed.key,
-        sizeBytes: confirmed.size,
-        contentType,
-      });
-      return await then(trx, confirmed);
-    });
-  } catch (error) {
-    await store.delete(confirmed.key).catch(() => {});
-    throw error;
-  }
-  await store.delete(file.object_key).catch(() => {});
-  return result;
+  return confirmUploads(db, store, [file], options, (trx, [confirmed]) => then(trx, confirmed));
 }
 
 /**
- * Confirms several pending uploads as one unit (a raw item's pictures, CONTRACT.md): each is read
- * once, checked and copied to its final key in turn (one file in memory at a time), then one
- * transaction locks and confirms them all and runs `then`. Any refusal (409) or a concurrent
- * confirm deletes every copy made; the staging objects go after the commit.
+ * `confirmUpload` for several files at once (a targetless content's image assets): all of them
+ * are confirmed in one transaction, or none. With no files, `then` simply runs in a transaction.
  */
 export async function confirmUploads<T>(
   db: Db,
   store: ObjectStore,
-  files: FileRow[],
+  files: readonly FileRow[],
   options: ConfirmOptions,
   then: (trx: Trx, confirmed: ConfirmedFile[]) => Promise<T>,
 ): Promise<T> {
+  if (files.some((file) => file.status !== "pending")) {
+    throw conflict("Upload is already confirmed");
+  }
   const confirmed: ConfirmedFile[] = [];
   let result: T;
   try {
     for (const file of files) {
-      if (file.status !== "pending") throw conflict("Upload is already confirmed");
       const { bytes, contentType } = await readStaged(store, file, options);
+      // A fresh key per attempt: a losing concurrent confirm never overwrites the winner's copy.
       const copy = { fileId: file.id, key: finalKey(file), size: bytes.length, contentType };
       await store.put(copy.key, bytes, contentType);
       confirmed.push(copy);
     }
     result = await db.transaction().execute(async (trx) => {
-      for (const copy of confirmed) {
+      // Row locks in id order make concurrent confirms of the same files commit once, without
+      // deadlocks.
+      const order = [...confirmed].sort((a, b) => (a.fileId < b.fileId ? -1 : 1));
+      for (const copy of order) {
         const locked = await repo.lockFile(trx, copy.fileId);
         if (locked?.status !== "pending") throw conflict("Upload is already confirmed");
         await repo.confirmFile(trx, copy.fileId, {
@@ -204,4 +185,22 @@ export async function confirmUploads<T>(
   }
   for (const file of files) await store.delete(file.object_key).catch(() => {});
   return result;
+}
+
+/** A fresh ticket for a file still pending (a replayed create, a client that lost its ticket). */
+export async function reissueUploadTicket(
+  store: ObjectStore,
+  file: FileRow,
+): Promise<UploadTicketView> {
+  const ticket = await store.presignUpload(file.object_key, {
+    contentType: file.content_type,
+    maxBytes: MAX_UPLOAD_BYTES,
+    expiresInSeconds: UPLOAD_TTL_SECONDS,
+  });
+  return {
+    fileId: file.id,
+    url: ticket.url,
+    fields: ticket.fields,
+    expiresAt: ticket.expiresAt.toISOString(),
+  };
 }

@@ -45,7 +45,12 @@ function ditherOf(push: PushRow): DitherKernel | undefined {
   return DITHER_KERNELS.find((kernel) => kernel === dither);
 }
 
+/** What follows when a push's render failed for good (no retry follows). */
+export type RenderFailedReaction = (push: PushRow, message: string) => Promise<void>;
+
 export interface PushRenderJobOptions {
+  /** Reactions to a render that failed for good (a display presentation fails with it). */
+  onFailedForGood?: RenderFailedReaction[];
   log?: Log;
   /** Where sources are read and bitmaps written (the pushes' store unless a test injects one). */
   store?: ObjectStore;
@@ -54,6 +59,7 @@ export interface PushRenderJobOptions {
 export class PushRenderJob {
   private readonly log: Log;
   private readonly store: ObjectStore;
+  private readonly onFailedForGood: RenderFailedReaction[];
 
   constructor(
     private readonly pushes: PushesService,
@@ -62,6 +68,7 @@ export class PushRenderJob {
   ) {
     this.log = options.log ?? silentLog;
     this.store = options.store ?? pushes.store;
+    this.onFailedForGood = options.onFailedForGood ?? [];
   }
 
   /** The handler of `renderPushQueue`; a throw tells the queue to retry with backoff. */
@@ -135,7 +142,18 @@ export class PushRenderJob {
         final: attempt?.final,
       });
       // A rejected input (corrupt, oversized, unknown template) is permanent: no retry can fix it.
-      if (error instanceof PermanentRenderFailure || error instanceof RenderRejected) return;
+      const permanent = error instanceof PermanentRenderFailure || error instanceof RenderRejected;
+      if (permanent || (attempt?.final ?? false)) {
+        for (const react of this.onFailedForGood) {
+          await react(push, message).catch((cause) =>
+            this.log.error("render failure reaction failed", {
+              pushId: push.id,
+              error: String(cause),
+            })
+          );
+        }
+      }
+      if (permanent) return;
       throw error;
     }
   }

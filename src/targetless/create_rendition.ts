@@ -1,0 +1,61 @@
+import { z } from "zod";
+import { jsonInteger } from "../lib/json_number.ts";
+import { uuidParam } from "../lib/params.ts";
+import type { Surface } from "../trpc/surfaces.ts";
+import { idempotencyHeader, idempotencyKeyOf } from "./inputs.ts";
+import { targetlessMeta } from "./meta.ts";
+import { COLOR_MODES, MAX_SIDE } from "./output_profile.ts";
+import { renditionSchema } from "./views.ts";
+
+const side = jsonInteger((n) =>
+  n.min(1, "must be at least 1").max(MAX_SIDE, `must be at most ${MAX_SIDE}`)
+);
+
+/**
+ * POST {prefix}/presentations/{presentationId}/renditions (SPEC 4.7, CONTRACT.md): 202 with the
+ * rendition (state `preparing`, `url` and `expiresAt` null while it renders). The same
+ * (presentation, format, width, height, colorMode) answers the same rendition, whatever the
+ * limits.
+ */
+export const createRendition = (surface: Surface) =>
+  surface.procedure
+    .meta(targetlessMeta(
+      surface,
+      "POST",
+      "/presentations/{presentationId}/renditions",
+      "Add a PNG rendition",
+      {
+        400: "invalid_request: size, colorMode, format, pixel limit or Idempotency-Key",
+        404: "presentation_not_found: missing or not the caller's",
+        409: "invalid_state: rendition limit of the presentation reached, a display-bound or " +
+          "failed presentation, or Idempotency-Key reused with another body",
+        429: "rate_limited: too many renditions preparing; see Retry-After",
+      },
+      {
+        status: 202,
+        successDescription: "Accepted: the rendition",
+        requestHeaders: idempotencyHeader,
+      },
+    ))
+    .input(
+      z.object({
+        presentationId: uuidParam,
+        width: side,
+        height: side,
+        colorMode: z.enum(COLOR_MODES).optional()
+          .meta({ description: "default: the presentation's output colorMode" }),
+        format: z.literal("png").optional(),
+      }).strict(),
+    )
+    .output(renditionSchema)
+    .mutation(async ({ ctx, input }) => {
+      const key = idempotencyKeyOf(ctx.req.headers);
+      const { presentationId, ...body } = input;
+      const rendition = await ctx.services.targetless.renditions.add(
+        ctx.caller.userId,
+        presentationId,
+        body,
+        key,
+      );
+      return rendition;
+    });

@@ -1,0 +1,119 @@
+/**
+ * The rendition job (SPEC 3.2, 3.3, 4.7): renders a presentation's stored Scene at one size and
+ * colour mode in the render pool, stores the PNG under `renditions/{userId}/`, and marks the
+ * rendition `ready`, or `failed` with its problem (a failed rendition affects nothing else).
+ * Completions of one presentation run under its row lock, so when the last initial rendition is
+ * done the presentation becomes `ready` exactly once; added renditions never change it.
+ */
+import { type Log, silentLog } from "../lib/log.ts";
+import type { Attempt } from "../jobs/types.ts";
+import * as files from "../files/repository.ts";
+import { RenderRejected } from "../render/errors.ts";
+import type { Renderer } from "../render/types.ts";
+import type { SceneEnvelope } from "../render/scene/types.ts";
+import type { TargetlessDeps } from "./deps.ts";
+import * as repo from "./repository.ts";
+import type { Problem, RenditionsTable } from "./tables.ts";
+import { sceneFileIds } from "./views.ts";
+import type { Selectable, Updateable } from "kysely";
+
+type RenditionRow = Selectable<RenditionsTable>;
+
+/** Where a rendition's PNG is stored; account deletion removes `renditions/{userId}/`. */
+export function renditionKey(r: { user_id: string; presentation_id: string; id: string }) {
+  return `renditions/${r.user_id}/${r.presentation_id}/${r.id}.png`;
+}
+
+/** The handler of `renderRenditionQueue`. */
+export class RenditionJob {
+  private readonly log: Log;
+
+  constructor(
+    private readonly deps: TargetlessDeps,
+    private readonly renderer: Renderer,
+    options: { log?: Log } = {},
+  ) {
+    this.log = options.log ?? silentLog;
+  }
+
+  /** Renders one rendition; a throw retries the job. */
+  async handle(job: { renditionId: string }, attempt?: Attempt): Promise<void> {
+    const { db, store } = this.deps;
+    const rendition = await repo.findRendition(db, job.renditionId);
+    if (!rendition || rendition.state !== "preparing") return;
+    const presentation = await repo.findPresentationById(db, rendition.presentation_id);
+    const scene = presentation?.scene as SceneEnvelope | null | undefined;
+    if (!presentation || !scene) {
+      await this.finish(rendition, {
+        state: "failed",
+        failure: repo.json({ code: "no_scene", message: "The presentation has no Scene" }),
+      });
+      return;
+    }
+    let png: Uint8Array;
+    try {
+      // Issue 12 may add a dither option for monochrome: it belongs in this request, in the
+      // rendition row and in the dedup key of `renditions.ts`.
+      png = await this.renderer.renderScene({
+        scene: scene.data,
+        images: await this.images(presentation.user_id, scene),
+        width: rendition.width,
+        height: rendition.height,
+        colorMode: rendition.color_mode,
+        mode: presentation.mode === "hardcode" ? "hardcode" : "auto",
+        maxPixels: this.deps.limits.maxRenditionPixels,
+      });
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      this.log.info("rendition failed", {
+        renditionId: rendition.id,
+        error: message,
+        attempt: attempt?.number,
+      });
+      // A rejected input is permanent; anything else (a crashed worker) is retried first.
+      const rejected = error instanceof RenderRejected;
+      if (!rejected && !(attempt?.final ?? true)) throw error;
+      const problem: Problem = rejected
+        ? { code: error.code, message }
+        : { code: "render_failed", message: "The rendition could not be rendered" };
+      await this.finish(rendition, { state: "failed", failure: repo.json(problem) });
+      return;
+    }
+    const key = renditionKey(rendition);
+    await store.put(key, png, "image/png");
+    const done = await this.finish(rendition, { state: "ready", object_key: key, failure: null });
+    // Finished or deleted meanwhile (account deletion): the PNG belongs to nothing.
+    if (!done) await store.delete(key).catch(() => {});
+  }
+
+  /** Picture bytes by file id: only the presentation owner's confirmed files. */
+  private async images(userId: string, scene: SceneEnvelope) {
+    const out: Record<string, Uint8Array> = {};
+    const owned = await files.findFilesOfUser(this.deps.db, userId, sceneFileIds(scene));
+    for (const file of owned) {
+      if (file.status !== "confirmed") continue;
+      const bytes = await this.deps.store.get(file.object_key);
+      if (bytes) out[file.id] = bytes;
+    }
+    return out;
+  }
+
+  /** Records the outcome; the presentation is ready once its initial renditions are done. */
+  private async finish(
+    rendition: RenditionRow,
+    changes: Updateable<RenditionsTable>,
+  ): Promise<boolean> {
+    return await this.deps.db.transaction().execute(async (trx) => {
+      const presentation = await repo.lockPresentation(trx, rendition.presentation_id);
+      if (!presentation) return false;
+      if (!(await repo.finishRendition(trx, rendition.id, changes))) return false;
+      if (
+        rendition.initial && presentation.state === "preparing" &&
+        await repo.initialRenditionsDone(trx, presentation.id)
+      ) {
+        await repo.updatePresentation(trx, presentation.id, { state: "ready" });
+      }
+      return true;
+    });
+  }
+}
