@@ -8,14 +8,14 @@
 import type { Selectable } from "kysely";
 import { type Log, silentLog } from "../lib/log.ts";
 import type { Db } from "../schema.ts";
-import { AppError, badRequest, notFound } from "../errors.ts";
+import { AppError, notFound } from "../errors.ts";
 import { uuidv7 } from "../lib/ids.ts";
 import type { Attempt, Jobs } from "../jobs/types.ts";
 import { type Model, ModelError } from "../ai/model.ts";
 import { type AgentResult, runAgent } from "../ai/agent.ts";
 import type { DevicesService } from "../devices/service.ts";
 import type { PushesService } from "../pushes/service.ts";
-import { decodeCursor, encodeCursor } from "../pushes/cursor.ts";
+import { anchorOf, keysetPage } from "../lib/cursor.ts";
 import { analyzeQueue } from "./queues.ts";
 import * as repo from "./repository.ts";
 import type { AnalyzeReason, AnalyzeRunsTable } from "./tables.ts";
@@ -117,20 +117,10 @@ export class AnalyzeService {
 
   /** `GET /api/analyze/runs`: newest first, paged like pushes. */
   async listRuns(userId: string, input: { cursor?: string; limit?: number }) {
-    const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor);
-    if (after === null) throw badRequest("cursor is malformed");
+    const after = anchorOf(input.cursor);
     const limit = Math.min(input.limit ?? DEFAULT_LIMIT, MAX_LIMIT);
     const rows = await repo.listRuns(this.db, userId, { after, limit });
-    const hasMore = rows.length > limit;
-    const page = rows.slice(0, limit);
-    const last = page.at(-1);
-    return {
-      items: await this.views(page),
-      ...(hasMore && last
-        ? { nextCursor: encodeCursor({ createdAt: last.created_at_text, id: last.id }) }
-        : {}),
-      hasMore,
-    };
+    return await keysetPage(rows, limit, (page) => this.views(page));
   }
 
   /** `GET /api/analyze/runs/{id}`: 404 unless it is the caller's. */

@@ -1,7 +1,7 @@
 /** SQL of raw items, their attachments, analyze runs and the pushes the agent made. */
 import { type Insertable, sql, type Updateable } from "kysely";
 import type { Db, Trx } from "../schema.ts";
-import type { Anchor } from "../pushes/cursor.ts";
+import type { Anchor } from "../lib/cursor.ts";
 import type {
   AnalyzeRunsTable,
   ContentPushesTable,

@@ -13,7 +13,7 @@ import type { ObjectStore } from "../storage/object_store.ts";
 import * as files from "../files/repository.ts";
 import { confirmUploads, issueUploadTicket, type UploadTicketView } from "../files/uploads.ts";
 import { RENDERABLE_NAMES, RENDERABLE_TYPES } from "../render/types.ts";
-import { decodeCursor, encodeCursor } from "../pushes/cursor.ts";
+import { anchorOf, keysetPage } from "../lib/cursor.ts";
 import { URL_TTL_SECONDS } from "../pushes/service.ts";
 import { summarizeQueue } from "./queues.ts";
 import * as repo from "./repository.ts";
@@ -197,20 +197,10 @@ export class ContentService {
 
   /** `GET /api/raw-items`: newest first, keyset cursor on (createdAt, id). */
   async list(userId: string, input: { status?: RawItemStatus; cursor?: string; limit?: number }) {
-    const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor);
-    if (after === null) throw badRequest("cursor is malformed");
+    const after = anchorOf(input.cursor);
     const limit = Math.min(input.limit ?? DEFAULT_LIMIT, MAX_LIMIT);
     const rows = await repo.listRawItems(this.db, userId, { status: input.status, after, limit });
-    const hasMore = rows.length > limit;
-    const page = rows.slice(0, limit);
-    const last = page.at(-1);
-    return {
-      items: await this.views(page),
-      ...(hasMore && last
-        ? { nextCursor: encodeCursor({ createdAt: last.created_at_text, id: last.id }) }
-        : {}),
-      hasMore,
-    };
+    return await keysetPage(rows, limit, (page) => this.views(page));
   }
 
   /** `GET /api/raw-items/stats`: the last 7 UTC days, today included, oldest first. */

@@ -3,6 +3,7 @@
  * the truncated HMAC proof, the bind URI, canonical JSON and Ed25519 manifest signatures.
  * The binding side (`src/binding/`) verifies with the same functions.
  */
+import { canonicalJson } from "../lib/canonical_json.ts";
 import { decodeBase64, decodeBase64urlIgnorePadding, encodeBase64 } from "@oslojs/encoding";
 import { encodeBase64urlNoPadding } from "@oslojs/encoding";
 import { constantTimeEqual } from "@oslojs/crypto/subtle";
@@ -100,16 +101,6 @@ export function bindUri(scheme: string, p: BindParams): string {
 /** SPEC 2.14: `payloadPreview` always replaces the proof with four asterisks. */
 export function maskedBindUri(scheme: string, p: Omit<BindParams, "proof">): string {
   return bindUri(scheme, { ...p, proof: "****" });
-}
-
-/** Canonical JSON: object keys sorted by code point, no whitespace (CONTRACT.md). */
-export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== "object") return JSON.stringify(value);
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  const entries = Object.entries(value as Record<string, unknown>)
-    .filter(([, v]) => v !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
 }
 
 /** The bytes a manifest signature covers: the file without `manifestSignature`. */

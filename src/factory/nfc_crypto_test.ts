@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { encodeBase64 } from "@oslojs/encoding";
+import { canonicalJson } from "../lib/canonical_json.ts";
 import {
   bindUri,
-  canonicalJson,
   computeProof,
   deriveDeviceKey,
   maskedBindUri,

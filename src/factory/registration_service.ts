@@ -8,7 +8,7 @@ import type { Config } from "../config.ts";
 import { AppError, badRequest, conflict } from "../errors.ts";
 import { isUniqueViolation } from "../db/errors.ts";
 import { uuidv7 } from "../lib/ids.ts";
-import { randomString, sha256Hex } from "../lib/crypto.ts";
+import { randomString } from "../lib/crypto.ts";
 import type { Db, Trx } from "../schema.ts";
 import { newClaimCode } from "../devices/claim_code.ts";
 import { allows, batchRef, type FactoryAccess } from "./access.ts";
@@ -16,7 +16,7 @@ import { auditRow, writeAudit } from "./audit.ts";
 import { insertAudit } from "./audit_repository.ts";
 import { type ImportRow, parseImport } from "./csv.ts";
 import { type DeviceFilters, findDeviceView, listDeviceViews } from "./devices_repository.ts";
-import { canonicalJson } from "./nfc_crypto.ts";
+import { fingerprint } from "../lib/canonical_json.ts";
 import type { Principal } from "./principals.ts";
 import * as repo from "./registration_repository.ts";
 import { toDeviceView, toRegistered } from "./views.ts";
@@ -59,12 +59,12 @@ export class RegistrationService {
       device: { sku: input.sku ?? batch.sku },
     });
     if (batch.status !== "open") throw conflict(`Batch ${batch.order_no} is closed`);
-    const fingerprint = sha256Hex(canonicalJson(input));
+    const print = fingerprint(input);
     const replay = async (trx: Trx) => {
       if (idempotencyKey === undefined) return undefined;
       const seen = await repo.findIdempotencyKey(trx, p.id, idempotencyKey);
       if (!seen) return undefined;
-      if (seen.fingerprint !== fingerprint) {
+      if (seen.fingerprint !== print) {
         throw conflict("Idempotency-Key was already used with a different request");
       }
       return { created: false, deviceId: seen.device_id };
@@ -89,7 +89,7 @@ export class RegistrationService {
           await repo.insertIdempotencyKey(trx, {
             principal_id: p.id,
             key: idempotencyKey,
-            fingerprint,
+            fingerprint: print,
             device_id: device.id,
           });
         }

@@ -10,7 +10,8 @@ export function jsonInteger(check: (n: z.ZodNumber) => z.ZodNumber = (n) => n) {
   return z.union([check(z.number({ message: "must be an integer" }).int("must be an integer"))])
     .meta({
       // The document shows the integer itself, not a one-member `anyOf`.
-      override: ({ jsonSchema }) => {
+      // zod-openapi's `override` key (typed here: its GlobalMeta augmentation targets `zod/v4`).
+      override: ({ jsonSchema }: { jsonSchema: Record<string, unknown> }) => {
         const [only] = (jsonSchema.anyOf ?? []) as object[];
         if (!only) return;
         delete jsonSchema.anyOf;

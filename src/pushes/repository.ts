@@ -1,7 +1,7 @@
 /** SQL of pushes. Functions that lock or promote take a transaction. */
 import { type Insertable, sql, type Updateable } from "kysely";
 import type { Db, Trx } from "../schema.ts";
-import type { Anchor } from "./cursor.ts";
+import type { Anchor } from "../lib/cursor.ts";
 import type { PushesTable, PushStatus } from "./tables.ts";
 
 /** `created_at` as exact UTC text with microseconds, for cursors. */

@@ -7,13 +7,13 @@
 import { type Log, silentLog } from "../lib/log.ts";
 import type { Selectable } from "kysely";
 import type { Db, Trx } from "../schema.ts";
-import { badRequest, notFound } from "../errors.ts";
+import { notFound } from "../errors.ts";
 import { isUuid, uuidv7 } from "../lib/ids.ts";
 import type { Jobs } from "../jobs/types.ts";
 import { renderPushQueue } from "./queues.ts";
 import type { ObjectStore } from "../storage/object_store.ts";
 import type { DeviceMessenger, DeviceRow, DevicesService } from "../devices/service.ts";
-import { decodeCursor, encodeCursor } from "./cursor.ts";
+import { anchorOf, keysetPage } from "../lib/cursor.ts";
 import * as repo from "./repository.ts";
 import type { PushesTable, PushStatus } from "./tables.ts";
 import { FORMAT_FILES, type PushFormat, toPushListItem } from "./views.ts";
@@ -205,8 +205,7 @@ export class PushesService {
   /** `GET /api/devices/{id}/pushes`: newest first, keyset cursor on (createdAt, id). */
   async list(userId: string, deviceId: string, input: HistoryInput) {
     await this.devices.owned(userId, deviceId);
-    const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor);
-    if (after === null) throw badRequest("cursor is malformed");
+    const after = anchorOf(input.cursor);
     const limit = Math.min(input.limit ?? DEFAULT_LIMIT, MAX_LIMIT);
     const rows = await repo.listHistory(this.db, deviceId, {
       status: input.status,
@@ -215,16 +214,7 @@ export class PushesService {
       after,
       limit,
     });
-    const hasMore = rows.length > limit;
-    const page = rows.slice(0, limit);
-    const last = page.at(-1);
-    return {
-      items: page.map(toPushListItem),
-      ...(hasMore && last
-        ? { nextCursor: encodeCursor({ createdAt: last.created_at_text, id: last.id }) }
-        : {}),
-      hasMore,
-    };
+    return await keysetPage(rows, limit, (page) => page.map(toPushListItem));
   }
 
   /** MQTT `up/get_push` / `up/refresh_push`: the same rules for the device itself. */

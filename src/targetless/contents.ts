@@ -17,7 +17,8 @@ import {
 import { findSecret } from "../render/scene/secrets.ts";
 import type { Trx } from "../schema.ts";
 import type { TargetlessDeps } from "./deps.ts";
-import { checkModeRules, type CreateContentInput, fingerprint } from "./inputs.ts";
+import { fingerprint } from "../lib/canonical_json.ts";
+import { checkModeRules, type CreateContentInput } from "./inputs.ts";
 import { createDisplayPresentation } from "./manual.ts";
 import { resolveOutputProfile } from "./output_profile.ts";
 import { generateSceneQueue } from "./queues.ts";

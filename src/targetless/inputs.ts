@@ -6,7 +6,6 @@
 import { z } from "zod";
 import { jsonInteger } from "../lib/json_number.ts";
 import { uuidParam } from "../lib/params.ts";
-import { sha256Hex } from "../lib/crypto.ts";
 import { badRequest } from "../errors.ts";
 import { COLOR_MODES, FORMATS, MAX_SIDE } from "./output_profile.ts";
 import { checkLinkSyntax } from "./links/fetch_link.ts";
@@ -142,21 +141,6 @@ export function idempotencyKeyOf(headers: Headers): string | undefined {
     throw badRequest("Idempotency-Key must be 8-128 printable ASCII characters");
   }
   return key;
-}
-
-/** Canonical JSON (keys sorted, undefined left out): equal requests, equal text. */
-export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== "object") return JSON.stringify(value);
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  const entries = Object.entries(value as Record<string, unknown>)
-    .filter(([, v]) => v !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
-}
-
-/** The fingerprint an idempotency key remembers its request by. */
-export function fingerprint(value: unknown): string {
-  return sha256Hex(canonicalJson(value));
 }
 
 /** The Idempotency-Key request header, for the OpenAPI document. */

@@ -1,11 +1,7 @@
 import { assert, assertEquals } from "../../tests/helpers/assert.ts";
 import { AppError } from "../errors.ts";
-import {
-  checkModeRules,
-  type CreateContentInput,
-  fingerprint,
-  idempotencyKeyOf,
-} from "./inputs.ts";
+import { fingerprint } from "../lib/canonical_json.ts";
+import { checkModeRules, type CreateContentInput, idempotencyKeyOf } from "./inputs.ts";
 
 const DEVICE = "0193a6e4-7d1c-7c3e-9a2b-1f2e3d4c5b6a";
 const image = { type: "image" as const, contentType: "image/png" as const, sizeBytes: 10 };

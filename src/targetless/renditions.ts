@@ -10,7 +10,7 @@ import { AppError, badRequest } from "../errors.ts";
 import { uuidv7 } from "../lib/ids.ts";
 import type { ColorMode } from "../render/scene/types.ts";
 import type { TargetlessDeps } from "./deps.ts";
-import { fingerprint } from "./inputs.ts";
+import { fingerprint } from "../lib/canonical_json.ts";
 import { checkSize } from "./output_profile.ts";
 import { presentationNotFound, type PresentationsService } from "./presentations.ts";
 import { renderRenditionQueue } from "./queues.ts";
