@@ -15,7 +15,7 @@ import { type BenchRow, printTable } from "./lib.ts";
 import { Progress } from "../src/lib/progress.ts";
 
 const databaseUrl = Deno.env.get("DATABASE_URL");
-const env = databaseUrl ? { DATABASE_URL: databaseUrl } : {};
+const env: Record<string, string> = databaseUrl ? { DATABASE_URL: databaseUrl } : {};
 const steps: Array<[string, () => Promise<BenchRow[]>]> = [
   ["auth", () => benchAuth(env)],
   ["billing", () => benchBilling(env)],
