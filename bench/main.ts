@@ -12,19 +12,30 @@ import { benchContent } from "./content.ts";
 import { benchBurst } from "./burst.ts";
 import { benchTargetless } from "./targetless.ts";
 import { type BenchRow, printTable } from "./lib.ts";
+import { Progress } from "../src/lib/progress.ts";
 
 const databaseUrl = Deno.env.get("DATABASE_URL");
-const rows: BenchRow[] = [
-  ...(await benchAuth(databaseUrl ? { DATABASE_URL: databaseUrl } : {})),
-  ...(await benchBilling(databaseUrl ? { DATABASE_URL: databaseUrl } : {})),
-  ...(await benchRender()),
-  ...(await benchTemplates()),
-  ...(await benchScene()),
-  ...(await benchTargetless({ databaseUrl })),
-  ...(await benchPush({ databaseUrl })),
-  ...(await benchBurst({ databaseUrl })),
-  ...(await benchContent(databaseUrl ? { DATABASE_URL: databaseUrl } : {})),
+const env: Record<string, string> = databaseUrl ? { DATABASE_URL: databaseUrl } : {};
+const steps: Array<[string, () => Promise<BenchRow[]>]> = [
+  ["auth", () => benchAuth(env)],
+  ["billing", () => benchBilling(env)],
+  ["render", () => benchRender()],
+  ["templates", () => benchTemplates()],
+  ["scene", () => benchScene()],
+  ["targetless", () => benchTargetless({ databaseUrl })],
+  ["push", () => benchPush({ databaseUrl })],
+  ["burst", () => benchBurst({ databaseUrl })],
+  ["content", () => benchContent(env)],
 ];
+// A line per benchmark on stderr (counts, ETA); the table alone on stdout.
+const progress = new Progress("bench", { total: steps.length });
+const rows: BenchRow[] = [];
+for (const [name, run] of steps) {
+  const measured = await run();
+  rows.push(...measured);
+  progress.step(`${name}: ${measured.length} rows`);
+}
+progress.finish();
 printTable(rows);
 // The push benchmark runs the service in this process; its pools and timers end with it.
 Deno.exit(0);

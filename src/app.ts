@@ -27,6 +27,8 @@ import { generateSceneQueue, renderRenditionQueue } from "./targetless/queues.ts
 import type { DB } from "./schema.ts";
 import { loadSecrets } from "./secrets.ts";
 import { createServices, type Services } from "./services.ts";
+import { PromMetrics } from "./metrics/metrics.ts";
+import { metricsRoute, metricsServed } from "./metrics/route.ts";
 
 export interface App {
   services: Services;
@@ -35,6 +37,8 @@ export interface App {
   userHandler: (req: Request, info?: Deno.ServeHandlerInfo<Deno.NetAddr>) => Promise<Response>;
   /** Handler for FACTORY_PORT, when configured. */
   factoryHandler?: (req: Request, info?: Deno.ServeHandlerInfo<Deno.NetAddr>) => Promise<Response>;
+  /** What `/metrics` reports. */
+  metrics: PromMetrics;
   /** Which embedded defaults are in use, for the start-up banner. */
   embedded: string[];
   /** Where devices connect: MQTT_URL, or the embedded broker's actual address. */
@@ -48,7 +52,13 @@ export interface App {
 export async function createApp(config: Config): Promise<App> {
   const logger = createLogger(config.logLevel);
   const secrets = await loadSecrets(config);
-  const connection = await connect<DB>({ url: config.databaseUrl, dataDir: config.dataDir });
+  // One registry per app, handed to the infrastructure that observes something (issue 14).
+  const metrics = new PromMetrics();
+  const connection = await connect<DB>({
+    url: config.databaseUrl,
+    dataDir: config.dataDir,
+    metrics,
+  });
   let jobs: Jobs | undefined;
   let renderer: Renderer | undefined;
   let messaging: Messaging | undefined;
@@ -70,8 +80,9 @@ export async function createApp(config: Config): Promise<App> {
         queues: QUEUES,
         databaseUrl: config.databaseUrl,
         onError: (msg, fields) => logger.error(msg, fields),
+        metrics,
       }),
-      createRenderPool({ threads: defaultThreads(), onError: report("render pool") }),
+      createRenderPool({ threads: defaultThreads(), onError: report("render pool"), metrics }),
     ]);
   } catch (error) {
     await closeAll();
@@ -83,7 +94,10 @@ export async function createApp(config: Config): Promise<App> {
     ? new S3ObjectStore(config.s3)
     : new DiskObjectStore(`${config.dataDir}/objects`, secrets.storageSecret, () => publicBaseUrl);
   // The services publish through the gateway; it connects once the broker runs, below.
-  const gateway = new MqttGateway({ onError: (msg, fields) => logger.error(msg, fields) });
+  const gateway = new MqttGateway({
+    onError: (msg, fields) => logger.error(msg, fields),
+    metrics,
+  });
   const services = createServices(config, connection.db, secrets, {
     jobs,
     renderer,
@@ -101,6 +115,7 @@ export async function createApp(config: Config): Promise<App> {
       credentialVersions: (thingNames) => services.devices.credentialVersions(thingNames),
       onError: (msg, fields) => logger.error(msg, fields),
       log: (msg, fields) => logger.info(msg, fields),
+      metrics,
     });
   } catch (error) {
     await closeAll();
@@ -141,9 +156,23 @@ export async function createApp(config: Config): Promise<App> {
   const documents: Partial<Record<Audience, unknown>> = {};
   const documentOf = (audience: Audience) => () =>
     documents[audience] ??= buildOpenApiDocument(audience, raw, publicBaseUrl);
-  const raw = allRawRoutes({ user: documentOf("user"), factory: documentOf("factory") });
-  const handler = (ingress: "combined" | "user" | "factory") =>
-    createHandler({ router: appRouter, raw, services, logger, ingress });
+  const documentsOf = { user: documentOf("user"), factory: documentOf("factory") };
+  const raw = allRawRoutes(documentsOf);
+  const handler = (ingress: "combined" | "user" | "factory") => {
+    const exposure = {
+      served: metricsServed(ingress, config.metricsToken),
+      token: config.metricsToken,
+      scrape: () => metrics.scrape(),
+    };
+    return createHandler({
+      router: appRouter,
+      raw: allRawRoutes(documentsOf, metricsRoute(exposure)),
+      services,
+      logger,
+      ingress,
+      metrics,
+    });
+  };
   const embedded = [
     ...(connection.kind === "pglite"
       ? [`PostgreSQL: embedded PGlite in ${config.dataDir}/pg`]
@@ -157,6 +186,7 @@ export async function createApp(config: Config): Promise<App> {
   return {
     services,
     logger,
+    metrics,
     userHandler: handler(config.factoryPort === undefined ? "combined" : "user"),
     factoryHandler: config.factoryPort === undefined ? undefined : handler("factory"),
     embedded,

@@ -119,6 +119,7 @@ const schema = z.object({
   MQTT_DEVICE_KEY: z.base64().refine((v) => atob(v).length === 32, "must be base64 of 32 bytes")
     .optional(),
   LOG_LEVEL: z.enum(["info", "silent"]).default("info"),
+  METRICS_TOKEN: z.string().trim().min(16, "must be at least 16 characters").optional(),
 });
 
 /** The parsed configuration; `secrets.ts` fills in generated values at start-up. */
@@ -204,6 +205,11 @@ function shape(env: z.output<typeof schema>) {
       tokenBudget: env.ANALYZE_TOKEN_BUDGET,
     },
     logLevel: env.LOG_LEVEL,
+    /**
+     * `GET /metrics` needs `Authorization: Bearer <token>` when set, and is then served on the
+     * user port too; unset, only the factory ingress (or the shared port) serves it.
+     */
+    metricsToken: env.METRICS_TOKEN,
   };
 }
 

@@ -8,6 +8,10 @@ import { appleCallback, googleCallback } from "./oauth/callbacks.ts";
 import { factoryRawRoutes } from "./factory/raw_routes.ts";
 import { storageDownload, storageUpload } from "./storage/routes.ts";
 import { contentRawRoutes } from "./content/raw_routes.ts";
+import { targetlessRawRoutes } from "./targetless/raw_routes.ts";
+import { docsRoutes } from "./pages/docs.ts";
+import { playgroundRoutes } from "./pages/playground.ts";
+import { metricsRoute } from "./metrics/route.ts";
 
 export const domainRawRoutes: RawRoute[] = [
   health,
@@ -21,6 +25,11 @@ export const domainRawRoutes: RawRoute[] = [
   storageDownload,
   ...factoryRawRoutes,
   ...contentRawRoutes,
+  ...targetlessRawRoutes,
+  // Pages for people: the API reference of each ingress and the render playground (issue 14).
+  ...docsRoutes(""),
+  ...docsRoutes("/internal/factory"),
+  ...playgroundRoutes,
 ];
 
 /** The documents the service serves, built on first use. */
@@ -29,11 +38,21 @@ export interface Documents {
   factory: () => unknown;
 }
 
-/** The raw routes including the routes of the two OpenAPI documents. */
-export function allRawRoutes(documents: Documents): RawRoute[] {
+/** `/metrics` where a listener does not serve it (and in the committed documents). */
+const METRICS_NOT_SERVED = metricsRoute({
+  served: false,
+  scrape: () => Promise.resolve({ text: "", contentType: "text/plain" }),
+});
+
+/**
+ * The raw routes including the routes of the two OpenAPI documents and `/metrics` (its rule
+ * depends on the listener: src/metrics/route.ts).
+ */
+export function allRawRoutes(documents: Documents, metrics = METRICS_NOT_SERVED): RawRoute[] {
   return [
     ...domainRawRoutes,
     openApiRoute(documents.user),
     factoryOpenApiRoute(documents.factory),
+    metrics,
   ];
 }

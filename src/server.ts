@@ -34,6 +34,11 @@ export async function startServer(config: Config): Promise<RunningServer> {
       `Device Display Service listening`,
       `  user API         ${url}  (health: ${url}/health, OpenAPI: ${url}/openapi.json, tRPC: ${url}/trpc)`,
       `  factory console  ${factoryUrl}/internal/factory${factory ? "" : " (shared port)"}`,
+      `  API reference    ${url}/docs${
+        factory ? `  (factory: ${factoryUrl}/internal/factory/docs)` : ""
+      }`,
+      `  playground       ${url}/playground  (render a Scene or a push template)`,
+      `  metrics          ${metricsUrl(config, url, factoryUrl, factory !== undefined)}`,
       ...(app.embedded.length
         ? ["Embedded defaults in use:", ...app.embedded.map((e) => `  ${e}`)]
         : []),
@@ -43,4 +48,15 @@ export async function startServer(config: Config): Promise<RunningServer> {
       await app.close();
     },
   };
+}
+
+/** Where `/metrics` is scraped (src/metrics/route.ts), for the banner. */
+function metricsUrl(config: Config, url: string, factoryUrl: string, ownFactoryPort: boolean) {
+  const where = ownFactoryPort ? `${factoryUrl}/metrics` : `${url}/metrics`;
+  if (config.metricsToken) {
+    return `${where}${ownFactoryPort ? ` and ${url}/metrics` : ""} (Bearer METRICS_TOKEN)`;
+  }
+  return ownFactoryPort
+    ? `${where} (factory port only)`
+    : `${where} (set METRICS_TOKEN or FACTORY_PORT in production)`;
 }

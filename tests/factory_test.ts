@@ -1254,6 +1254,47 @@ suite.test(
   },
 );
 
+suite.test(
+  "deno task factory --batch-generate --zip: one generate call, ZIP pages verified, progress on stderr",
+  async (api, server) => {
+    const out = await Deno.makeTempDir({ prefix: "dds-station-zip-" });
+    try {
+      const order = orderNo("STZIP");
+      const run = await new Deno.Command(Deno.execPath(), {
+        args: [
+          "run",
+          "--allow-net",
+          "--allow-read",
+          "--allow-write",
+          fileURLToPath(new URL("../tools/factory_station.ts", import.meta.url)),
+          ...["--token", tokenOf("sup"), "--url", server.factoryUrl, "--order", order],
+          ...["--count", "3", "--out", out, "--batch-generate", "--zip", "--zip-page", "2"],
+        ],
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      const stdout = new TextDecoder().decode(run.stdout);
+      const stderr = new TextDecoder().decode(run.stderr);
+      assertEquals(run.code, 0, stderr);
+      // A line per step with counts and, while steps remain, an ETA.
+      assert.match(stderr, /^register {2}1\/3 \(33%\) {2}\S+ {2}ETA \S+ {2}STZIP/m);
+      assert.match(stderr, /^register {2}3\/3 \(100%\)/m);
+      assert.match(stderr, /^batch generate {2}3 credentials/m);
+      assert.match(stderr, /^zip export {2}1\/2 \(50%\) .* files 1-2 of 3$/m);
+      assert.match(stderr, /^zip export {2}2\/2 \(100%\) .* files 3-3 of 3$/m);
+      assert.match(stdout, /exported 3 files from 2 ZIP\(s\)/);
+      const keys = expectStatus(await as(api, "aud").get("/manifest-keys"), 200);
+      for (const n of ["0001", "0002", "0003"]) {
+        const file = JSON.parse(await Deno.readTextFile(`${out}/${order}-${n}.nfc.json`));
+        assertEquals(await checkFile(file, keys), null);
+        assert.ok(!stdout.includes(file.mqttPassword) && !stderr.includes(file.mqttPassword));
+      }
+    } finally {
+      await Deno.remove(out, { recursive: true });
+    }
+  },
+);
+
 // ---- hardening (D) -------------------------------------------------------------------------
 
 suite.test("CSV import: over 50000 rows is 413 before any row lands; bad sku/hwRevision are row errors", async (api) => {

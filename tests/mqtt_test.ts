@@ -17,9 +17,16 @@ import {
   pushRow,
 } from "./helpers/devices.ts";
 import { connectDevice, eventually } from "./helpers/mqtt.ts";
-import { as, createBatch, factoryEnv, registerDevice } from "./helpers/factory.ts";
+import {
+  as,
+  createBatch,
+  factoryEnv,
+  provisionedDevice,
+  registerDevice,
+} from "./helpers/factory.ts";
 import { externalMqttUrl } from "./helpers/server.ts";
 import { runDeviceSim, simOptionsFromArgs } from "../tools/device_sim.ts";
+import { statusOf } from "../src/client.ts";
 import { UP_CHANNELS } from "../src/mqtt/topics.ts";
 import { MAX_UP_PAYLOAD_BYTES } from "../src/mqtt/gateway.ts";
 
@@ -179,6 +186,43 @@ suite.test(
     } finally {
       await Deno.remove(outDir, { recursive: true });
       await clearRetained(s.app.mqttUrl, d.thingName);
+    }
+  },
+);
+
+suite.test(
+  "device-sim --bind-token binds its device through the typed client; a bad token binds nothing",
+  async (api, s) => {
+    const alice = await registerUser(api);
+    const { device, file } = await provisionedDevice(api);
+    const dir = await Deno.makeTempDir({ prefix: "dds-sim-bind-" });
+    const path = `${dir}/device.nfc.json`;
+    await Deno.writeTextFile(path, JSON.stringify(file));
+    const config = { dataDir: dir, mqtt: { url: s.app.mqttUrl, port: 0, deviceKey: undefined } };
+    const run = async (token: string) => {
+      const options = await simOptionsFromArgs(
+        ["--nfc", path, "--bind-token", token, "--api", s.url, "--once"],
+        config,
+      );
+      const lines: string[] = [];
+      await runDeviceSim({ ...options!, log: (l) => lines.push(l) });
+      return lines;
+    };
+    try {
+      // Refused twin first: an invalid token is 401 and the device stays unbound.
+      let refused: unknown;
+      await run("not-a-token").catch((error) => (refused = error));
+      assertEquals(statusOf(refused), 401);
+      assertEquals(
+        expectStatus(await api.get("/api/devices", { token: alice.accessToken }), 200),
+        [],
+      );
+      const lines = await run(alice.accessToken);
+      assertEquals(lines[0], `bound as device ${device.id}`);
+      const mine = expectStatus(await api.get("/api/devices", { token: alice.accessToken }), 200);
+      assertEquals(mine.map((d: { id: string }) => d.id), [device.id]);
+    } finally {
+      await Deno.remove(dir, { recursive: true });
     }
   },
 );

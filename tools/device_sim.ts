@@ -9,9 +9,12 @@
  *          --mqtt <url> (default MQTT_URL, else the embedded broker on MQTT_PORT)
  *          --format png|raw2|raw4 (default raw2)   --out <dir> (default DATA_DIR/device-sim)
  *          --heartbeat <seconds> (default 60)       --once (exit after the first picture)
+ *          --bind-token <access token or PAT> [--api <url>] (with --nfc: first binds the device
+ *            to that user, as the owner's app does after reading the tag; typed client)
  */
 import mqtt from "mqtt";
 import type { Socket } from "node:net";
+import { createClient } from "../src/client.ts";
 import { type Config, loadConfig } from "../src/config.ts";
 
 export interface SimOptions {
@@ -24,6 +27,8 @@ export interface SimOptions {
   heartbeatSeconds: number;
   once: boolean;
   log?: (line: string) => void;
+  /** Bind to this user first (`--bind-token`, with the `--nfc` file's bind URI). */
+  bind?: { api: string; token: string; nfcPayload: string };
 }
 
 /** What the simulated screen shows after a run. */
@@ -38,6 +43,10 @@ const EXTENSION = { png: "png", raw2: "raw", raw4: "raw" } as const;
 /** Runs the device until stopped (or, with `once`, until it has displayed one push). */
 export async function runDeviceSim(options: SimOptions, signal?: AbortSignal): Promise<SimResult> {
   const log = options.log ?? ((line: string) => console.log(line));
+  if (options.bind) {
+    const bound = await bindWithApp(options.bind);
+    log(`${bound.status === "bound" ? "bound" : "already bound"} as device ${bound.deviceId}`);
+  }
   const topic = (channel: string) => `devices/${options.thing}/${channel}`;
   const client = await mqtt.connectAsync(options.mqttUrl, {
     clientId: options.thing,
@@ -137,12 +146,35 @@ function parseArgs(args: string[]) {
 }
 
 /** `--nfc` file fields the simulator uses (the rest is for the NFC tag writer). */
-async function readNfcFile(path: string): Promise<{ thingName?: string; mqttPassword?: string }> {
+async function readNfcFile(
+  path: string,
+): Promise<{ thingName?: string; mqttPassword?: string; nfcPayload?: string }> {
   const file = JSON.parse(await Deno.readTextFile(path));
+  const text = (v: unknown) => typeof v === "string" ? v : undefined;
   return {
-    thingName: typeof file.thingName === "string" ? file.thingName : undefined,
-    mqttPassword: typeof file.mqttPassword === "string" ? file.mqttPassword : undefined,
+    thingName: text(file.thingName),
+    mqttPassword: text(file.mqttPassword),
+    nfcPayload: text(file.nfcPayload),
   };
+}
+
+/**
+ * What the owner's app does after reading the tag: the bind URI's parameters (CONTRACT.md "NFC
+ * bind URI") sent to `POST /api/devices/bind/nfc`, here through the typed client.
+ */
+export async function bindWithApp(
+  bind: { api: string; token: string; nfcPayload: string },
+): Promise<{ deviceId: string; status: "bound" | "already_bound" }> {
+  const q = new URL(bind.nfcPayload).searchParams;
+  const api = createClient({ url: bind.api, token: bind.token });
+  const result = await api.binding.bindNfc.mutate({
+    version: Number(q.get("v")),
+    keyId: q.get("kid") ?? undefined,
+    hwId: q.get("hw") ?? undefined,
+    credentialVersion: Number(q.get("cv")),
+    proof: q.get("p") ?? undefined,
+  });
+  return { deviceId: result.device.id, status: result.status };
 }
 
 /**
@@ -151,7 +183,7 @@ async function readNfcFile(path: string): Promise<{ thingName?: string; mqttPass
  */
 export async function simOptionsFromArgs(
   argv: string[],
-  config: Pick<Config, "dataDir" | "mqtt">,
+  config: Pick<Config, "dataDir" | "mqtt"> & Partial<Pick<Config, "port">>,
 ): Promise<SimOptions | null> {
   const args = parseArgs(argv);
   const nfc = typeof args.nfc === "string" ? await readNfcFile(args.nfc) : {};
@@ -170,6 +202,13 @@ export async function simOptionsFromArgs(
     outDir: typeof args.out === "string" ? args.out : `${config.dataDir}/device-sim`,
     heartbeatSeconds: Number(args.heartbeat) > 0 ? Number(args.heartbeat) : 60,
     once: args.once === true,
+    bind: typeof args["bind-token"] === "string" && nfc.nfcPayload
+      ? {
+        api: typeof args.api === "string" ? args.api : `http://127.0.0.1:${config.port ?? 8080}`,
+        token: args["bind-token"],
+        nfcPayload: nfc.nfcPayload,
+      }
+      : undefined,
   };
 }
 

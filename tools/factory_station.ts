@@ -7,16 +7,26 @@
  * `mqttPassword` into the device's own storage (docs/factory.md). Secrets are never printed.
  *
  *   deno task factory --token <supervisor token> [--url http://localhost:8080] [--order PO-1]
- *     [--sku SKU-A] [--count 3] [--out ./nfc-files]
+ *     [--sku SKU-A] [--count 3] [--out ./nfc-files] [--batch-generate] [--zip] [--zip-page 1000]
+ *
+ * `--batch-generate` makes every pending credential of the batch in one call; `--zip` downloads
+ * the files as ZIPs of `--zip-page` files (verifying each) instead of one download per device.
+ * The JSON procedures go through the typed client (src/client.ts); the file and ZIP downloads are
+ * raw routes and stay plain fetches. Progress lines (counts, ETA) go to stderr.
  */
+import { unzipSync } from "fflate";
+import { createClient } from "../src/client.ts";
 import { verifyFile } from "../src/factory/nfc_crypto.ts";
+import { Progress } from "../src/lib/progress.ts";
 
 function args(argv: string[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (let i = 0; i < argv.length; i++) {
     const m = argv[i].match(/^--([a-z-]+)(?:=(.*))?$/);
     if (!m) throw new Error(`Unexpected argument ${argv[i]}`);
-    out[m[1]] = m[2] ?? argv[++i] ?? "";
+    // A flag followed by another option (or nothing) has no value: `--zip --zip-page 2`.
+    const next = argv[i + 1];
+    out[m[1]] = m[2] ?? (next === undefined || next.startsWith("--") ? "" : argv[++i]);
   }
   return out;
 }
@@ -42,86 +52,165 @@ export async function checkFile(
   return null;
 }
 
+type ManifestKey = { id: string; publicKey: string };
+
+/** A raw route of the console (file and ZIP downloads); waits out a 429's Retry-After. */
+async function download(url: string, token: string, init: RequestInit = {}): Promise<Response> {
+  for (;;) {
+    const res = await fetch(url, {
+      ...init,
+      headers: { ...init.headers, authorization: `Bearer ${token}` },
+    });
+    if (res.status !== 429) {
+      if (!res.ok) {
+        throw new Error(`${init.method ?? "GET"} ${url}: ${res.status} ${await res.text()}`);
+      }
+      return res;
+    }
+    const wait = Math.max(1, Number(res.headers.get("retry-after")) || 5);
+    await res.body?.cancel();
+    console.error(`download rate limit: waiting ${wait}s`);
+    await new Promise((r) => setTimeout(r, wait * 1000));
+  }
+}
+
+/** Checks a file and writes it where only the owner may read it (it holds the MQTT password). */
+async function keep(file: Record<string, unknown>, keys: ManifestKey[], outDir: string) {
+  const problem = await checkFile(file, keys);
+  if (problem) throw new Error(`${String(file.serial)}: ${problem}`);
+  const path = `${outDir}/${String(file.serial)}.nfc.json`;
+  await Deno.writeTextFile(path, JSON.stringify(file, null, 2), { mode: 0o600 });
+  return path;
+}
+
+/** Downloads every file of the batch as ZIPs of `page` files, verifying each file. */
+async function exportZips(
+  options: { base: string; token: string; batchId: string; total: number; page: number },
+  keys: ManifestKey[],
+  outDir: string,
+) {
+  const pages = Math.max(1, Math.ceil(options.total / options.page));
+  const progress = new Progress("zip export", { total: pages });
+  let files = 0;
+  for (let offset = 0; offset < options.total; offset += options.page) {
+    const res = await download(`${options.base}/nfc-files:download-zip`, options.token, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ batchId: options.batchId, offset, limit: options.page }),
+    });
+    const entries = unzipSync(new Uint8Array(await res.arrayBuffer()));
+    for (const bytes of Object.values(entries)) {
+      await keep(JSON.parse(new TextDecoder().decode(bytes)), keys, outDir);
+    }
+    files += Object.keys(entries).length;
+    progress.step(
+      `files ${offset + 1}-${offset + Object.keys(entries).length} of ${options.total}`,
+    );
+  }
+  progress.finish(`${files} files verified`);
+  console.log(`exported ${files} files from ${pages} ZIP(s) to ${outDir} (signatures ok)`);
+}
+
 async function main() {
   const a = args(Deno.args);
   if (!a.token) {
     console.error(
-      "Usage: deno task factory --token <supervisor token> [--url URL] [--order PO] [--sku SKU] [--count N] [--out DIR]",
+      "Usage: deno task factory --token <supervisor token> [--url URL] [--order PO] [--sku SKU] [--count N] [--out DIR] [--batch-generate] [--zip] [--zip-page N]",
     );
     Deno.exit(2);
   }
-  const base = `${(a.url ?? "http://localhost:8080").replace(/\/$/, "")}/internal/factory`;
+  const url = (a.url ?? "http://localhost:8080").replace(/\/$/, "");
+  const base = `${url}/internal/factory`;
+  const api = createClient({ url, token: a.token });
   const orderNo = a.order ??
     `PO-${new Date().toISOString().slice(0, 10)}-${crypto.randomUUID().slice(0, 6)}`;
   const count = Number(a.count ?? 3);
   const outDir = a.out ?? "./nfc-files";
 
-  async function call(method: string, path: string, body?: unknown) {
-    const res = await fetch(`${base}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${a.token}`,
-        ...(body === undefined ? {} : { "content-type": "application/json" }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    const parsed = text ? JSON.parse(text) : null;
-    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
-    return { status: res.status, body: parsed };
-  }
-
-  const me = (await call("GET", "/whoami")).body;
+  const me = await api.factory.whoami.query();
   console.log(`station ${me.stationId ?? "-"} as ${me.name || me.id} (${me.role})`);
 
-  const batches = (await call("GET", "/batches?limit=200")).body.items as Array<
-    { id: string; orderNo: string }
-  >;
+  const batches = (await api.factory.listBatches.query({ limit: 200 })).items;
   let batch = batches.find((b) => b.orderNo === orderNo);
   if (!batch) {
-    batch =
-      (await call("POST", "/batches", { orderNo, sku: a.sku ?? "SKU-A", plannedQuantity: count }))
-        .body;
-    console.log(`created batch ${orderNo} (${batch!.id})`);
-  } else console.log(`using batch ${orderNo} (${batch.id})`);
-
-  const keys = (await call("GET", "/manifest-keys")).body as Array<
-    { id: string; publicKey: string }
-  >;
-  await Deno.mkdir(outDir, { recursive: true });
-  for (let i = 1; i <= count; i++) {
-    const serial = `${orderNo}-${String(i).padStart(4, "0")}`;
-    // The Idempotency-Key makes a re-run after a crash replay instead of duplicating.
-    const res = await fetch(`${base}/devices`, {
-      method: "POST",
-      headers: {
-        authorization: `Bearer ${a.token}`,
-        "content-type": "application/json",
-        "idempotency-key": `station-${batch!.id}-${serial}`,
-      },
-      body: JSON.stringify({ batchId: batch!.id, serial }),
+    batch = await api.factory.createBatch.mutate({
+      orderNo,
+      sku: a.sku ?? "SKU-A",
+      plannedQuantity: count,
     });
-    const device = await res.json();
-    if (!res.ok) throw new Error(`register ${serial}: ${res.status} ${JSON.stringify(device)}`);
-    const view = (await call("GET", `/devices/${device.id}`)).body;
-    let credential = view.credential;
-    if (!credential) credential = (await call("POST", `/devices/${device.id}/nfc-files`)).body;
-    const file = (await call("GET", `/nfc-files/${credential.id}/download`)).body;
-    const problem = await checkFile(file, keys);
-    if (problem) throw new Error(`${serial}: ${problem}`);
-    // The file holds the device's MQTT password: only the owner may read it.
-    const path = `${outDir}/${file.serial}.nfc.json`;
-    await Deno.writeTextFile(path, JSON.stringify(file, null, 2), { mode: 0o600 });
-    console.log(
-      `${serial}  hw ${device.hwId}  v${file.credentialVersion}  -> ${path} (signature ok)`,
-    );
-    console.log(`  tag:    write nfcPayload, read it back, compare SHA-256 with payloadSha256`);
-    console.log(
-      `  device: MQTT client id and username ${file.thingName}, password mqttPassword (not on the tag)`,
+    console.log(`created batch ${orderNo} (${batch.id})`);
+  } else console.log(`using batch ${orderNo} (${batch.id})`);
+  const batchId = batch.id;
+
+  const keys = await api.factory.listManifestKeys.query();
+  await Deno.mkdir(outDir, { recursive: true });
+  const devices = await register({ url, token: a.token, batchId, orderNo, count });
+
+  if ("batch-generate" in a) {
+    const started = performance.now();
+    const { generated } = await api.factory.generateBatchNfcFiles.mutate({ batchId });
+    console.error(
+      `batch generate  ${generated} credentials  ${
+        ((performance.now() - started) / 1e3).toFixed(1)
+      }s`,
     );
   }
-  const stats = (await call("GET", `/batches/${batch!.id}/stats`)).body.counts;
+
+  if ("zip" in a) {
+    const { counts } = await api.factory.getBatchStats.query({ batchId });
+    await exportZips(
+      {
+        base,
+        token: a.token,
+        batchId,
+        total: counts.credentialGenerated,
+        page: Number(a["zip-page"]) > 0 ? Number(a["zip-page"]) : 1000,
+      },
+      keys,
+      outDir,
+    );
+  } else {
+    const progress = new Progress("download", { total: devices.length });
+    for (const device of devices) {
+      const view = await api.factory.getDevice.query({ deviceId: device.id });
+      const credential = view.credential ??
+        await api.factory.generateNfcFile.mutate({ deviceId: device.id });
+      const res = await download(`${base}/nfc-files/${credential.id}/download`, a.token);
+      const file = await res.json();
+      const path = await keep(file, keys, outDir);
+      console.log(
+        `${device.serial}  hw ${device.hwId}  v${file.credentialVersion}  -> ${path} (signature ok)`,
+      );
+      console.log(`  tag:    write nfcPayload, read it back, compare SHA-256 with payloadSha256`);
+      console.log(
+        `  device: MQTT client id and username ${file.thingName}, password mqttPassword (not on the tag)`,
+      );
+      progress.step(device.serial);
+    }
+  }
+  const stats = (await api.factory.getBatchStats.query({ batchId })).counts;
   console.log(`batch ${orderNo}: ${JSON.stringify(stats)}`);
+}
+
+/** Registers `count` devices; each call's Idempotency-Key makes a re-run replay, not duplicate. */
+async function register(
+  o: { url: string; token: string; batchId: string; orderNo: string; count: number },
+) {
+  const progress = new Progress("register", { total: o.count });
+  const devices: Array<{ id: string; serial: string; hwId: string }> = [];
+  for (let i = 1; i <= o.count; i++) {
+    const serial = `${o.orderNo}-${String(i).padStart(4, "0")}`;
+    // The key travels as a header of this one call, so it gets a client of its own.
+    const keyed = createClient({
+      url: o.url,
+      token: o.token,
+      headers: { "idempotency-key": `station-${o.batchId}-${serial}` },
+    });
+    const device = await keyed.factory.registerDevice.mutate({ batchId: o.batchId, serial });
+    devices.push({ id: device.id, serial, hwId: device.hwId });
+    progress.step(serial);
+  }
+  return devices;
 }
 
 if (import.meta.main) await main();

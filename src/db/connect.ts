@@ -2,12 +2,14 @@
  * Opens the database: postgres.js when a URL is configured, otherwise the embedded PGlite
  * (PostgreSQL compiled to WASM) persisted under `DATA_DIR/pg`.
  */
-import { Kysely } from "kysely";
+import { type Dialect, Kysely } from "kysely";
 import { PostgresJSDialect } from "kysely-postgres-js";
 import { PGliteDialect } from "kysely-pglite-dialect";
 import { PGlite } from "@electric-sql/pglite";
 import postgres from "postgres";
 import { lockDirectory } from "./dir_lock.ts";
+import type { Metrics } from "../metrics/metrics.ts";
+import { countingDialect } from "./counting_dialect.ts";
 
 /** An open database; `kind` tells which engine serves it. */
 export interface Connection<DB> {
@@ -23,16 +25,19 @@ export interface ConnectOptions {
   url?: string;
   dataDir: string;
   poolSize?: number;
+  /** Where connections in use are reported (`/metrics`). */
+  metrics?: Metrics;
 }
 
 /** Opens a connection as configured; callers own it and must `close()` it. */
 export async function connect<DB>(options: ConnectOptions): Promise<Connection<DB>> {
   if (options.url) {
-    const client = postgres(options.url, {
-      max: options.poolSize ?? 10,
-      onnotice: () => {},
+    const max = options.poolSize ?? 10;
+    const client = postgres(options.url, { max, onnotice: () => {} });
+    options.metrics?.dbPoolSize(max);
+    const db = new Kysely<DB>({
+      dialect: counted(new PostgresJSDialect({ postgres: client }), options.metrics),
     });
-    const db = new Kysely<DB>({ dialect: new PostgresJSDialect({ postgres: client }) });
     return {
       db,
       kind: "postgres",
@@ -52,7 +57,8 @@ export async function connect<DB>(options: ConnectOptions): Promise<Connection<D
     await unlock();
     throw error;
   }
-  const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite) });
+  options.metrics?.dbPoolSize(1);
+  const db = new Kysely<DB>({ dialect: counted(new PGliteDialect(pglite), options.metrics) });
   return {
     db,
     kind: "pglite",
@@ -63,4 +69,8 @@ export async function connect<DB>(options: ConnectOptions): Promise<Connection<D
       await unlock();
     },
   };
+}
+
+function counted(dialect: Dialect, metrics: Metrics | undefined): Dialect {
+  return metrics ? countingDialect(dialect, metrics) : dialect;
 }

@@ -1,5 +1,10 @@
-/** `deno task migrate`: applies pending migrations to the configured database and exits. */
+/**
+ * `deno task migrate`: applies pending migrations to the configured database and exits. A line
+ * per migration file on stderr (applied now or before, with counts and an ETA), the summary on
+ * stdout.
+ */
 import { loadConfig } from "../config.ts";
+import { Progress } from "../lib/progress.ts";
 import { connect } from "./connect.ts";
 import { migrate } from "./migrator.ts";
 
@@ -9,7 +14,12 @@ const connection = await connect<Record<string, never>>({
   dataDir: config.dataDir,
 });
 try {
-  const applied = await migrate(connection.db);
+  let progress: Progress | undefined;
+  const applied = await migrate(connection.db, undefined, (step) => {
+    progress ??= new Progress("migrate", { total: step.total });
+    progress.step(`${step.name} ${step.applied ? "applied" : "already applied"}`);
+  });
+  progress?.finish(`${applied.length} applied`);
   console.log(applied.length ? `Applied ${applied.join(", ")}` : "Database is up to date");
 } finally {
   await connection.close();

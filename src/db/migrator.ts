@@ -43,11 +43,20 @@ export function splitStatements(text: string): string[] {
   return statements;
 }
 
+/** One migration file looked at: applied now, or found applied before. */
+export interface MigrationStep {
+  name: string;
+  applied: boolean;
+  /** Files in the directory (the progress total). */
+  total: number;
+}
+
 /** Applies every pending migration; returns the names applied now. */
 export async function migrate(
   // deno-lint-ignore no-explicit-any
   db: Kysely<any>,
   dir: URL = MIGRATIONS_DIR,
+  onStep?: (step: MigrationStep) => void,
 ): Promise<string[]> {
   await sql`CREATE TABLE IF NOT EXISTS schema_migrations (
     name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`.execute(db);
@@ -69,6 +78,7 @@ export async function migrate(
       return true;
     });
     if (done) applied.push(name);
+    onStep?.({ name, applied: done, total: files.length });
   }
   return applied;
 }

@@ -15,6 +15,8 @@ import type { Logger } from "./log.ts";
 import type { RawRoute } from "./raw.ts";
 import { isFactoryPath, RouteTable } from "./routes.ts";
 import { createOpenApiFetch } from "./openapi_fetch.ts";
+import type { Metrics } from "../metrics/metrics.ts";
+import { METRICS_PATH } from "../metrics/route.ts";
 
 /** CONTRACT.md: a `/trpc` batch carries at most this many calls. */
 export const TRPC_MAX_BATCH = 10;
@@ -30,6 +32,8 @@ export interface HandlerOptions {
   services: Services;
   logger: Logger;
   ingress: Ingress;
+  /** Requests by method, route template and status, with their latency (`/metrics`). */
+  metrics?: Metrics;
 }
 
 type ServeInfo = { remoteAddr: { hostname: string } } | undefined;
@@ -74,7 +78,9 @@ function trpcCalls(url: URL): string[] | null {
 }
 
 function servesPath(ingress: Ingress, path: string): boolean {
-  return ingress === "combined" || (ingress === "factory") === isFactoryPath(path);
+  // `/metrics` is on every listener; its route decides per listener (src/metrics/route.ts).
+  return ingress === "combined" || path === METRICS_PATH ||
+    (ingress === "factory") === isFactoryPath(path);
 }
 
 /** Builds the fetch handler of one listener. */
@@ -159,11 +165,13 @@ export function createHandler(options: HandlerOptions) {
     headers.set("x-request-id", requestId);
     applyCors(origins, req, headers);
     const out = new Response(res.body, { status: res.status, statusText: res.statusText, headers });
+    const ms = performance.now() - started;
+    options.metrics?.httpRequest(req.method, holder.template, out.status, ms / 1e3);
     logger.request({
       method: req.method,
       path: holder.template,
       status: out.status,
-      ms: Math.round((performance.now() - started) * 100) / 100,
+      ms: Math.round(ms * 100) / 100,
       requestId,
     });
     return out;

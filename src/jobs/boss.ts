@@ -8,6 +8,7 @@ import { fromKysely, type JobWithMetadata, PgBoss } from "pg-boss";
 import type { Connection } from "../db/connect.ts";
 import { lockedPglite } from "./pglite_db.ts";
 import type { JobHandler, Jobs, QueueDefinition, SendOptions, WorkOptions } from "./types.ts";
+import { type Metrics, NO_METRICS } from "../metrics/metrics.ts";
 
 export interface JobsOptions {
   /** Every queue of the service (`src/queues.ts`); each is created or updated at start. */
@@ -19,6 +20,8 @@ export interface JobsOptions {
   pollingIntervalSeconds?: number;
   /** Where pg-boss and the workers report background errors. */
   onError: (message: string, fields: Record<string, unknown>) => void;
+  /** Job durations, failures and queue depths (`/metrics`). */
+  metrics?: Metrics;
 }
 
 /** pg-boss behind the Jobs interface; create with `createJobs`. */
@@ -27,7 +30,9 @@ export class PgBossJobs implements Jobs {
 
   constructor(
     private readonly boss: PgBoss,
-    private readonly options: Required<Pick<JobsOptions, "pollingIntervalSeconds" | "onError">>,
+    private readonly options: Required<
+      Pick<JobsOptions, "pollingIntervalSeconds" | "onError" | "metrics">
+    >,
   ) {}
 
   async send<T>(queue: QueueDefinition<T>, data: T, options: SendOptions = {}) {
@@ -63,9 +68,12 @@ export class PgBossJobs implements Jobs {
           includeMetadata: true,
         },
         async ([job]: JobWithMetadata<unknown>[]) => {
+          const started = performance.now();
+          let outcome: "completed" | "failed" | "invalid" = "failed";
           try {
-            await this.run(queue, handler, job);
+            outcome = await this.run(queue, handler, job);
           } finally {
+            this.options.metrics.jobRun(queue.name, outcome, (performance.now() - started) / 1e3);
             // Fetch again at once: an empty fetch falls back to waiting for NOTIFY or the poll.
             if (worker.id) this.boss.notifyWorker(worker.id);
           }
@@ -79,7 +87,7 @@ export class PgBossJobs implements Jobs {
     queue: QueueDefinition<T>,
     handler: JobHandler<T>,
     job: JobWithMetadata<unknown>,
-  ): Promise<void> {
+  ): Promise<"completed" | "invalid"> {
     const parsed = queue.schema.safeParse(job.data);
     if (!parsed.success) {
       // No retry can make a malformed payload valid: recorded, and the job completes.
@@ -88,12 +96,13 @@ export class PgBossJobs implements Jobs {
         jobId: job.id,
         issue: parsed.error.issues[0]?.message,
       });
-      return;
+      return "invalid";
     }
     await handler(parsed.data, {
       number: job.retryCount + 1,
       final: job.retryCount >= job.retryLimit,
     });
+    return "completed";
   }
 
   async schedule<T>(queue: QueueDefinition<T>, cron: string, data: T) {
@@ -149,8 +158,20 @@ export async function createJobs<D>(
     await boss.stop({ graceful: false, close: true }).catch(() => {});
     throw error;
   }
+  const metrics = options.metrics ?? NO_METRICS;
+  // Read at scrape time: the counts pg-boss's monitor keeps on its queue table (one cheap query).
+  const names = options.queues.map((q) => q.name);
+  metrics.queueDepths(async () =>
+    (await boss.getQueues(names)).map((q) => ({
+      name: q.name,
+      ready: Math.max(0, (q.queuedCount ?? 0) - (q.deferredCount ?? 0)),
+      deferred: q.deferredCount ?? 0,
+      active: q.activeCount ?? 0,
+    }))
+  );
   return new PgBossJobs(boss, {
     pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2,
     onError: options.onError,
+    metrics,
   });
 }

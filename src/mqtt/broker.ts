@@ -49,6 +49,8 @@ export interface EmbeddedBroker {
   aedes: Aedes;
   /** Disconnects devices whose credential version is no longer current (also runs on a timer). */
   recheckCredentials(): Promise<void>;
+  /** Devices connected now (authenticated; the service's own client not counted). */
+  connectedDevices(): number;
   close(): Promise<void>;
 }
 
@@ -218,6 +220,8 @@ export async function startEmbeddedBroker(options: BrokerOptions): Promise<Embed
     port: address.port,
     aedes: broker,
     recheckCredentials,
+    connectedDevices: () =>
+      Object.values(clientsOf(broker)).filter((client) => deviceOf(client)).length,
     async close() {
       await closeBroker();
       for (const socket of sockets) socket.destroy();

@@ -9,6 +9,7 @@ import type { Socket } from "node:net";
 import { AppError } from "../errors.ts";
 import { DEFAULT_LIMITS, InboundQueue, type QueueLimits } from "./inbound_queue.ts";
 import { parseTopic, SERVICE_SUBSCRIPTION, topicOf } from "./topics.ts";
+import type { Metrics } from "../metrics/metrics.ts";
 
 export interface InboundMessage {
   thingName: string;
@@ -32,6 +33,8 @@ export interface GatewayOptions {
   publishTimeoutMs?: number;
   /** Bounds of the hand-off to `onMessage` (tests lower them). */
   inbound?: QueueLimits;
+  /** Messages by direction and channel (`/metrics`). */
+  metrics?: Metrics;
 }
 
 /**
@@ -148,6 +151,7 @@ export class MqttGateway {
     client.on("message", (topic, payload) => {
       const parsed = parseTopic(topic);
       if (!parsed || !parsed.channel.startsWith("up/")) return;
+      options.metrics?.mqttMessage("in", parsed.channel);
       const accepted = payload.byteLength <= MAX_UP_PAYLOAD_BYTES &&
         this.inbound.push(parsed.thingName, { ...parsed, payload });
       if (!accepted) this.noteDropped(parsed.thingName);
@@ -204,8 +208,9 @@ export class MqttGateway {
         { qos: 1 },
         (error) => {
           clearTimeout(timer);
-          if (error) fail();
-          else resolve();
+          if (error) return fail();
+          this.options.metrics?.mqttMessage("out", channel);
+          resolve();
         },
       );
     });

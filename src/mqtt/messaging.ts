@@ -5,6 +5,7 @@
 import type { Config } from "../config.ts";
 import { type EmbeddedBroker, SERVICE_USERNAME, startEmbeddedBroker } from "./broker.ts";
 import type { MqttGateway } from "./gateway.ts";
+import type { Metrics } from "../metrics/metrics.ts";
 
 export interface MessagingOptions {
   /** The gateway the services publish through; connected here. */
@@ -16,6 +17,8 @@ export interface MessagingOptions {
   credentialVersions(thingNames: string[]): Promise<Map<string, number>>;
   onError(msg: string, fields?: Record<string, unknown>): void;
   log?(msg: string, fields?: Record<string, unknown>): void;
+  /** Devices connected to the embedded broker (`/metrics`). */
+  metrics?: Metrics;
 }
 
 export interface Messaging {
@@ -43,6 +46,7 @@ export async function openMessaging(config: Config, options: MessagingOptions): 
     onError: (error) => options.onError("mqtt broker error", { error: String(error) }),
     log: options.log,
   });
+  if (broker) options.metrics?.mqttDevices(() => broker.connectedDevices());
   const local = config.host === "0.0.0.0" ? "127.0.0.1" : config.host;
   const url = config.mqtt.url ?? `mqtt://${local}:${broker!.port}`;
   const gateway = options.gateway;

@@ -12,7 +12,8 @@ export const UP_CHANNELS = [
 export type UpChannel = typeof UP_CHANNELS[number];
 
 /** Channels the service publishes on (service → device). */
-export type DownChannel = "down/cmd" | "down/push";
+export const DOWN_CHANNELS = ["down/cmd", "down/push"] as const;
+export type DownChannel = typeof DOWN_CHANNELS[number];
 
 /** What the service subscribes to: every device's up channels. */
 export const SERVICE_SUBSCRIPTION = "devices/+/up/#";

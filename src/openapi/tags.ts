@@ -15,6 +15,7 @@ export const TAGS: Record<string, string> = {
   app: "The versioned surface of the owner's apps, for user access tokens (SPEC 4.7)",
   sdk: "The versioned surface of SDK scripts, for personal access tokens (SPEC 4.7)",
   storage: "The embedded object store's signed uploads and downloads (SPEC 5.9)",
-  system: "Liveness and this document",
+  system: "Liveness, this document and the operators' metrics",
+  pages: "Pages for people in a browser: this API reference and the render playground",
   factory: "The factory console: batches, devices, NFC credentials, audit (SPEC 4.8)",
 };

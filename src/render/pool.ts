@@ -7,6 +7,7 @@ import { Piscina } from "piscina";
 import { RenderRejected, RenderUnavailable } from "./errors.ts";
 import { type RenderTask, wireImages, withTransfer, type WorkerReply } from "./protocol.ts";
 import { PREVIEW_MAX_SIDE } from "./inspect.ts";
+import { type Metrics, NO_METRICS } from "../metrics/metrics.ts";
 import type {
   ImageRenderRequest,
   InspectedImage,
@@ -25,6 +26,8 @@ export interface RenderPoolOptions {
   maxQueue?: number;
   /** Where worker crashes are reported (a crash fails the task, never the process). */
   onError?: (error: unknown) => void;
+  /** Render durations by task kind (`/metrics`). */
+  metrics?: Metrics;
 }
 
 /** The default size: renders are CPU-bound, so one worker per core. */
@@ -47,10 +50,12 @@ function bitmaps(reply: WorkerReply & { ok: true }): PushBitmaps {
  */
 export class RenderPool implements Renderer {
   readonly #pool: Piscina<RenderTask, WorkerReply>;
+  readonly #metrics: Metrics;
   #closed = false;
 
   constructor(options: RenderPoolOptions = {}) {
     const threads = options.threads ?? defaultThreads();
+    this.#metrics = options.metrics ?? NO_METRICS;
     this.#pool = new Piscina({
       filename: WORKER_URL,
       minThreads: threads,
@@ -76,9 +81,14 @@ export class RenderPool implements Renderer {
   async #run(task: RenderTask, buffers: ArrayBufferLike[]): Promise<WorkerReply & { ok: true }> {
     if (this.#closed) throw new RenderUnavailable("Render pool is closed");
     let reply: WorkerReply;
+    const started = performance.now();
+    const observe = (outcome: "ok" | "rejected" | "error") =>
+      this.#metrics.render(task.kind, outcome, (performance.now() - started) / 1e3);
     try {
       reply = await this.#pool.run(withTransfer(task, buffers));
+      observe(reply.ok ? "ok" : "rejected");
     } catch (error) {
+      observe("error");
       if (error instanceof Error && /queue is at limit/i.test(error.message)) {
         throw new RenderUnavailable("Render queue is full", 5);
       }

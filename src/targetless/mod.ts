@@ -12,6 +12,7 @@ import { LinkFetcher } from "./links/fetch_link.ts";
 import { PresentationsService } from "./presentations.ts";
 import { RenditionJob } from "./rendition_job.ts";
 import { RenditionsService } from "./renditions.ts";
+import { ScenePreview } from "./scene_preview.ts";
 import * as repo from "./repository.ts";
 
 export type { TargetlessDeps } from "./deps.ts";
@@ -20,6 +21,8 @@ export interface Targetless {
   contents: ContentsService;
   presentations: PresentationsService;
   renditions: RenditionsService;
+  /** Renders a pasted Scene without storing it (the playground, `scenes/preview`). */
+  scenePreview: ScenePreview;
   /** The handler of `generateSceneQueue`. */
   generateJob: GenerateSceneJob;
   /** The handler of `renderRenditionQueue`. */
@@ -40,6 +43,7 @@ export function createTargetless(
     contents: new ContentsService(deps),
     presentations,
     renditions: new RenditionsService(deps, presentations),
+    scenePreview: new ScenePreview(deps, ai.renderer),
     generateJob: new GenerateSceneJob(deps, {
       model: ai.model,
       // Public addresses only: no setting can widen what a link may reach.
