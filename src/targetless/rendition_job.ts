@@ -7,7 +7,7 @@
  */
 import { type Log, silentLog } from "../lib/log.ts";
 import type { Attempt } from "../jobs/types.ts";
-import * as files from "../files/repository.ts";
+import { MAX_SCENE_PICTURES, ownedPictures } from "./pictures.ts";
 import { RenderRejected } from "../render/errors.ts";
 import type { Renderer } from "../render/types.ts";
 import type { SceneEnvelope } from "../render/scene/types.ts";
@@ -87,15 +87,8 @@ export class RenditionJob {
   }
 
   /** Picture bytes by file id: only the presentation owner's confirmed files. */
-  private async images(userId: string, scene: SceneEnvelope) {
-    const out: Record<string, Uint8Array> = {};
-    const owned = await files.findFilesOfUser(this.deps.db, userId, sceneFileIds(scene));
-    for (const file of owned) {
-      if (file.status !== "confirmed") continue;
-      const bytes = await this.deps.store.get(file.object_key);
-      if (bytes) out[file.id] = bytes;
-    }
-    return out;
+  private images(userId: string, scene: SceneEnvelope) {
+    return ownedPictures(this.deps, userId, sceneFileIds(scene), MAX_SCENE_PICTURES);
   }
 
   /** Records the outcome; the presentation is ready once its initial renditions are done. */

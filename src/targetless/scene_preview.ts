@@ -5,19 +5,17 @@
  * rendition; any other `fileId` draws nothing.
  */
 import { AppError } from "../errors.ts";
-import * as files from "../files/repository.ts";
 import { normaliseScene, normaliseSceneEnvelope } from "../render/scene/normalise.ts";
 import type { ColorMode, SceneData } from "../render/scene/types.ts";
 import { toHttpError } from "../render/errors.ts";
 import type { Renderer } from "../render/types.ts";
 import type { TargetlessDeps } from "./deps.ts";
 import { checkSize } from "./output_profile.ts";
+import { MAX_SCENE_PICTURES, ownedPictures } from "./pictures.ts";
 import { sceneFileIds } from "./views.ts";
 
 /** Distinct pictures one preview may draw: each is read into memory for the render. */
-export const MAX_PREVIEW_IMAGES = 16;
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const MAX_PREVIEW_IMAGES = MAX_SCENE_PICTURES;
 
 /** What the preview endpoint takes. */
 export interface ScenePreviewRequest {
@@ -74,15 +72,7 @@ export class ScenePreview {
   }
 
   /** Picture bytes by file id: the caller's confirmed files only (others draw nothing). */
-  private async images(userId: string, ids: string[]): Promise<Record<string, Uint8Array>> {
-    // File ids are UUIDs; any other string names no file (and must not reach a uuid column).
-    const candidates = ids.filter((id) => UUID.test(id));
-    const out: Record<string, Uint8Array> = {};
-    for (const file of await files.findFilesOfUser(this.deps.db, userId, candidates)) {
-      if (file.status !== "confirmed") continue;
-      const bytes = await this.deps.store.get(file.object_key);
-      if (bytes) out[file.id] = bytes;
-    }
-    return out;
+  private images(userId: string, ids: string[]): Promise<Record<string, Uint8Array>> {
+    return ownedPictures(this.deps, userId, ids, MAX_SCENE_PICTURES);
   }
 }
