@@ -36,7 +36,7 @@ const PUBLIC = [
   /^\/storage\//, // signed URLs (SPEC 5.9)
   /^\/api\/devices\/bind\/code$/, // retired: always 410
   /^\/api\/devices\/\{id\}\/refresh-code$/,
-  /^\/(docs|playground)(\/\{file\})?$/, // static pages; their calls carry the pasted token
+  /^(\/internal\/factory)?\/(docs|playground)(\/\{file\})?$/, // static pages; their calls carry the pasted token
   /^\/metrics$/, // its own optional METRICS_TOKEN, not a user credential (docs/decisions.md)
 ];
 
