@@ -2,7 +2,7 @@
  * Opens the database: postgres.js when a URL is configured, otherwise the embedded PGlite
  * (PostgreSQL compiled to WASM) persisted under `DATA_DIR/pg`.
  */
-import { type Dialect, Kysely } from "kysely";
+import { CompiledQuery, type DatabaseConnection, type Dialect, Kysely } from "kysely";
 import { PostgresJSDialect } from "kysely-postgres-js";
 import { PGliteDialect } from "kysely-pglite-dialect";
 import { PGlite } from "@electric-sql/pglite";
@@ -27,16 +27,32 @@ export interface ConnectOptions {
   poolSize?: number;
   /** Where connections in use are reported (`/metrics`). */
   metrics?: Metrics;
+  /**
+   * How long opening a server connection may take before the query fails (and the request
+   * answers 503). postgres.js waits 30 s by default; an unreachable server must fail fast.
+   */
+  connectTimeoutSeconds?: number;
 }
+
+/** Default of `connectTimeoutSeconds`: a healthy server on a network answers well within it. */
+export const CONNECT_TIMEOUT_SECONDS = 3;
 
 /** Opens a connection as configured; callers own it and must `close()` it. */
 export async function connect<DB>(options: ConnectOptions): Promise<Connection<DB>> {
   if (options.url) {
     const max = options.poolSize ?? 10;
-    const client = postgres(options.url, { max, onnotice: () => {} });
+    const client = postgres(options.url, {
+      max,
+      onnotice: () => {},
+      connect_timeout: options.connectTimeoutSeconds ?? CONNECT_TIMEOUT_SECONDS,
+      // Seconds before a closed connection may connect again. postgres.js's default grows to 20 s
+      // after a few failures, and a request waits that long for its connection: during an outage
+      // every request hung instead of answering 503, and after it the service came back late.
+      backoff: (retries: number) => Math.min(0.1 * retries, 1),
+    });
     options.metrics?.dbPoolSize(max);
     const db = new Kysely<DB>({
-      dialect: counted(new PostgresJSDialect({ postgres: client }), options.metrics),
+      dialect: counted(plainRollback(new PostgresJSDialect({ postgres: client })), options.metrics),
     });
     return {
       db,
@@ -73,4 +89,31 @@ export async function connect<DB>(options: ConnectOptions): Promise<Connection<D
 
 function counted(dialect: Dialect, metrics: Metrics | undefined): Dialect {
   return metrics ? countingDialect(dialect, metrics) : dialect;
+}
+
+/**
+ * kysely-postgres-js 5 on Kysely 0.29: when ROLLBACK fails (the server went away mid-transaction)
+ * Kysely's PostgreSQL driver marks the connection discarded through a method postgres.js
+ * connections lack, so the caller got a TypeError (a 500) instead of the connection error (a
+ * 503). The rollback here just lets that error through; postgres.js retires the dead connection
+ * itself (vendor/postgres/README.md).
+ */
+function plainRollback(dialect: Dialect): Dialect {
+  return {
+    createAdapter: () => dialect.createAdapter(),
+    createIntrospector: (db) => dialect.createIntrospector(db),
+    createQueryCompiler: () => dialect.createQueryCompiler(),
+    createDriver: () =>
+      new Proxy(dialect.createDriver(), {
+        get(target, prop) {
+          if (prop === "rollbackTransaction") {
+            return async (connection: DatabaseConnection) => {
+              await connection.executeQuery(CompiledQuery.raw("rollback"));
+            };
+          }
+          const value = Reflect.get(target, prop, target);
+          return typeof value === "function" ? value.bind(target) : value;
+        },
+      }),
+  };
 }

@@ -5,7 +5,7 @@
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { AppError, ERROR_STATUS, type ErrorCode } from "../errors.ts";
-import { isUnstorableText } from "../db/errors.ts";
+import { databaseUnavailable, isDatabaseUnavailable, isUnstorableText } from "../db/errors.ts";
 import type { Log } from "../lib/log.ts";
 
 export type Envelope = "main" | "versioned";
@@ -77,6 +77,7 @@ export function toAppError(error: unknown): AppError {
   if (isUnstorableText(dbError)) {
     return new AppError("invalid_request", "Text fields must not contain NUL characters");
   }
+  if (isDatabaseUnavailable(dbError)) return databaseUnavailable();
   if (error instanceof TRPCError) {
     if (error.cause instanceof AppError) return error.cause;
     const issues = (error.cause as { issues?: ZodIssueLike[] } | undefined)?.issues;

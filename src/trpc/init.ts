@@ -5,6 +5,7 @@
 import { initTRPC, TRPCError } from "@trpc/server";
 import type { OpenApiMeta } from "trpc-to-openapi";
 import { AppError } from "../errors.ts";
+import { databaseUnavailable, isDatabaseUnavailable } from "../db/errors.ts";
 import type { Caller } from "../caller.ts";
 import type { Services } from "../services.ts";
 import type { Access, StatusDocs } from "../http/operation.ts";
@@ -98,6 +99,10 @@ export const baseProcedure = t.procedure.use(async ({ ctx, meta, next }) => {
   const result = await next();
   if (!result.ok && result.error.cause instanceof AppError) {
     throw toTrpcError(result.error.cause);
+  }
+  // An unreachable database is a 503 on `/trpc` too (REST maps it in the envelope layer).
+  if (!result.ok && isDatabaseUnavailable(result.error.cause)) {
+    throw toTrpcError(databaseUnavailable());
   }
   if (result.ok && meta?.status) ctx.response.status ??= meta.status;
   return result;
