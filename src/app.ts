@@ -11,14 +11,15 @@ import { createJobs } from "./jobs/boss.ts";
 import type { Jobs } from "./jobs/types.ts";
 import { type Audience, buildOpenApiDocument } from "./openapi/document.ts";
 import { allRawRoutes } from "./raw_routes.ts";
-import { createRenderPool, defaultThreads } from "./render/pool.ts";
+import { createRenderPool, defaultThreads, type RenderPool } from "./render/pool.ts";
+import { Readiness, readyRoute } from "./http/readiness.ts";
+import { sql } from "kysely";
 import { type Messaging, openMessaging } from "./mqtt/messaging.ts";
 import { MqttGateway } from "./mqtt/gateway.ts";
 import { deviceInbox } from "./devices/mqtt_inbox.ts";
 import { DiskObjectStore } from "./storage/disk.ts";
 import { S3ObjectStore } from "./storage/s3.ts";
 import type { ObjectStore } from "./storage/object_store.ts";
-import type { Renderer } from "./render/types.ts";
 import { appRouter } from "./router.ts";
 import { QUEUES } from "./queues.ts";
 import { renderPushQueue } from "./pushes/queues.ts";
@@ -59,8 +60,16 @@ export async function createApp(config: Config): Promise<App> {
     dataDir: config.dataDir,
     metrics,
   });
+  // GET /ready: each component registers its check once it is open (src/http/readiness.ts).
+  const readiness = new Readiness();
+  readiness.register("database", async () => {
+    await sql`SELECT 1`.execute(connection.db);
+    return true;
+  });
+  let migrated = false;
+  readiness.register("migrations", () => migrated);
   let jobs: Jobs | undefined;
-  let renderer: Renderer | undefined;
+  let renderer: RenderPool | undefined;
   let messaging: Messaging | undefined;
   const closeAll = async () => {
     // Devices first: no new push requests arrive while the rest shuts down.
@@ -73,6 +82,7 @@ export async function createApp(config: Config): Promise<App> {
   };
   try {
     await migrate(connection.db);
+    migrated = true;
     const report = (what: string) => (error: unknown) =>
       logger.error(`${what} error`, { error: error instanceof Error ? error.message : error });
     [jobs, renderer] = await Promise.all([
@@ -88,6 +98,8 @@ export async function createApp(config: Config): Promise<App> {
     await closeAll();
     throw error;
   }
+  const pool = renderer;
+  readiness.register("render", () => pool.alive);
   // Signed URLs of the embedded store point at the listener; with PORT=0 it is known only later.
   let publicBaseUrl = config.publicBaseUrl;
   const storage: ObjectStore = config.s3
@@ -121,6 +133,7 @@ export async function createApp(config: Config): Promise<App> {
     await closeAll();
     throw error;
   }
+  readiness.register("broker", () => gateway.connected);
   // Handlers last, once everything they call exists: device messages, then jobs.
   gateway.listen(deviceInbox(services.devices, services.pushes, gateway));
   // As many render jobs at once as the pool has workers: more would only queue in the pool.
@@ -166,7 +179,7 @@ export async function createApp(config: Config): Promise<App> {
     };
     return createHandler({
       router: appRouter,
-      raw: allRawRoutes(documentsOf, metricsRoute(exposure)),
+      raw: allRawRoutes(documentsOf, metricsRoute(exposure), readyRoute(readiness)),
       services,
       logger,
       ingress,

@@ -12,6 +12,7 @@ import { targetlessRawRoutes } from "./targetless/raw_routes.ts";
 import { docsRoutes } from "./pages/docs.ts";
 import { playgroundRoutes } from "./pages/playground.ts";
 import { metricsRoute } from "./metrics/route.ts";
+import { Readiness, readyRoute } from "./http/readiness.ts";
 
 export const domainRawRoutes: RawRoute[] = [
   health,
@@ -44,13 +45,21 @@ const METRICS_NOT_SERVED = metricsRoute({
   scrape: () => Promise.resolve({ text: "", contentType: "text/plain" }),
 });
 
+/** `/ready` of a process without components (the committed documents): always 503. */
+const READY_WITHOUT_CHECKS = readyRoute(new Readiness());
+
 /**
- * The raw routes including the routes of the two OpenAPI documents and `/metrics` (its rule
- * depends on the listener: src/metrics/route.ts).
+ * The raw routes including the routes of the two OpenAPI documents, `/metrics` (its rule
+ * depends on the listener: src/metrics/route.ts) and `/ready` (over the process's components).
  */
-export function allRawRoutes(documents: Documents, metrics = METRICS_NOT_SERVED): RawRoute[] {
+export function allRawRoutes(
+  documents: Documents,
+  metrics = METRICS_NOT_SERVED,
+  ready = READY_WITHOUT_CHECKS,
+): RawRoute[] {
   return [
     ...domainRawRoutes,
+    ready,
     openApiRoute(documents.user),
     factoryOpenApiRoute(documents.factory),
     metrics,

@@ -70,9 +70,17 @@ Deno.test({
       });
 
       await sleep(1_000);
+      const before = await fetch(`${server.url}/ready`);
+      assert.equal(before.status, 200);
+      await before.body?.cancel();
       await cluster.stop("fast");
-
       const downFrom = performance.now();
+      // The readiness probe turns 503 and names the database, quickly.
+      const probeStarted = performance.now();
+      const probe = await fetch(`${server.url}/ready`);
+      assert.ok(performance.now() - probeStarted < 2_000);
+      assert.equal(probe.status, 503);
+      assert.deepEqual(await probe.json(), { error: "Not ready: database unavailable" });
       await sleep(3_000);
       const downUntil = performance.now();
       await cluster.start();
@@ -109,6 +117,9 @@ Deno.test({
       } finally {
         await sql.end();
       }
+      const ready = await fetch(`${server.url}/ready`);
+      assert.equal(ready.status, 200);
+      await ready.body?.cancel();
       const health = await fetch(`${server.url}/health`);
       assert.equal(health.status, 200);
       await health.body?.cancel();

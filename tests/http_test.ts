@@ -13,6 +13,15 @@ suite.test("GET /health is 200 {status: ok} without authentication", async (api)
   assertEquals(expectStatus(reply, 200), { status: "ok" });
 });
 
+suite.test("GET /ready is 200 once every component of the process is usable", async (api) => {
+  const reply = await api.get("/ready");
+  assertEquals(expectStatus(reply, 200), {
+    status: "ready",
+    checks: { database: "ok", migrations: "ok", render: "ok", broker: "ok" },
+  });
+  assert.equal(reply.headers.get("cache-control"), "no-store");
+});
+
 suite.test("unknown paths are 404 with the error body; wrong methods 405 with Allow", async (api) => {
   expectError(await api.get("/nope"), 404);
   expectError(await api.get("/api/unknown/thing"), 404);

@@ -48,7 +48,7 @@ export async function connect<DB>(options: ConnectOptions): Promise<Connection<D
       // Seconds before a closed connection may connect again. postgres.js's default grows to 20 s
       // after a few failures, and a request waits that long for its connection: during an outage
       // every request hung instead of answering 503, and after it the service came back late.
-      backoff: (retries: number) => Math.min(0.1 * retries, 1),
+      backoff: (retries: number) => Math.min(0.05 * retries, 0.25),
     });
     options.metrics?.dbPoolSize(max);
     const db = new Kysely<DB>({

@@ -27,7 +27,7 @@ function operations() {
 }
 
 const PUBLIC = [
-  /^\/health$/,
+  /^\/(health|ready)$/, // liveness and readiness probes
   /^\/openapi\.json$/,
   /^\/internal\/factory\/openapi\.json$/,
   /^\/auth\/(register|login|refresh)$/,

@@ -71,6 +71,19 @@ export class RenderPool implements Renderer {
     return this.#pool.threads.length;
   }
 
+  /**
+   * Usable: open, with at least one worker thread. Piscina replaces a worker that crashed; one
+   * that fails while starting is not replaced again, so a broken worker file drains the pool.
+   */
+  get alive(): boolean {
+    return !this.#closed && this.#pool.threads.length > 0;
+  }
+
+  /** The worker threads (a test stops one mid-task to see the pool replace it). */
+  get workerThreads(): readonly { terminate(): Promise<number> }[] {
+    return this.#pool.threads;
+  }
+
   /** Runs one warm-up render per worker, so each has loaded and compiled the pipeline. */
   async warm(): Promise<void> {
     const count = this.#pool.options.maxThreads;
