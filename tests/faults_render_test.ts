@@ -4,20 +4,13 @@
  * render job fails, pg-boss retries it, the retry renders on the replacement workers, and the
  * pool keeps its size and keeps serving.
  */
-import { encode as encodePng } from "fast-png";
 import { assert, expectStatus } from "./helpers/assert.ts";
+import { customPush, greyPng } from "./helpers/custom_push.ts";
 import { createDevice, pushRow } from "./helpers/devices.ts";
 import { client, registerUser } from "./helpers/http.ts";
 import { eventually } from "./helpers/mqtt.ts";
-import { fetchChecked } from "./helpers/openapi.ts";
 import { startTestServer } from "./helpers/server.ts";
 import type { RenderPool } from "../src/render/pool.ts";
-
-function samplePng(): Uint8Array {
-  const data = new Uint8Array(320 * 240);
-  for (let i = 0; i < data.length; i++) data[i] = (i * 7) % 256;
-  return encodePng({ width: 320, height: 240, data, channels: 1, depth: 8 });
-}
 
 Deno.test({
   name: "faults: a render worker dies mid-job: the job is retried, the pool replaces the worker",
@@ -43,27 +36,7 @@ Deno.test({
       const user = await registerUser(api, "renderfault");
       const token = user.accessToken;
       const device = await createDevice(server, user.user.id);
-      const base = `/api/devices/${device.id}`;
-      const ticket = expectStatus(
-        await api.post(`${base}/custom-push/upload`, {
-          token,
-          body: { contentType: "image/png", sizeBytes: 50_000 },
-        }),
-        200,
-      );
-      const form = new FormData();
-      for (const [k, v] of Object.entries<string>(ticket.fields)) form.append(k, v);
-      form.append(
-        "file",
-        new Blob([samplePng() as Uint8Array<ArrayBuffer>], { type: "image/png" }),
-      );
-      const uploaded = await fetchChecked(ticket.url, { method: "POST", body: form });
-      assert.equal(uploaded.status, 204);
-      await uploaded.body?.cancel();
-      const { pushId } = expectStatus(
-        await api.post(`${base}/custom-push/confirm`, { token, body: { fileId: ticket.fileId } }),
-        200,
-      );
+      const pushId = await customPush(api, token, device.id);
 
       const rendered = await eventually(async () => {
         const row = await pushRow(server, pushId);
@@ -77,7 +50,7 @@ Deno.test({
       // The pool replaced its workers and serves as before.
       await eventually(() => Promise.resolve(pool.threads === size && pool.alive), "replaced");
       expectStatus(await api.get("/ready"), 200);
-      const again = await pool.renderImage(samplePng());
+      const again = await pool.renderImage(greyPng());
       assert.equal(again.raw2.byteLength, 48_000);
     } finally {
       await server.close();
