@@ -104,7 +104,7 @@ async function outage(mode: "fast" | "immediate") {
     for (const o of during) {
       assert.equal(o.status, 503, `${o.kind} answered ${o.status} while down`);
       assert.ok(o.ms < 2_000, `${o.kind} took ${Math.round(o.ms)} ms while down`);
-      assert.deepEqual(o.body, { error: "The database is unavailable, try again shortly" });
+      assert.deepEqual(o.body, { error: "Service temporarily unavailable, try again shortly" });
       assert.equal(o.retryAfter, "5");
     }
     // Around the stop and start, a request may also fail as 503; nothing is a 500 or a hang.

@@ -72,7 +72,7 @@ export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
  * envelope with a hint when to retry, never a 500 or a hang (docs/operations.md "Faults").
  */
 export function databaseUnavailable(): AppError {
-  return new AppError("unavailable", "The database is unavailable, try again shortly", {
+  return new AppError("unavailable", "Service temporarily unavailable, try again shortly", {
     "Retry-After": "5",
   });
 }
