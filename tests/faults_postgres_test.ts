@@ -90,6 +90,13 @@ async function outage(mode: "fast" | "immediate") {
     assert.ok(performance.now() - probeStarted < 2_000);
     assert.equal(probe.status, 503);
     assert.deepEqual(await probe.json(), { error: "Not ready: database unavailable" });
+    // The same on `/trpc`, in tRPC's own shape.
+    const trpc = await fetch(`${server.url}/trpc/pats.listPats`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    assert.equal(trpc.status, 503);
+    assert.equal((await trpc.json()).error.data.code, "SERVICE_UNAVAILABLE");
+    assert.equal(trpc.headers.get("retry-after"), "5");
     await sleep(3_000);
     const downUntil = performance.now();
     await cluster.start();
