@@ -177,7 +177,7 @@ export class DiskObjectStore implements ObjectStore {
   }
 
   signedGetUrl(key: string, expiresInSeconds: number): Promise<string> {
-    this.paths(key);
+    if (!isSafeKey(key)) throw new Error(`Object key ${JSON.stringify(key)} is not allowed`);
     const expires = Math.floor(Date.now() / 1000) + expiresInSeconds;
     const signature = sign(this.secret, downloadMessage(key, expires));
     return Promise.resolve(
