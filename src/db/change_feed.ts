@@ -234,7 +234,11 @@ export function postgresChangeSource(url: string, log?: Log): ChangeSource {
   let wake: (() => void) | undefined;
   let running: Promise<void> | undefined;
 
-  async function listenOnce(feed: ChangeFeed, first: () => void): Promise<boolean> {
+  async function listenOnce(
+    feed: ChangeFeed,
+    first: () => void,
+    quiet: boolean,
+  ): Promise<boolean> {
     let closed!: () => void;
     const whenClosed = new Promise<void>((resolve) => closed = resolve);
     // `onnotify` is an option postgres.js reads (its own `listen` uses it) but does not type.
@@ -258,24 +262,31 @@ export function postgresChangeSource(url: string, log?: Log): ChangeSource {
     } catch (error) {
       first();
       await current.end({ timeout: 0 }).catch(() => {});
-      if (!stopped) log?.error("cache listener cannot listen", { error: String(error) });
+      if (!stopped && !quiet) {
+        log?.error("cache listener cannot listen (retrying)", { error: String(error) });
+      }
       return false;
     }
     feed.started();
     first();
     let beat: ReturnType<typeof setTimeout> | undefined;
+    let done = false;
     const heartbeat = new Promise<void>((resolve) => {
       const tick = async () => {
+        let timer: ReturnType<typeof setTimeout> | undefined;
         const answered = await Promise.race([
           current.unsafe("SELECT 1").then(() => true, () => false),
-          new Promise<boolean>((r) => setTimeout(() => r(false), HEARTBEAT_MS)),
+          new Promise<boolean>((r) => timer = setTimeout(() => r(false), HEARTBEAT_MS)),
         ]);
+        clearTimeout(timer);
+        if (done) return;
         if (!answered) return resolve();
         beat = setTimeout(tick, HEARTBEAT_MS);
       };
       beat = setTimeout(tick, HEARTBEAT_MS);
     });
     await Promise.race([whenClosed, heartbeat, new Promise<void>((r) => wake = r)]);
+    done = true;
     clearTimeout(beat);
     feed.stopped();
     await current.end({ timeout: 0 }).catch(() => {});
@@ -289,7 +300,7 @@ export function postgresChangeSource(url: string, log?: Log): ChangeSource {
       running = (async () => {
         let attempt = 0;
         while (!stopped) {
-          const listened = await listenOnce(feed, first);
+          const listened = await listenOnce(feed, first, attempt > 0);
           if (stopped) break;
           if (listened) {
             log?.error("cache listener lost its connection; caches off until it listens again");
