@@ -170,6 +170,35 @@ export class ChangeFeed {
     await this.#source?.close();
   }
 
+  /**
+   * Resolves once every write seen so far has come back as a sync (at most `timeoutMs`), so the
+   * notifications it caused have reached this process's listener, and PostgreSQL has signalled
+   * every other listener. A request that wrote answers after this (src/http/handler.ts), so the
+   * caller's next request, to any process, finds the change announced.
+   */
+  settled(timeoutMs = 1_000): Promise<void> {
+    if (!this.#listening || this.#synced >= this.#writes) return Promise.resolve();
+    const target = this.#writes;
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(done, timeoutMs);
+      const waiter = { target, resolve: done };
+      this.#waiters.push(waiter);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+  }
+
+  #waiters: Array<{ target: number; resolve: () => void }> = [];
+
+  #wake(all: boolean): void {
+    if (this.#waiters.length === 0) return;
+    const ready = this.#waiters.filter((w) => all || w.target <= this.#synced);
+    this.#waiters = all ? [] : this.#waiters.filter((w) => w.target > this.#synced);
+    for (const waiter of ready) waiter.resolve();
+  }
+
   /** A notification of `dds_cache` arrived. */
   notified(payload: string): void {
     if (payload.startsWith("sync:")) {
@@ -177,6 +206,7 @@ export class ChangeFeed {
       if (!payload.startsWith(this.#syncPrefix)) return;
       const n = Number(payload.slice(this.#syncPrefix.length));
       if (n > this.#synced && n <= this.#writes) this.#synced = n;
+      this.#wake(false);
       return;
     }
     this.#generation++;
@@ -189,6 +219,7 @@ export class ChangeFeed {
     for (const cache of this.#caches) cache.clear();
     this.#synced = this.#writes;
     this.#listening = true;
+    this.#wake(true);
   }
 
   /** The source stopped listening: notifications may be missed until it starts again. */
@@ -196,6 +227,7 @@ export class ChangeFeed {
     this.#generation++;
     this.#listening = false;
     for (const cache of this.#caches) cache.clear();
+    this.#wake(true);
   }
 
   /**
@@ -345,9 +377,64 @@ export function pgliteChangeSource(pglite: PGlite): ChangeSource {
   };
 }
 
+/** Tables whose updates and deletes the triggers announce (migrations/0800). */
+const UPDATES_ANNOUNCED = new Set([
+  "users",
+  "sessions",
+  "personal_access_tokens",
+  "oauth_accounts",
+  "subscriptions",
+  "pushes",
+]);
+/** Tables whose inserts are announced too (they change `/auth/me`). */
+const INSERTS_ANNOUNCED = new Set(["oauth_accounts", "subscriptions"]);
+/** Of `devices`, only a change of these columns (or a delete) is announced. */
+const DEVICE_COLUMNS = new Set(["owner_id", "latest_push_id"]);
+
+// deno-lint-ignore no-explicit-any -- Kysely's operation nodes, read structurally
+type Node = any;
+
+function tableOf(node: Node): string | undefined {
+  const table = node?.kind === "AliasNode" ? node.node : node;
+  return table?.kind === "TableNode" ? table.table.identifier.name : undefined;
+}
+
 /**
- * Wraps `dialect` so every statement that is not a plain SELECT (a write, a COMMIT) tells
- * `onWrite` once it completed.
+ * Whether a statement may make the triggers announce something: conservatively yes for anything
+ * but a SELECT, an INSERT into a table without an INSERT trigger (an upsert of an announced
+ * table counts) and an UPDATE of a table nothing announces, or of `devices` columns other than
+ * owner and latest push (the state reports of a whole fleet). Deletes always count (their
+ * cascades reach announced tables), as do raw SQL and data-modifying CTEs.
+ */
+export function mayAnnounce(node: Node): boolean {
+  if (node.with) return true;
+  switch (node.kind) {
+    case "SelectQueryNode":
+      return false;
+    case "InsertQueryNode": {
+      const table = tableOf(node.into);
+      if (table === undefined) return true;
+      if (INSERTS_ANNOUNCED.has(table)) return true;
+      const upsert = node.onConflict !== undefined || node.onDuplicateKey !== undefined;
+      return upsert && (UPDATES_ANNOUNCED.has(table) || table === "devices");
+    }
+    case "UpdateQueryNode": {
+      const table = tableOf(node.table);
+      if (table === undefined || UPDATES_ANNOUNCED.has(table)) return true;
+      if (table !== "devices") return false;
+      return !node.updates ||
+        node.updates.some((u: Node) =>
+          u.column?.kind !== "ColumnNode" || DEVICE_COLUMNS.has(u.column.column.name)
+        );
+    }
+    default:
+      return true;
+  }
+}
+
+/**
+ * Wraps `dialect` so `onWrite` hears of every committed statement that `mayAnnounce`: at once
+ * outside a transaction, at COMMIT inside one.
  */
 export function writeTrackingDialect(dialect: Dialect, onWrite: () => void): Dialect {
   return {
@@ -358,55 +445,75 @@ export function writeTrackingDialect(dialect: Dialect, onWrite: () => void): Dia
   };
 }
 
+/** A connection handed out by the tracking driver, with its transaction state. */
+interface Tracked extends DatabaseConnection {
+  inner: DatabaseConnection;
+  inTransaction: boolean;
+  wrote: boolean;
+}
+
 function trackingDriver(driver: Driver, onWrite: () => void): Driver {
-  const wrapped = new WeakMap<DatabaseConnection, DatabaseConnection>();
-  const wrap = (connection: DatabaseConnection): DatabaseConnection => {
-    let out = wrapped.get(connection);
+  const tracked = new WeakMap<DatabaseConnection, Tracked>();
+  const wrap = (inner: DatabaseConnection): Tracked => {
+    let out = tracked.get(inner);
     if (out) return out;
-    out = {
+    const state: Tracked = {
+      inner,
+      inTransaction: false,
+      wrote: false,
       async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+        const announces = mayAnnounce(query.query);
         try {
-          return await connection.executeQuery<R>(query);
+          return await inner.executeQuery<R>(query);
         } finally {
-          if (query.query.kind !== "SelectQueryNode") onWrite();
+          if (announces) {
+            if (state.inTransaction) state.wrote = true;
+            else onWrite();
+          }
         }
       },
-      streamQuery: (query, chunkSize) => connection.streamQuery(query, chunkSize),
+      streamQuery: (query, chunkSize) => inner.streamQuery(query, chunkSize),
     };
-    wrapped.set(connection, out);
+    tracked.set(inner, out = state);
     return out;
   };
-  const unwrap = new WeakMap<DatabaseConnection, DatabaseConnection>();
+  const innerOf = (c: DatabaseConnection) => (c as Partial<Tracked>).inner ?? c;
   return new Proxy(driver, {
     get(target, prop) {
       if (prop === "acquireConnection") {
-        return async () => {
-          const connection = await target.acquireConnection();
-          const out = wrap(connection);
-          unwrap.set(out, connection);
-          return out;
-        };
+        return async (...args: unknown[]) =>
+          wrap(
+            await (target.acquireConnection as (...a: unknown[]) => Promise<DatabaseConnection>)
+              .apply(target, args),
+          );
       }
+      const value = Reflect.get(target, prop, target);
+      if (typeof value !== "function") return value;
       if (
         prop === "releaseConnection" || prop === "beginTransaction" ||
         prop === "commitTransaction" || prop === "rollbackTransaction" ||
         prop === "savepoint" || prop === "rollbackToSavepoint" || prop === "releaseSavepoint"
       ) {
-        const fn = Reflect.get(target, prop, target) as (
-          c: DatabaseConnection,
-          ...rest: unknown[]
-        ) => Promise<void>;
-        if (typeof fn !== "function") return fn;
         return async (connection: DatabaseConnection, ...rest: unknown[]) => {
+          const state = connection as Partial<Tracked>;
+          if (prop === "beginTransaction") {
+            state.inTransaction = true;
+            state.wrote = false;
+          }
           try {
-            return await fn.call(target, unwrap.get(connection) ?? connection, ...rest);
+            return await value.call(target, innerOf(connection), ...rest);
           } finally {
-            if (prop === "commitTransaction") onWrite();
+            if (prop === "commitTransaction" || prop === "rollbackTransaction") {
+              const wrote = state.wrote && prop === "commitTransaction";
+              state.inTransaction = false;
+              state.wrote = false;
+              // A failed COMMIT may still have committed; counting it is only a wasted sync.
+              if (wrote) onWrite();
+            }
           }
         };
       }
-      const value = Reflect.get(target, prop, target);
-      return typeof value === "function" ? value.bind(target) : value;
+      return value.bind(target);
     },
   });
 }

@@ -1,5 +1,13 @@
 import { assert, assertEquals } from "../../tests/helpers/assert.ts";
-import { ChangeFeed, type ChangeSource } from "./change_feed.ts";
+import {
+  DummyDriver,
+  Kysely,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  sql,
+} from "kysely";
+import { ChangeFeed, type ChangeSource, mayAnnounce } from "./change_feed.ts";
 
 /** A source the test drives: it records the syncs the feed sends. */
 function fakeSource() {
@@ -91,4 +99,64 @@ Deno.test("after its own write a process reads through until its sync comes back
   await cache.get("a", () => ["user:1"], c.load);
   await cache.get("a", () => ["user:1"], c.load);
   assertEquals(c.loads, 3);
+});
+
+Deno.test("only statements that can make the triggers announce count as writes", () => {
+  // deno-lint-ignore no-explicit-any -- a schema-less builder, only compiled
+  const db = new Kysely<any>({
+    dialect: {
+      createAdapter: () => new PostgresAdapter(),
+      createDriver: () => new DummyDriver(),
+      createIntrospector: (k) => new PostgresIntrospector(k),
+      createQueryCompiler: () => new PostgresQueryCompiler(),
+    },
+  });
+  const cases: Array<[boolean, { toOperationNode(): unknown }]> = [
+    [false, db.selectFrom("sessions").selectAll()],
+    [false, db.updateTable("devices").set({ last_seen_at: new Date(), status: "online" })],
+    [false, db.updateTable("devices as d").set({ nickname: "x" })],
+    [true, db.updateTable("devices").set({ owner_id: null, bound_at: null })],
+    [true, db.updateTable("devices").set({ latest_push_id: "p" })],
+    [false, db.insertInto("pushes").values({ id: "p" })],
+    [false, db.insertInto("sessions").values({ id: "s" })],
+    [true, db.insertInto("subscriptions").values({ user_id: "u" })],
+    [true, db.insertInto("oauth_accounts").values({ id: "o" })],
+    [true, db.insertInto("users").values({ id: "u" }).onConflict((oc) => oc.doNothing())],
+    [
+      false,
+      db.insertInto("device_commands").values({ id: "c" }).onConflict((oc) => oc.doNothing()),
+    ],
+    [true, db.updateTable("sessions").set({ last_used_at: new Date() })],
+    [true, db.updateTable("pushes").set({ status: "CONFIRMED" })],
+    [false, db.updateTable("login_failures").set({ count: 1 })],
+    [true, db.deleteFrom("files")],
+    [true, db.deleteFrom("sessions")],
+    [true, sql`UPDATE users SET disabled_at = now()`],
+    [
+      true,
+      db.with("x", (q) => q.deleteFrom("sessions").returning("id")).selectFrom("x").selectAll(),
+    ],
+  ];
+  for (const [expected, query] of cases) {
+    const node = query.toOperationNode();
+    assertEquals(mayAnnounce(node), expected, JSON.stringify(node).slice(0, 120));
+  }
+});
+
+Deno.test("settled waits for this process's sync, and not past an outage", async () => {
+  const feed = new ChangeFeed();
+  const { source, syncs } = fakeSource();
+  await feed.start(source);
+  await feed.settled(); // nothing written: at once
+  feed.wrote();
+  let done = false;
+  const waiting = feed.settled(5_000).then(() => done = true);
+  await Promise.resolve();
+  assert.equal(done, false);
+  feed.notified(syncs[0]);
+  await waiting;
+  feed.wrote();
+  const outage = feed.settled(5_000);
+  feed.stopped();
+  await outage;
 });

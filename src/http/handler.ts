@@ -163,6 +163,9 @@ export function createHandler(options: HandlerOptions) {
       reportFailure(logger, { requestId, path: holder.template }, error);
       res = errorResponse(envelopeOf(url.pathname), toAppError(error), requestId);
     }
+    // A request that changed something answers once the change is announced (issue 13: the
+    // caller's next request, to any process, must not be served from a stale cache).
+    if (!BODYLESS.has(req.method)) await services.changes.settled();
     const out = withHeaders(
       res,
       response.headers,

@@ -69,7 +69,7 @@ export class PushesService {
     readonly jobs: Jobs,
     private readonly messenger: DeviceMessenger,
     private readonly log: Log = silentLog,
-    changes: ChangeFeed = ChangeFeed.disabled(),
+    private readonly changes: ChangeFeed = ChangeFeed.disabled(),
   ) {
     this.pushes = changes.cache();
   }
@@ -209,7 +209,8 @@ export class PushesService {
       return device;
     });
     // The push is current whether or not the signal arrives; the device also finds it on its
-    // next get_push.
+    // next get_push, to whichever process, once the change is announced.
+    await this.changes.settled();
     await this.messenger.publish(device.thing_name, "down/cmd", { kind: "new_push", pushId })
       .catch((error) =>
         this.log.info("new_push signal not delivered", { deviceId, error: String(error) })
