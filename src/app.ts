@@ -4,6 +4,7 @@
  */
 import type { Config } from "./config.ts";
 import { connect } from "./db/connect.ts";
+import { ChangeFeed, pgliteChangeSource, postgresChangeSource } from "./db/change_feed.ts";
 import { migrate } from "./db/migrator.ts";
 import { createHandler } from "./http/handler.ts";
 import { createLogger, type Logger } from "./http/log.ts";
@@ -54,10 +55,13 @@ export async function createApp(config: Config): Promise<App> {
   const secrets = await loadSecrets(config);
   // One registry per app, handed to the infrastructure that observes something (issue 14).
   const metrics = new PromMetrics();
+  // Invalidation of the request path's caches (issue 13, src/db/change_feed.ts).
+  const changes = new ChangeFeed(logger);
   const connection = await connect<DB>({
     url: config.databaseUrl,
     dataDir: config.dataDir,
     metrics,
+    onWrite: () => changes.wrote(),
   });
   let jobs: Jobs | undefined;
   let renderer: Renderer | undefined;
@@ -69,10 +73,17 @@ export async function createApp(config: Config): Promise<App> {
     // then the pool, then the database.
     await jobs?.stop();
     await renderer?.close();
+    await changes.close();
     await connection.close();
   };
   try {
     await migrate(connection.db);
+    // The triggers exist now; caches serve once the first LISTEN succeeded.
+    await changes.start(
+      connection.pglite
+        ? pgliteChangeSource(connection.pglite)
+        : postgresChangeSource(config.databaseUrl!, logger),
+    );
     const report = (what: string) => (error: unknown) =>
       logger.error(`${what} error`, { error: error instanceof Error ? error.message : error });
     [jobs, renderer] = await Promise.all([
@@ -103,6 +114,7 @@ export async function createApp(config: Config): Promise<App> {
     renderer,
     storage,
     messenger: gateway,
+    changes,
     log: logger,
     publicBaseUrl: () => publicBaseUrl,
   });
