@@ -1,6 +1,6 @@
 /**
  * Caches of the request path with exact invalidation (issue 13). The triggers of
- * `migrations/0800_change_notifications.sql` announce every change to a row a cache is built
+ * `migrations/0810_change_notifications.sql` announce every change to a row a cache is built
  * from (`session:<id>`, `user:<id>`, `pat:<id>`, `device:<id>`, `push:<id>`) on the `dds_cache`
  * channel, in the changing transaction; PostgreSQL delivers it at commit to every listening
  * process. Each process listens on a connection of its own and drops the entries tagged with
