@@ -4,6 +4,7 @@
  */
 import type { Config } from "./config.ts";
 import { connect } from "./db/connect.ts";
+import { ChangeFeed, pgliteChangeSource, postgresChangeSource } from "./db/change_feed.ts";
 import { migrate } from "./db/migrator.ts";
 import { createHandler } from "./http/handler.ts";
 import { createLogger, type Logger } from "./http/log.ts";
@@ -55,10 +56,13 @@ export async function createApp(config: Config): Promise<App> {
   const secrets = await loadSecrets(config);
   // One registry per app, handed to the infrastructure that observes something (issue 14).
   const metrics = new PromMetrics();
+  // Invalidation of the request path's caches (issue 13, src/db/change_feed.ts).
+  const changes = new ChangeFeed(logger);
   const connection = await connect<DB>({
     url: config.databaseUrl,
     dataDir: config.dataDir,
     metrics,
+    onWrite: () => changes.wrote(),
   });
   // GET /ready: each component registers its check once it is open (src/http/readiness.ts).
   const readiness = new Readiness();
@@ -78,11 +82,18 @@ export async function createApp(config: Config): Promise<App> {
     // then the pool, then the database.
     await jobs?.stop();
     await renderer?.close();
+    await changes.close();
     await connection.close();
   };
   try {
     await migrate(connection.db);
     migrated = true;
+    // The triggers exist now; caches serve once the first LISTEN succeeded.
+    await changes.start(
+      connection.pglite
+        ? pgliteChangeSource(connection.pglite)
+        : postgresChangeSource(config.databaseUrl!, logger),
+    );
     const report = (what: string) => (error: unknown) =>
       logger.error(`${what} error`, { error: error instanceof Error ? error.message : error });
     [jobs, renderer] = await Promise.all([
@@ -115,6 +126,7 @@ export async function createApp(config: Config): Promise<App> {
     renderer,
     storage,
     messenger: gateway,
+    changes,
     log: logger,
     publicBaseUrl: () => publicBaseUrl,
   });

@@ -24,7 +24,12 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
-/** An error whose message is safe to show to the caller. */
+/**
+ * An error whose message is safe to show to the caller. One under 500 is an expected answer
+ * (401, 404, ...): it carries no stack trace, because capturing one, and above all formatting it
+ * (tRPC copies `cause.stack` into its TRPCError, and Deno source-maps every frame), was the
+ * largest cost of a refused request (issue 13). A 5xx keeps its stack for the failure log.
+ */
 export class AppError extends Error {
   readonly status: number;
   constructor(
@@ -32,7 +37,10 @@ export class AppError extends Error {
     message: string,
     readonly headers: Record<string, string> = {},
   ) {
+    const limit = Error.stackTraceLimit;
+    if (ERROR_STATUS[code] < 500) Error.stackTraceLimit = 0;
     super(message);
+    Error.stackTraceLimit = limit;
     this.name = "AppError";
     this.status = ERROR_STATUS[code];
   }

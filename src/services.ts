@@ -9,6 +9,7 @@ import type { Db } from "./schema.ts";
 import type { Authenticate } from "./caller.ts";
 import type { Secrets } from "./secrets.ts";
 import type { Log } from "./lib/log.ts";
+import { ChangeFeed } from "./db/change_feed.ts";
 import type { Jobs } from "./jobs/types.ts";
 import type { Renderer } from "./render/types.ts";
 import type { ObjectStore } from "./storage/object_store.ts";
@@ -48,6 +49,8 @@ export interface Infrastructure {
   storage: ObjectStore;
   /** The MQTT gateway, as the devices see it. */
   messenger: DeviceMessenger;
+  /** Invalidation of the request path's caches; without it nothing is cached. */
+  changes?: ChangeFeed;
   log: Log;
   /** The service's public origin; with PORT=0 it is known only once listening. */
   publicBaseUrl: () => string;
@@ -56,6 +59,8 @@ export interface Infrastructure {
 export interface Services {
   config: Config;
   db: Db;
+  /** Invalidation of the request path's caches (src/db/change_feed.ts). */
+  changes: ChangeFeed;
   /** The one authentication check of every user endpoint. */
   auth: Authenticate;
   accounts: AccountsService;
@@ -96,19 +101,27 @@ export function createServices(
   infra: Infrastructure,
 ): Services {
   const { storage, log } = infra;
+  const changes = infra.changes ?? ChangeFeed.disabled();
   const tokens = new AccessTokens(secrets.jwtSecret, config.accessTokenTtlSeconds);
   const limiter = new LoginLimiter(db, config.loginFailures);
-  const pats = new PatsService(db);
+  const pats = new PatsService(db, changes);
   const billing = new BillingService(db, config, createStripe(config.stripe));
   // GET /auth/me shows the billing summary (SPEC 2.1).
-  const accounts = new AccountsService(db, tokens, limiter, (userId) => billing.summary(userId));
+  const accounts = new AccountsService(
+    db,
+    tokens,
+    limiter,
+    (userId) => billing.summary(userId),
+    changes,
+  );
   const oauth = new OauthService(db, config, { accounts, pats }, infra.publicBaseUrl);
   // SPEC 3.6 / 4.1: a device that leaves its owner takes its pushes, files and bitmaps with it.
   const devices = new DevicesService(db, infra.messenger, {
     onUnlink: [forgetDevicePushes(storage)],
     log,
+    changes,
   });
-  const pushes = new PushesService(db, devices, storage, infra.jobs, infra.messenger, log);
+  const pushes = new PushesService(db, devices, storage, infra.jobs, infra.messenger, log, changes);
   // The model, with the offline behaviour of every task (CONTRACT.md: deterministic, no network).
   const model = createModel(config, {
     offlineTasks: {
@@ -170,7 +183,8 @@ export function createServices(
   return {
     config,
     db,
-    auth: new Authenticator(db, tokens, pats),
+    changes,
+    auth: new Authenticator(db, tokens, pats, changes),
     accounts,
     accountDeletion,
     pats,

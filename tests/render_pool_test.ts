@@ -228,3 +228,31 @@ Deno.test("render pool: decompression and allocation bombs are refused before de
     await pool.close();
   }
 });
+
+/** Threads of this process at nice 10 (Linux: field 19 of /proc/self/task/<tid>/stat). */
+function nicedThreads(): number {
+  let count = 0;
+  for (const task of Deno.readDirSync("/proc/self/task")) {
+    const stat = Deno.readTextFileSync(`/proc/self/task/${task.name}/stat`);
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (Number(fields[16]) === 10) count++;
+  }
+  return count;
+}
+
+Deno.test({
+  name: "render pool: workers run below the request loop's CPU priority (Linux)",
+  ignore: Deno.build.os !== "linux",
+  fn: async () => {
+    const before = nicedThreads();
+    const pool = await createRenderPool({ threads: 2 });
+    try {
+      // The two workers, and threads they start (libvips, Deno's blocking pool) inherit it.
+      assert.ok(nicedThreads() - before >= 2, `${nicedThreads() - before} threads lowered`);
+      // The request loop (the main thread, whose id is the process id) keeps its priority.
+      assertEquals((await import("node:os")).default.getPriority(Deno.pid), 0);
+    } finally {
+      await pool.close();
+    }
+  },
+});

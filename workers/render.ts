@@ -17,7 +17,11 @@ import { inspectImage } from "../src/render/inspect.ts";
 import { renderScene } from "../src/render/scene/render.ts";
 import { templateRegistry } from "../src/render/templates/registry.ts";
 import { renderTemplateBitmaps } from "../src/render/templates/render.ts";
+import { lowerThreadPriority } from "../src/render/thread_priority.ts";
 import type { PushBitmaps } from "../src/render/types.ts";
+
+// Renders yield the CPU to the request loop when both want it (see thread_priority.ts).
+lowerThreadPriority();
 
 function bitmapsReply(bitmaps: PushBitmaps): WorkerReply {
   const [png, raw2, raw4] = [bitmaps.png, bitmaps.raw2, bitmaps.raw4].map(wireBuffer);

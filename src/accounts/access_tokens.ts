@@ -11,11 +11,26 @@ export interface AccessClaims {
 
 const ISSUER = "dds";
 const AUDIENCE = "dds:user";
+/** How many verified tokens `verify` remembers (a few MB at most). */
+const VERIFIED_MAX = 10_000;
+
+/** A verified token's claims with the time bounds that are checked again on every use. */
+interface Verified {
+  claims: AccessClaims;
+  nbf?: number;
+}
 
 /** Signs and verifies access tokens with one secret and lifetime. */
 export class AccessTokens {
   // Imported once: jose would otherwise import raw key bytes on every sign and verify.
   readonly #key: Promise<CryptoKey>;
+  /**
+   * Tokens whose signature and fixed claims were verified: that part of the check is a pure
+   * function of the token and the secret, so it is remembered (issue 13: the HMAC was the largest
+   * cost of an authenticated request). The time bounds (`exp`, `nbf`) are checked on every use,
+   * exactly as jose checks them; whether the session still lives is not decided here.
+   */
+  readonly #verified = new Map<string, Verified>();
   constructor(secret: string, readonly ttlSeconds: number) {
     this.#key = crypto.subtle.importKey(
       "raw",
@@ -40,6 +55,15 @@ export class AccessTokens {
 
   /** The claims of a valid token, or null for anything else (bad signature, expired, alg none). */
   async verify(token: string): Promise<AccessClaims | null> {
+    const known = this.#verified.get(token);
+    if (known) {
+      // jose: expired when `exp <= now`, not yet valid when `nbf > now` (no clock tolerance).
+      const now = Math.floor(Date.now() / 1000);
+      if (known.claims.expiresAt <= now || (known.nbf !== undefined && known.nbf > now)) {
+        return null;
+      }
+      return known.claims;
+    }
     try {
       const { payload } = await jwtVerify(token, await this.#key, {
         algorithms: ["HS256"],
@@ -48,7 +72,10 @@ export class AccessTokens {
         requiredClaims: ["exp", "sub", "sid"],
       });
       if (typeof payload.sid !== "string" || !Number.isFinite(payload.exp)) return null;
-      return { userId: payload.sub!, sessionId: payload.sid, expiresAt: payload.exp! };
+      const claims = { userId: payload.sub!, sessionId: payload.sid, expiresAt: payload.exp! };
+      if (this.#verified.size >= VERIFIED_MAX) this.#verified.clear();
+      this.#verified.set(token, { claims, nbf: payload.nbf });
+      return claims;
     } catch (error) {
       if (error instanceof errors.JOSEError) return null;
       throw error;

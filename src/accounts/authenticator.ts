@@ -9,6 +9,10 @@ import { forbidden, unauthorized } from "../errors.ts";
 import { looksLikePat, type PatsService } from "../pats/service.ts";
 import type { AccessTokens } from "./access_tokens.ts";
 import * as repo from "./repository.ts";
+import { ChangeFeed, type TaggedCache } from "../db/change_feed.ts";
+
+/** A live session as `findActiveSession` finds it. */
+type ActiveSession = { id: string; last_used_at: Date; user_id: string } | undefined;
 
 /** SPEC 5.2: renew when under 24 hours remain. */
 const RENEW_WITHIN_SECONDS = 24 * 3600;
@@ -25,11 +29,20 @@ const WRONG_KIND: Record<CallerKind, string> = {
 };
 
 export class Authenticator implements Authenticate {
+  /**
+   * Live sessions by id, dropped when the session or its user changes (logout, deletion, refresh
+   * reuse, password change, disabling; src/db/change_feed.ts). A missing one is not remembered.
+   */
+  private readonly sessions: TaggedCache<ActiveSession>;
+
   constructor(
     private readonly db: Db,
     private readonly tokens: AccessTokens,
     private readonly pats: PatsService,
-  ) {}
+    changes: ChangeFeed = ChangeFeed.disabled(),
+  ) {
+    this.sessions = changes.cache();
+  }
 
   /** `Authenticate.require`: the one check (CONTRACT.md "Who may call what"). */
   async require(
@@ -58,7 +71,16 @@ export class Authenticator implements Authenticate {
     if (!claims) return { failure: "invalid" };
     // Logout, session deletion, refresh reuse, password change and account deletion end the
     // session, and with it every access token issued for it.
-    const session = await repo.findActiveSession(this.db, claims.sessionId, claims.userId);
+    const found = await this.sessions.get(
+      claims.sessionId,
+      (s) => s ? [`session:${s.id}`, `user:${s.user_id}`] : null,
+      async () => {
+        const row = await repo.findActiveSession(this.db, claims.sessionId, claims.userId);
+        return row && { ...row, user_id: claims.userId };
+      },
+    );
+    // A session is cached under the user it was found for; a token naming another is refused.
+    const session = found?.user_id === claims.userId ? found : undefined;
     if (!session) {
       // Only on the refusal path: a deleted user's sessions went with it (ON DELETE CASCADE).
       const user = await repo.findUserById(this.db, claims.userId);
@@ -66,6 +88,8 @@ export class Authenticator implements Authenticate {
     }
     if (Date.now() - session.last_used_at.getTime() > SESSION_TOUCH_MS) {
       await repo.touchSession(this.db, session.id);
+      // The touch is announced too, but this process need not read the old time meanwhile.
+      this.sessions.delete(session.id);
     }
     return { kind: "user", ...claims };
   }

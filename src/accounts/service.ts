@@ -2,6 +2,7 @@
  * Accounts: registration, password login, refresh-token rotation, sessions, profile and account
  * deletion (SPEC 4.1). Every rule lives here; procedures only translate HTTP.
  */
+import { ChangeFeed, type TaggedCache } from "../db/change_feed.ts";
 import type { Db, Trx } from "../schema.ts";
 import { badRequest, conflict, notFound, unauthorized } from "../errors.ts";
 import { uuidv7 } from "../lib/ids.ts";
@@ -32,7 +33,16 @@ export class AccountsService {
     private readonly limiter: LoginLimiter,
     /** What `GET /auth/me` shows of billing; the billing domain supplies it. */
     private readonly subscriptionOf: SubscriptionSummaryReader = () => Promise.resolve(null),
-  ) {}
+    changes: ChangeFeed = ChangeFeed.disabled(),
+  ) {
+    this.me = changes.cache();
+  }
+
+  /**
+   * `getMe` by user id, dropped when the user, one of its provider links or its subscription
+   * changes (src/db/change_feed.ts).
+   */
+  private readonly me: TaggedCache<Awaited<ReturnType<AccountsService["readMe"]>>>;
 
   /** Creates an account and its first session (SPEC 4.1 register). */
   async register(input: { email: string; username: string; password: string }, client: ClientInfo) {
@@ -173,7 +183,11 @@ export class AccountsService {
   }
 
   /** `GET /auth/me`: the user, their provider links and their subscription summary. */
-  async getMe(userId: string) {
+  getMe(userId: string) {
+    return this.me.get(userId, () => [`user:${userId}`], () => this.readMe(userId));
+  }
+
+  private async readMe(userId: string) {
     const user = await repo.findUserById(this.db, userId);
     if (!user) throw unauthorized();
     const [links, subscription] = await Promise.all([

@@ -10,6 +10,7 @@ import postgres from "postgres";
 import { lockDirectory } from "./dir_lock.ts";
 import type { Metrics } from "../metrics/metrics.ts";
 import { countingDialect } from "./counting_dialect.ts";
+import { writeTrackingDialect } from "./change_feed.ts";
 
 /** An open database; `kind` tells which engine serves it. */
 export interface Connection<DB> {
@@ -27,6 +28,11 @@ export interface ConnectOptions {
   poolSize?: number;
   /** Where connections in use are reported (`/metrics`). */
   metrics?: Metrics;
+  /**
+   * Told after every statement that may have changed rows (PostgreSQL), so the caches of this
+   * process read their own writes (src/db/change_feed.ts).
+   */
+  onWrite?: () => void;
   /**
    * How long opening a server connection may take before the query fails (and the request
    * answers 503). postgres.js waits 30 s by default; an unreachable server must fail fast.
@@ -51,9 +57,12 @@ export async function connect<DB>(options: ConnectOptions): Promise<Connection<D
       backoff: (retries: number) => Math.min(0.05 * retries, 0.25),
     });
     options.metrics?.dbPoolSize(max);
-    const db = new Kysely<DB>({
-      dialect: counted(plainRollback(new PostgresJSDialect({ postgres: client })), options.metrics),
-    });
+    let dialect = counted(
+      plainRollback(new PostgresJSDialect({ postgres: client })),
+      options.metrics,
+    );
+    if (options.onWrite) dialect = writeTrackingDialect(dialect, options.onWrite);
+    const db = new Kysely<DB>({ dialect });
     return {
       db,
       kind: "postgres",

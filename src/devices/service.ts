@@ -9,6 +9,7 @@ import { badRequest, forbidden, notFound } from "../errors.ts";
 import { uuidv7 } from "../lib/ids.ts";
 import { newClaimCode } from "./claim_code.ts";
 import { isStorableJson, isStorableText } from "./report_payload.ts";
+import { ChangeFeed, type TaggedCache } from "../db/change_feed.ts";
 import * as repo from "./repository.ts";
 import type { DevicesTable } from "./tables.ts";
 import { toCommand, toDevice, toDeviceListItem, toHealth } from "./views.ts";
@@ -41,7 +42,12 @@ export interface DevicesOptions {
   /** Reactions to a device leaving its owner, in order. */
   onUnlink?: UnlinkReaction[];
   log?: Log;
+  /** Invalidation of `ownedHead`'s cache; without it nothing is cached. */
+  changes?: ChangeFeed;
 }
+
+/** What the push fast path needs of a device: its owner and latest push. */
+export type DeviceHead = Pick<DeviceRow, "id" | "owner_id" | "latest_push_id">;
 
 /** SPEC 4.5: a nickname's and a text command's length in characters (code points). */
 export const NICKNAME_MAX = 64;
@@ -50,6 +56,11 @@ export const TEXT_MAX = 1000;
 export class DevicesService {
   private readonly onUnlink: UnlinkReaction[];
   private readonly log: Log;
+  /**
+   * Owner and latest push by device id, dropped when either changes or the device is deleted
+   * (unbind, promotion, account deletion; src/db/change_feed.ts).
+   */
+  private readonly heads: TaggedCache<DeviceHead | undefined>;
 
   constructor(
     private readonly db: Db,
@@ -58,6 +69,7 @@ export class DevicesService {
   ) {
     this.onUnlink = options.onUnlink ?? [];
     this.log = options.log ?? silentLog;
+    this.heads = (options.changes ?? ChangeFeed.disabled()).cache();
   }
 
   /**
@@ -66,6 +78,22 @@ export class DevicesService {
    */
   async owned(userId: string, deviceId: string, db: Db = this.db): Promise<DeviceRow> {
     const row = await repo.findDevice(db, deviceId);
+    if (!row) throw notFound("Device not found");
+    if (row.owner_id !== userId) throw forbidden("You do not own this device");
+    return row;
+  }
+
+  /** `owned`'s check on the device's owner and latest push only, cached (`GET .../push`). */
+  async ownedHead(userId: string, deviceId: string): Promise<DeviceHead> {
+    const row = await this.heads.get(
+      deviceId,
+      (head) => head ? [`device:${head.id}`] : null,
+      async () => {
+        const found = await repo.findDevice(this.db, deviceId);
+        return found &&
+          { id: found.id, owner_id: found.owner_id, latest_push_id: found.latest_push_id };
+      },
+    );
     if (!row) throw notFound("Device not found");
     if (row.owner_id !== userId) throw forbidden("You do not own this device");
     return row;

@@ -1,6 +1,7 @@
 /**
  * The pre-router in front of every listener: request id, CORS, ingress, body limit, raw routes,
- * `/trpc`, and the REST mounts served by trpc-to-openapi, with the spec's error envelopes.
+ * `/trpc`, and the REST mounts of the tRPC procedures (src/http/rest.ts, trpc-to-openapi's rules),
+ * with the spec's error envelopes.
  */
 import type { AnyRouter } from "@trpc/server";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
@@ -14,7 +15,7 @@ import { envelopeOf, errorResponse, reportFailure, toAppError } from "./envelope
 import type { Logger } from "./log.ts";
 import type { RawRoute } from "./raw.ts";
 import { isFactoryPath, RouteTable } from "./routes.ts";
-import { createOpenApiFetch } from "./openapi_fetch.ts";
+import { createRestDispatch, type RestDispatch } from "./rest.ts";
 import type { Metrics } from "../metrics/metrics.ts";
 import { METRICS_PATH } from "../metrics/route.ts";
 
@@ -34,6 +35,8 @@ export interface HandlerOptions {
   ingress: Ingress;
   /** Requests by method, route template and status, with their latency (`/metrics`). */
   metrics?: Metrics;
+  /** The REST dispatcher; tests hand in trpc-to-openapi's own to compare the two. */
+  rest?: RestDispatch;
 }
 
 type ServeInfo = { remoteAddr: { hostname: string } } | undefined;
@@ -87,7 +90,7 @@ function servesPath(ingress: Ingress, path: string): boolean {
 export function createHandler(options: HandlerOptions) {
   const { router, services, logger, ingress } = options;
   const routes = new RouteTable(router, options.raw);
-  const openApi = createOpenApiFetch(router);
+  const rest = options.rest ?? createRestDispatch(router);
   const origins = services.config.corsOrigins;
 
   async function dispatch(req: Request, ctx: Context, url: URL, holder: { template: string }) {
@@ -132,7 +135,7 @@ export function createHandler(options: HandlerOptions) {
     if (match.entry.raw) {
       return await match.entry.raw.handle(req, { ...ctx, params: match.params });
     }
-    return await openApi(req, await readJsonBody(req), ctx);
+    return await rest(req, url, await readJsonBody(req), ctx);
   }
 
   return async function handle(req: Request, info?: ServeInfo): Promise<Response> {
@@ -160,11 +163,15 @@ export function createHandler(options: HandlerOptions) {
       reportFailure(logger, { requestId, path: holder.template }, error);
       res = errorResponse(envelopeOf(url.pathname), toAppError(error), requestId);
     }
-    const headers = new Headers(res.headers);
-    for (const [k, v] of Object.entries(response.headers)) headers.set(k, v);
-    headers.set("x-request-id", requestId);
-    applyCors(origins, req, headers);
-    const out = new Response(res.body, { status: res.status, statusText: res.statusText, headers });
+    // A request that changed something answers once the change is announced (issue 13: the
+    // caller's next request, to any process, must not be served from a stale cache).
+    if (!BODYLESS.has(req.method)) await services.changes.settled();
+    const out = withHeaders(
+      res,
+      response.headers,
+      requestId,
+      (headers) => applyCors(origins, req, headers),
+    );
     const ms = performance.now() - started;
     options.metrics?.httpRequest(req.method, holder.template, out.status, ms / 1e3);
     logger.request({
@@ -176,6 +183,34 @@ export function createHandler(options: HandlerOptions) {
     });
     return out;
   };
+}
+
+/**
+ * `res` with the procedure's headers, `X-Request-Id` and CORS set, in that order. A response the
+ * service built has mutable headers and is completed in place (issue 13: no second Response per
+ * request); one with immutable headers (a redirect, a fetched one) is copied, as before.
+ */
+function withHeaders(
+  res: Response,
+  extra: Record<string, string>,
+  requestId: string,
+  cors: (headers: Headers) => void,
+): Response {
+  const complete = (headers: Headers) => {
+    for (const [k, v] of Object.entries(extra)) headers.set(k, v);
+    headers.set("x-request-id", requestId);
+    cors(headers);
+  };
+  try {
+    // The first `set` throws before changing anything when the headers are immutable.
+    complete(res.headers);
+    return res;
+  } catch (error) {
+    if (!(error instanceof TypeError)) throw error;
+  }
+  const headers = new Headers(res.headers);
+  complete(headers);
+  return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
 }
 
 /** Headers the AppErrors of a tRPC response carry (`Retry-After` of a 429). */

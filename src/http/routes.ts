@@ -49,8 +49,21 @@ export function openApiRoutes(router: AnyRouter): Array<{ method: string; path: 
   return out;
 }
 
+/** A path's first segment (`api` of `/api/devices`); a template's may be a parameter. */
+function firstSegment(path: string): string {
+  const end = path.indexOf("/", 1);
+  return end === -1 ? path.slice(1) : path.slice(1, end);
+}
+
 export class RouteTable {
   readonly entries: RouteEntry[];
+  /**
+   * The entries that can match a path, by its first segment, in declaration order: those whose
+   * template starts with that literal segment or with a parameter (issue 13: no scan of every
+   * pattern per request). A path whose first segment no template names gets the latter only.
+   */
+  readonly #byFirst = new Map<string, RouteEntry[]>();
+  readonly #anyFirst: RouteEntry[];
 
   constructor(router: AnyRouter, raw: RawRoute[]) {
     // Raw routes first: they own paths tRPC cannot serve (DELETE bodies, forms, files).
@@ -62,12 +75,25 @@ export class RouteTable {
         pattern: compile(r.path),
       })),
     ];
+    const isParam = (segment: string) => segment.includes("{");
+    this.#anyFirst = this.entries.filter((e) => isParam(firstSegment(e.template)));
+    for (const entry of this.entries) {
+      const first = firstSegment(entry.template);
+      if (isParam(first) || this.#byFirst.has(first)) continue;
+      this.#byFirst.set(
+        first,
+        this.entries.filter((e) => {
+          const other = firstSegment(e.template);
+          return other === first || isParam(other);
+        }),
+      );
+    }
   }
 
   match(method: string, path: string): RouteMatch {
     const allow = new Set<string>();
     let template = "";
-    for (const entry of this.entries) {
+    for (const entry of this.#byFirst.get(firstSegment(path)) ?? this.#anyFirst) {
       const m = entry.pattern.exec(path);
       if (!m) continue;
       if (entry.method === method) {

@@ -5,6 +5,9 @@ import { uuidv7 } from "../lib/ids.ts";
 import { randomString, sha256Hex } from "../lib/crypto.ts";
 import * as repo from "./repository.ts";
 import { toPat } from "./views.ts";
+import { ChangeFeed, type TaggedCache } from "../db/change_feed.ts";
+
+type PatForAuth = Awaited<ReturnType<typeof repo.findPatForAuth>>;
 
 const PREFIX = "pat_";
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
@@ -17,7 +20,16 @@ export function looksLikePat(bearer: string): boolean {
 }
 
 export class PatsService {
-  constructor(private readonly db: Db) {}
+  /**
+   * Tokens by digest as `verify` reads them, dropped when the token or its owner changes
+   * (revocation, touch, disabling, deletion; src/db/change_feed.ts). Unknown digests are not
+   * remembered. Revocation, expiry and disabling are checked on every use.
+   */
+  private readonly forAuth: TaggedCache<PatForAuth>;
+
+  constructor(private readonly db: Db, changes: ChangeFeed = ChangeFeed.disabled()) {
+    this.forAuth = changes.cache();
+  }
 
   /** Creates a token; the plaintext is returned here and never again. */
   async create(userId: string, input: { name: string; expiresAt?: string }, db: Db = this.db) {
@@ -65,12 +77,18 @@ export class PatsService {
    */
   async verify(token: string): Promise<{ userId: string; patId: string } | null> {
     if (!FORMAT.test(token)) return null;
-    const row = await repo.findPatForAuth(this.db, sha256Hex(token));
+    const digest = sha256Hex(token);
+    const row = await this.forAuth.get(
+      digest,
+      (r) => r ? [`pat:${r.id}`, `user:${r.user_id}`] : null,
+      () => repo.findPatForAuth(this.db, digest),
+    );
     const now = new Date();
     if (!row || row.revoked_at || row.disabled_at) return null;
     if (row.expires_at && row.expires_at <= now) return null;
     if (!row.last_used_at || now.getTime() - row.last_used_at.getTime() >= 5 * 60 * 1000) {
       await repo.touchPat(this.db, row.id, now);
+      this.forAuth.delete(digest);
     }
     return { userId: row.user_id, patId: row.id };
   }

@@ -15,6 +15,7 @@ import type { ObjectStore } from "../storage/object_store.ts";
 import type { DeviceMessenger, DeviceRow, DevicesService } from "../devices/service.ts";
 import { anchorOf, keysetPage } from "../lib/cursor.ts";
 import * as repo from "./repository.ts";
+import { ChangeFeed, type TaggedCache } from "../db/change_feed.ts";
 import type { PushesTable, PushStatus } from "./tables.ts";
 import { FORMAT_FILES, type PushFormat, toPushListItem } from "./views.ts";
 
@@ -68,7 +69,16 @@ export class PushesService {
     readonly jobs: Jobs,
     private readonly messenger: DeviceMessenger,
     private readonly log: Log = silentLog,
-  ) {}
+    private readonly changes: ChangeFeed = ChangeFeed.disabled(),
+  ) {
+    this.pushes = changes.cache();
+  }
+
+  /**
+   * Push rows by id for the `GET .../push` fast path, dropped when the push changes or goes
+   * (src/db/change_feed.ts); which push is latest comes from the device's cached head.
+   */
+  private readonly pushes: TaggedCache<PushRow | undefined>;
 
   /**
    * SPEC 3.1: a new push starts in PREPARE and its render job is enqueued in the same
@@ -144,9 +154,14 @@ export class PushesService {
   async get(userId: string, deviceId: string, format: PushFormat): Promise<PushUrl> {
     // Fast path without a transaction: with a latest push, rule 1 changes nothing. A refresh
     // racing this read only means the caller was served just before it.
-    const device = await this.devices.owned(userId, deviceId);
+    const device = await this.devices.ownedHead(userId, deviceId);
     if (device.latest_push_id) {
-      const latest = await repo.findPush(this.db, device.latest_push_id);
+      const id = device.latest_push_id;
+      const latest = await this.pushes.get(
+        id,
+        (push) => push ? [`push:${push.id}`] : null,
+        () => repo.findPush(this.db, id),
+      );
       if (latest) return await this.urlOf(latest, format, false);
     }
     const result = await this.db.transaction().execute(async (trx) =>
@@ -194,7 +209,8 @@ export class PushesService {
       return device;
     });
     // The push is current whether or not the signal arrives; the device also finds it on its
-    // next get_push.
+    // next get_push, to whichever process, once the change is announced.
+    await this.changes.settled();
     await this.messenger.publish(device.thing_name, "down/cmd", { kind: "new_push", pushId })
       .catch((error) =>
         this.log.info("new_push signal not delivered", { deviceId, error: String(error) })

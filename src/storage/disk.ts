@@ -177,15 +177,25 @@ export class DiskObjectStore implements ObjectStore {
   }
 
   signedGetUrl(key: string, expiresInSeconds: number): Promise<string> {
-    this.paths(key);
+    if (!isSafeKey(key)) throw new Error(`Object key ${JSON.stringify(key)} is not allowed`);
     const expires = Math.floor(Date.now() / 1000) + expiresInSeconds;
-    const signature = sign(this.secret, downloadMessage(key, expires));
+    // A signature is a pure function of key and expiry: within one second, a key polled again
+    // (a display's `GET .../push`) reuses it instead of signing again (issue 13).
+    if (this.#signed.expires !== expires) this.#signed = { expires, byKey: new Map() };
+    let signature = this.#signed.byKey.get(key);
+    if (signature === undefined) {
+      signature = sign(this.secret, downloadMessage(key, expires));
+      this.#signed.byKey.set(key, signature);
+    }
     return Promise.resolve(
       `${this.baseUrl()}${OBJECTS_PATH}/${
         encodeURIComponent(key)
       }?expires=${expires}&signature=${signature}`,
     );
   }
+
+  /** Signatures made this second, by key (`signedGetUrl`). */
+  #signed = { expires: 0, byKey: new Map<string, string>() };
 }
 
 /** One upload in progress: bytes go to a temporary file, renamed into place on commit. */

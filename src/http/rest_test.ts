@@ -1,5 +1,5 @@
 import { assertEquals } from "../../tests/helpers/assert.ts";
-import { decodeUnreserved } from "./openapi_fetch.ts";
+import { decodeUnreserved } from "./rest.ts";
 
 Deno.test("decodeUnreserved decodes unreserved characters of the path only", () => {
   assertEquals(
