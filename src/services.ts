@@ -23,7 +23,7 @@ import { createStripe } from "./billing/stripe_client.ts";
 import { OauthService } from "./oauth/service.ts";
 import { createFactory, type Factory } from "./factory/mod.ts";
 import { BindingService } from "./binding/service.ts";
-import { type DeviceMessenger, DevicesService } from "./devices/service.ts";
+import { type DeviceMessenger, type DeviceOutbox, DevicesService } from "./devices/service.ts";
 import { PushesService } from "./pushes/service.ts";
 import { PushRenderJob } from "./pushes/render_job.ts";
 import { forgetDevicePushes } from "./pushes/unlink.ts";
@@ -48,6 +48,8 @@ export interface Infrastructure {
   storage: ObjectStore;
   /** The MQTT gateway, as the devices see it. */
   messenger: DeviceMessenger;
+  /** Device messages that follow a commit (the transactional outbox). */
+  outbox: DeviceOutbox;
   log: Log;
   /** The service's public origin; with PORT=0 it is known only once listening. */
   publicBaseUrl: () => string;
@@ -104,11 +106,11 @@ export function createServices(
   const accounts = new AccountsService(db, tokens, limiter, (userId) => billing.summary(userId));
   const oauth = new OauthService(db, config, { accounts, pats }, infra.publicBaseUrl);
   // SPEC 3.6 / 4.1: a device that leaves its owner takes its pushes, files and bitmaps with it.
-  const devices = new DevicesService(db, infra.messenger, {
+  const devices = new DevicesService(db, infra.messenger, infra.outbox, {
     onUnlink: [forgetDevicePushes(storage)],
     log,
   });
-  const pushes = new PushesService(db, devices, storage, infra.jobs, infra.messenger, log);
+  const pushes = new PushesService(db, devices, storage, infra.jobs, log);
   // The model, with the offline behaviour of every task (CONTRACT.md: deterministic, no network).
   const model = createModel(config, {
     offlineTasks: {
