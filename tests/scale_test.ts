@@ -50,7 +50,9 @@ function spawn(role: Process["role"], env: Record<string, string>, port = freePo
 
 async function healthy(p: Process) {
   const deadline = Date.now() + 180_000;
-  while (Date.now() < deadline) {
+  let exited = false;
+  p.child.status.then(() => exited = true);
+  while (Date.now() < deadline && !exited) {
     try {
       const res = await fetch(`${p.url}/health`);
       await res.body?.cancel();
