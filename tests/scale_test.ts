@@ -8,7 +8,12 @@ import postgres from "postgres";
 import { encode as encodePng } from "fast-png";
 import { assert, assertEquals, expectError, expectStatus } from "./helpers/assert.ts";
 import { type Client, client, registerUser } from "./helpers/http.ts";
-import { createDatabase, externalDatabaseUrl, externalMqttUrl } from "./helpers/server.ts";
+import {
+  createDatabase,
+  externalDatabaseUrl,
+  externalMqttUrl,
+  startTestServer,
+} from "./helpers/server.ts";
 import { freePort } from "./helpers/ports.ts";
 import { connectDevice, type DeviceClient, eventually } from "./helpers/mqtt.ts";
 import {
@@ -154,6 +159,14 @@ Deno.test({
       // Four devices provisioned through the factory console of API 1, bound through API 2.
       const user = await registerUser(apis[1]);
       const token = user.accessToken;
+      // A synchronous render (template preview) runs in the API process's own small pool.
+      const preview = await fetch(`${api2.url}/api/templates/note/preview`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: JSON.stringify({ title: "Scale", body: "Rendered by an API process" }),
+      });
+      assertEquals([preview.status, preview.headers.get("content-type")], [200, "image/png"]);
+      await preview.body?.cancel();
       const provisioned = [];
       for (let i = 0; i < 4; i++) provisioned.push(await provisionedDevice(apis[0]));
       for (const [i, p] of provisioned.entries()) {
@@ -291,6 +304,56 @@ Deno.test({
       await sql.end();
       await database.drop();
       await Deno.remove(dataDir, { recursive: true }).catch(() => {});
+    }
+  },
+});
+
+Deno.test({
+  name: "scale-out: the factory download limit holds for concurrent requests on two servers",
+  ignore: !externalDatabaseUrl,
+  sanitizeOps: false,
+  sanitizeResources: false,
+  fn: async () => {
+    const env = factoryEnv({ FACTORY_DOWNLOADS_PER_MINUTE: "5" });
+    const first = await startTestServer(env);
+    const second = await startTestServer({ ...env, DATABASE_URL: first.env.DATABASE_URL });
+    try {
+      const apis = [client(first.url), client(second.url)];
+      const batch = await createBatch(apis[0]);
+      const reg = expectStatus(
+        await as(apis[0], "skuSup").post("/devices", { body: { batchId: batch.id } }),
+        201,
+      );
+      const credential = expectStatus(
+        await as(apis[1], "skuSup").post(`/devices/${reg.id}/nfc-files`),
+        201,
+      );
+      // Not across a window boundary (the limit is per minute).
+      const at = new Date().getUTCSeconds();
+      if (at > 50) await new Promise((r) => setTimeout(r, (61 - at) * 1000));
+      const replies = await Promise.all(
+        Array.from(
+          { length: 16 },
+          (_, i) => as(apis[i % 2], "skuSup").get(`/nfc-files/${credential.id}/download`),
+        ),
+      );
+      assertEquals(replies.filter((r) => r.status === 200).length, 5);
+      for (const r of replies.filter((r) => r.status !== 200)) {
+        expectError(r, 429);
+        const wait = Number(r.headers.get("retry-after"));
+        assert.ok(wait >= 1 && wait <= 60, `Retry-After ${wait}`);
+      }
+      // The ZIP counts against the same window, on either server; another principal does not.
+      expectError(
+        await as(apis[1], "skuSup").post("/nfc-files:download-zip", {
+          body: { batchId: batch.id },
+        }),
+        429,
+      );
+      expectStatus(await as(apis[1], "sup").get(`/nfc-files/${credential.id}/download`), 200);
+    } finally {
+      await second.close();
+      await first.close();
     }
   },
 });
