@@ -180,7 +180,8 @@ export async function createApp(config: Config): Promise<App> {
     services,
     logger,
     metrics,
-    userHandler: handler(config.factoryPort === undefined ? "combined" : "user"),
+    // A worker's one port is its probe and scrape port (no factory routes reach it anyway).
+    userHandler: handler(config.factoryPort === undefined || !serves ? "combined" : "user"),
     // A worker answers its probes on PORT only.
     factoryHandler: config.factoryPort === undefined || !serves ? undefined : handler("factory"),
     embedded,
