@@ -24,6 +24,10 @@ import {
   provisionedDevice,
 } from "./helpers/factory.ts";
 import { upload } from "./helpers/targetless.ts";
+import { createDevice } from "./helpers/devices.ts";
+import { MOSQUITTO, privateMosquitto } from "./helpers/private_mosquitto.ts";
+
+const hasMosquitto = await Deno.stat(MOSQUITTO).then(() => true, () => false);
 
 const ROOT = new URL("../", import.meta.url);
 
@@ -354,6 +358,36 @@ Deno.test({
     } finally {
       await second.close();
       await first.close();
+    }
+  },
+});
+
+Deno.test({
+  name: "scale-out: two deployments on one broker (two share groups) answer only their own devices",
+  ignore: !hasMosquitto,
+  sanitizeOps: false,
+  sanitizeResources: false,
+  fn: async () => {
+    // A broker of the test's own: no other test server on it may answer.
+    const broker = await privateMosquitto();
+    const a = await startTestServer({ MQTT_URL: broker.url, MQTT_SHARE_GROUP: "deploy-a" });
+    const b = await startTestServer({ MQTT_URL: broker.url, MQTT_SHARE_GROUP: "deploy-b" });
+    const sims: DeviceClient[] = [];
+    try {
+      const user = await registerUser(client(a.url));
+      const owned = await createDevice(a, user.user.id);
+      const unbound = await createDevice(a);
+      for (const d of [owned, unbound]) sims.push(await connectDevice(broker.url, d.thingName));
+      for (const sim of sims) await sim.send("up/get_push", {});
+      // B does not know these things and stays silent; A answers each once.
+      for (const sim of sims) assertEquals(await sim.next("down/push"), { error: "no_push" });
+      await new Promise((r) => setTimeout(r, 1_000));
+      for (const sim of sims) assertEquals(received(sim, "/down/push").length, 1);
+    } finally {
+      await Promise.all(sims.map((s) => s.close()));
+      await b.close();
+      await a.close();
+      await broker.dispose();
     }
   },
 });

@@ -216,10 +216,15 @@ export class PushesService {
     return await keysetPage(rows, limit, (page) => page.map(toPushListItem));
   }
 
-  /** MQTT `up/get_push` / `up/refresh_push`: the same rules for the device itself. */
+  /**
+   * MQTT `up/get_push` / `up/refresh_push`: the same rules for the device itself. Null when it
+   * has no push (or no owner), undefined when this deployment does not know the thing at all.
+   */
   async forThing(thingName: string, mode: "get" | "refresh", format: PushFormat) {
     const known = await this.devices.byThing(thingName);
-    if (!known?.owner_id) return null;
+    // Not a device of this deployment (an external broker may carry others'): no answer at all.
+    if (!known) return undefined;
+    if (!known.owner_id) return null;
     const result = await this.db.transaction().execute(async (trx) => {
       const device = await this.devices.lock(trx, known.id);
       if (!device?.owner_id) return null;
