@@ -5,7 +5,7 @@
  * behind; workers validate each payload against the queue's schema before the handler sees it.
  */
 import { fromKysely, type JobWithMetadata, PgBoss } from "pg-boss";
-import { type Kysely, sql } from "kysely";
+import postgres from "postgres";
 import type { Connection } from "../db/connect.ts";
 import { lockedPglite } from "./pglite_db.ts";
 import type { JobHandler, Jobs, QueueDefinition, SendOptions, WorkOptions } from "./types.ts";
@@ -139,7 +139,7 @@ export async function createJobs<D>(
   // Processes starting together (docs/deploy.md) would race on pg-boss's schema and on creating
   // the same queue (its partition table: "duplicate key ... pg_type_typname_nsp_index"), so
   // start-up takes a database-wide lock; PGlite serves one process anyway.
-  await startupLocked(connection, async () => {
+  await startupLocked(connection.kind === "pglite" ? undefined : options.databaseUrl, async () => {
     await boss.start();
     try {
       await prepareQueues(boss, options.queues);
@@ -169,21 +169,20 @@ export async function createJobs<D>(
 /** A key of `pg_advisory_lock` no other lock of the service uses (migrations take 7270). */
 const JOBS_STARTUP_LOCK = 7271;
 
-/** Runs `fn` holding a session advisory lock on PostgreSQL (one process at a time). */
-async function startupLocked<D>(
-  connection: Pick<Connection<D>, "db" | "kind">,
-  fn: () => Promise<void>,
-): Promise<void> {
-  if (connection.kind === "pglite") return await fn();
-  const db = connection.db as Kysely<unknown>;
-  await db.connection().execute(async (session) => {
-    await sql`SELECT pg_advisory_lock(${JOBS_STARTUP_LOCK})`.execute(session);
-    try {
-      await fn();
-    } finally {
-      await sql`SELECT pg_advisory_unlock(${JOBS_STARTUP_LOCK})`.execute(session);
-    }
-  });
+/**
+ * Runs `fn` holding a session advisory lock on PostgreSQL (one process at a time), on a
+ * connection of its own that is closed after (the service's pool stays out of it).
+ */
+async function startupLocked(databaseUrl: string | undefined, fn: () => Promise<void>) {
+  if (!databaseUrl) return await fn();
+  const session = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+  try {
+    await session`SELECT pg_advisory_lock(${JOBS_STARTUP_LOCK})`;
+    await fn();
+  } finally {
+    // Ending the session releases its lock, also when `fn` failed.
+    await session.end({ timeout: 5 });
+  }
 }
 
 /** Creates (or updates) every queue with its policy and warms pg-boss's queue cache. */
