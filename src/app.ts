@@ -7,6 +7,8 @@ import { connect } from "./db/connect.ts";
 import { ChangeFeed, pgliteChangeSource, postgresChangeSource } from "./db/change_feed.ts";
 import { migrate } from "./db/migrator.ts";
 import { createHandler } from "./http/handler.ts";
+import { envelopeOf, errorResponse } from "./http/envelope.ts";
+import { AppError } from "./errors.ts";
 import { createLogger, type Logger } from "./http/log.ts";
 import { createJobs } from "./jobs/boss.ts";
 import type { Jobs } from "./jobs/types.ts";
@@ -17,6 +19,8 @@ import { Readiness, readyRoute } from "./http/readiness.ts";
 import { sql } from "kysely";
 import { type Messaging, openMessaging } from "./mqtt/messaging.ts";
 import { MqttGateway } from "./mqtt/gateway.ts";
+import { deviceMessageHandler, deviceMessageQueue, DeviceOutbox } from "./mqtt/outbox.ts";
+import { SERVICE_SUBSCRIPTION, sharedSubscription } from "./mqtt/topics.ts";
 import { deviceInbox } from "./devices/mqtt_inbox.ts";
 import { DiskObjectStore } from "./storage/disk.ts";
 import { S3ObjectStore } from "./storage/s3.ts";
@@ -43,6 +47,8 @@ export interface App {
   metrics: PromMetrics;
   /** Which embedded defaults are in use, for the start-up banner. */
   embedded: string[];
+  /** The banner line of this process's role (api, worker or all). */
+  roleLine: string;
   /** Where devices connect: MQTT_URL, or the embedded broker's actual address. */
   mqttUrl: string;
   /** Tells the app where it listens (signed URLs point there when PUBLIC_BASE_URL is unset). */
@@ -53,6 +59,12 @@ export interface App {
 /** Opens everything the service needs; the caller serves the handlers and calls `close()`. */
 export async function createApp(config: Config): Promise<App> {
   const logger = createLogger(config.logLevel);
+  // docs/decisions.md "Roles": API processes serve HTTP and device messages, workers run jobs.
+  const serves = config.role !== "worker";
+  const works = config.role !== "api";
+  // An API process renders only what HTTP asks for synchronously (previews, the playground):
+  // one thread unless RENDER_THREADS says otherwise.
+  const threads = config.renderThreads ?? (works ? defaultThreads() : 1);
   const secrets = await loadSecrets(config);
   // One registry per app, handed to the infrastructure that observes something (issue 14).
   const metrics = new PromMetrics();
@@ -103,7 +115,7 @@ export async function createApp(config: Config): Promise<App> {
         onError: (msg, fields) => logger.error(msg, fields),
         metrics,
       }),
-      createRenderPool({ threads: defaultThreads(), onError: report("render pool"), metrics }),
+      createRenderPool({ threads, onError: report("render pool"), metrics }),
     ]);
   } catch (error) {
     await closeAll();
@@ -127,6 +139,7 @@ export async function createApp(config: Config): Promise<App> {
     storage,
     messenger: gateway,
     changes,
+    outbox: new DeviceOutbox(jobs),
     log: logger,
     publicBaseUrl: () => publicBaseUrl,
   });
@@ -147,12 +160,84 @@ export async function createApp(config: Config): Promise<App> {
   }
   readiness.register("broker", () => gateway.connected);
   // Handlers last, once everything they call exists: device messages, then jobs.
-  gateway.listen(deviceInbox(services.devices, services.pushes, gateway));
+  if (serves) {
+    // On an external broker the API processes share the subscription (each message reaches one
+    // of them); aedes has no `$share`, and the embedded broker serves one process anyway.
+    const filter = messaging.broker
+      ? SERVICE_SUBSCRIPTION
+      : sharedSubscription(config.mqttShareGroup);
+    gateway.listen(deviceInbox(services.devices, services.pushes, gateway), filter);
+  }
+  if (works) await workJobs(config, services, jobs, gateway, threads);
+  // Built on first request, once the listener (and so PUBLIC_BASE_URL's default) is known.
+  const documents: Partial<Record<Audience, unknown>> = {};
+  const documentOf = (audience: Audience) => () =>
+    documents[audience] ??= buildOpenApiDocument(audience, raw, publicBaseUrl);
+  const documentsOf = { user: documentOf("user"), factory: documentOf("factory") };
+  const raw = allRawRoutes(documentsOf);
+  const handler = (ingress: "combined" | "user" | "factory") => {
+    const exposure = {
+      served: metricsServed(ingress, config.metricsToken),
+      token: config.metricsToken,
+      scrape: () => metrics.scrape(),
+    };
+    const full = createHandler({
+      router: appRouter,
+      raw: allRawRoutes(documentsOf, metricsRoute(exposure), readyRoute(readiness)),
+      services,
+      logger,
+      ingress,
+      metrics,
+    });
+    return serves ? full : probesOnly(full);
+  };
+  const embedded = [
+    ...(connection.kind === "pglite"
+      ? [`PostgreSQL: embedded PGlite in ${config.dataDir}/pg`]
+      : []),
+    ...secrets.generated.map((name) => `${name}: generated in ${config.dataDir}/secrets.json`),
+    ...(messaging.embedded ? [messaging.embedded] : []),
+    ...(storage.kind === "disk"
+      ? [`Object storage: embedded in ${config.dataDir}/objects (set S3_BUCKET for S3)`]
+      : []),
+  ];
+  return {
+    services,
+    logger,
+    metrics,
+    // A worker's one port is its probe and scrape port (no factory routes reach it anyway).
+    userHandler: handler(config.factoryPort === undefined || !serves ? "combined" : "user"),
+    // A worker answers its probes on PORT only.
+    factoryHandler: config.factoryPort === undefined || !serves ? undefined : handler("factory"),
+    embedded,
+    roleLine: {
+      all: "Role: all (API, device messages and jobs in this process)",
+      api: `Role: api (HTTP and device messages, share group ${config.mqttShareGroup}; ` +
+        `no jobs; render pool ${threads})`,
+      worker: `Role: worker (jobs and the device-message outbox; render pool ${threads}; ` +
+        "HTTP answers probes only)",
+    }[config.role],
+    mqttUrl: messaging.url,
+    listening(url) {
+      if (config.port === 0 && !config.publicBaseUrlConfigured) publicBaseUrl = url;
+    },
+    close: closeAll,
+  };
+}
+
+/** Registers every queue's handler: what a worker (or an `all`) process runs. */
+async function workJobs(
+  config: Config,
+  services: Services,
+  jobs: Jobs,
+  gateway: MqttGateway,
+  threads: number,
+) {
   // As many render jobs at once as the pool has workers: more would only queue in the pool.
   await jobs.work(
     renderPushQueue,
     (job, attempt) => services.pushRenderJob.handle(job, attempt),
-    { concurrency: defaultThreads() },
+    { concurrency: threads },
   );
   // Content pipeline (SPEC 4.6): summaries (their pictures go through the pool), analyze runs
   // (one per user at a time, the queue's policy), and the ANALYZE_SCHEDULE tick.
@@ -175,50 +260,21 @@ export async function createApp(config: Config): Promise<App> {
   await jobs.work(
     renderRenditionQueue,
     (job, attempt) => services.targetless.renditionJob.handle(job, attempt),
-    { concurrency: defaultThreads() },
+    { concurrency: threads },
   );
-  // Built on first request, once the listener (and so PUBLIC_BASE_URL's default) is known.
-  const documents: Partial<Record<Audience, unknown>> = {};
-  const documentOf = (audience: Audience) => () =>
-    documents[audience] ??= buildOpenApiDocument(audience, raw, publicBaseUrl);
-  const documentsOf = { user: documentOf("user"), factory: documentOf("factory") };
-  const raw = allRawRoutes(documentsOf);
-  const handler = (ingress: "combined" | "user" | "factory") => {
-    const exposure = {
-      served: metricsServed(ingress, config.metricsToken),
-      token: config.metricsToken,
-      scrape: () => metrics.scrape(),
-    };
-    return createHandler({
-      router: appRouter,
-      raw: allRawRoutes(documentsOf, metricsRoute(exposure), readyRoute(readiness)),
-      services,
-      logger,
-      ingress,
-      metrics,
-    });
-  };
-  const embedded = [
-    ...(connection.kind === "pglite"
-      ? [`PostgreSQL: embedded PGlite in ${config.dataDir}/pg`]
-      : []),
-    ...secrets.generated.map((name) => `${name}: generated in ${config.dataDir}/secrets.json`),
-    ...(messaging.embedded ? [messaging.embedded] : []),
-    ...(storage.kind === "disk"
-      ? [`Object storage: embedded in ${config.dataDir}/objects (set S3_BUCKET for S3)`]
-      : []),
-  ];
-  return {
-    services,
-    logger,
-    metrics,
-    userHandler: handler(config.factoryPort === undefined ? "combined" : "user"),
-    factoryHandler: config.factoryPort === undefined ? undefined : handler("factory"),
-    embedded,
-    mqttUrl: messaging.url,
-    listening(url) {
-      if (config.port === 0 && !config.publicBaseUrlConfigured) publicBaseUrl = url;
-    },
-    close: closeAll,
+  // The outbox (src/mqtt/outbox.ts): a failed publish throws, so pg-boss retries with backoff.
+  await jobs.work(deviceMessageQueue, deviceMessageHandler(gateway), { concurrency: 2 });
+}
+
+/** Paths a worker process answers: its probes and its metrics (docs/deploy.md). */
+const PROBE_PATHS = new Set(["/health", "/ready", "/metrics"]);
+
+/** A worker serves no API: anything but a probe is 404 in the main envelope. */
+function probesOnly(handler: App["userHandler"]): App["userHandler"] {
+  return (req, info) => {
+    if (PROBE_PATHS.has(new URL(req.url).pathname)) return handler(req, info);
+    const path = new URL(req.url).pathname;
+    const error = new AppError("not_found", "A worker process serves no API");
+    return Promise.resolve(errorResponse(envelopeOf(path), error, crypto.randomUUID()));
   };
 }

@@ -63,6 +63,16 @@ const schema = z.object({
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, "must be a postgres:// URL").optional(),
   MQTT_URL: z.string().regex(/^mqtts?:\/\//, "must be an mqtt:// or mqtts:// URL").optional(),
   MQTT_PORT: port.default(1883),
+  // MQTT shared subscriptions (`$share/<group>/...`): the API processes of one deployment share
+  // a group, so each device message goes to exactly one of them.
+  MQTT_SHARE_GROUP: z.string().regex(
+    /^[A-Za-z0-9_-]{1,64}$/,
+    "must be 1-64 letters, digits, _ or -",
+  )
+    .default("dds"),
+  // `--role` on the command line overrides it (see `loadConfig`).
+  ROLE: z.enum(["all", "api", "worker"], "must be all, api or worker").default("all"),
+  RENDER_THREADS: z.coerce.number().int().min(1).max(64).optional(),
   S3_BUCKET: optionalString,
   S3_REGION: z.string().default("us-east-1"),
   S3_ENDPOINT: optionalUrl,
@@ -135,6 +145,15 @@ function shape(env: z.output<typeof schema>) {
     dataDir: env.DATA_DIR,
     databaseUrl: env.DATABASE_URL,
     mqtt: { url: env.MQTT_URL, port: env.MQTT_PORT, deviceKey: env.MQTT_DEVICE_KEY },
+    /** The MQTT shared-subscription group of the API processes (external broker only). */
+    mqttShareGroup: env.MQTT_SHARE_GROUP,
+    /**
+     * What this process runs: `api` serves HTTP and handles device messages, `worker` runs the
+     * jobs (and the outbox), `all` both (docs/deploy.md).
+     */
+    role: env.ROLE,
+    /** Render pool threads; default: 1 for `api` (previews only), up to 4 otherwise. */
+    renderThreads: env.RENDER_THREADS,
     s3: env.S3_BUCKET
       ? {
         bucket: env.S3_BUCKET,
@@ -230,9 +249,57 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   return shape(result.data);
 }
 
-/** Reads the process environment; the only place in the service that does. */
-export function loadConfig(): Config {
+/** What this process runs (`--role` / ROLE). */
+export type Role = Config["role"];
+
+/**
+ * Reads `--role api|worker|all` (or `--role=...`) from the command line: `deno task start --role
+ * api` passes it through. Anything else on the command line is refused.
+ */
+export function roleArgument(args: string[]): string | undefined {
+  let role: string | undefined;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (arg === "--role") {
+      role = args[++i];
+      if (role === undefined) throw new ConfigError("Invalid --role: a value is required");
+    } else if (arg.startsWith("--role=")) role = arg.slice("--role=".length);
+    else throw new ConfigError(`Unknown argument ${arg}: the only option is --role api|worker|all`);
+  }
+  if (role !== undefined && !["all", "api", "worker"].includes(role)) {
+    throw new ConfigError(`Invalid --role: ${role} is not all, api or worker`);
+  }
+  return role;
+}
+
+/**
+ * The embedded PostgreSQL (PGlite, one process holds its directory) and the embedded broker
+ * (inside its process) cannot be shared, so a split role needs the external ones. Returns the
+ * one line start-up prints, or null.
+ */
+export function splitRoleProblem(config: Config): string | null {
+  if (config.role === "all") return null;
+  const missing = [
+    ...(config.databaseUrl ? [] : ["DATABASE_URL"]),
+    ...(config.mqtt.url ? [] : ["MQTT_URL"]),
+  ];
+  if (!missing.length) return null;
+  return `Role ${config.role} needs ${missing.join(" and ")}: the embedded ${
+    missing.length === 2
+      ? "database and MQTT broker are"
+      : missing[0] === "DATABASE_URL"
+      ? "database is"
+      : "MQTT broker is"
+  } single-process; start with --role all (the default) or configure them`;
+}
+
+/** Reads the process environment and arguments; the only place in the service that does. */
+export function loadConfig(args: string[] = Deno.args): Config {
   // trpc-to-openapi regenerates its OpenAPI document per request unless in production mode.
   Deno.env.set("NODE_ENV", "production");
-  return parseConfig(Deno.env.toObject());
+  const role = roleArgument(args);
+  const config = parseConfig({ ...Deno.env.toObject(), ...(role ? { ROLE: role } : {}) });
+  const problem = splitRoleProblem(config);
+  if (problem) throw new ConfigError(problem);
+  return config;
 }

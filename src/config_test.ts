@@ -1,5 +1,11 @@
 import { assert, assertEquals } from "../tests/helpers/assert.ts";
-import { ConfigError, parseConfig, parseDuration } from "./config.ts";
+import {
+  ConfigError,
+  parseConfig,
+  parseDuration,
+  roleArgument,
+  splitRoleProblem,
+} from "./config.ts";
 
 Deno.test("parseDuration reads hours, minutes, seconds and plain seconds", () => {
   assertEquals(parseDuration("72h", 1), 259200);
@@ -85,4 +91,61 @@ Deno.test("FACTORY_PRINCIPALS parses into principals with scope defaults", () =>
   });
   assertEquals(config.factoryPrincipals[0].batches, ["*"]);
   assertEquals(config.factoryPrincipals[0].skus, []);
+});
+
+Deno.test("ROLE and MQTT_SHARE_GROUP: defaults, values, refusals", () => {
+  const defaults = parseConfig({});
+  assertEquals([defaults.role, defaults.mqttShareGroup, defaults.renderThreads], [
+    "all",
+    "dds",
+    undefined,
+  ]);
+  const api = parseConfig({ ROLE: "api", MQTT_SHARE_GROUP: "eu-1_a", RENDER_THREADS: "2" });
+  assertEquals([api.role, api.mqttShareGroup, api.renderThreads], ["api", "eu-1_a", 2]);
+  for (
+    const [name, value] of [
+      ["ROLE", "web"],
+      ["MQTT_SHARE_GROUP", "a/b"],
+      ["MQTT_SHARE_GROUP", "+"],
+      ["RENDER_THREADS", "0"],
+    ]
+  ) {
+    try {
+      parseConfig({ [name]: value });
+      throw new Error(`${name}=${value} was accepted`);
+    } catch (error) {
+      assert(error instanceof ConfigError, String(error));
+      assert(error.message.startsWith(`Invalid ${name}:`), error.message);
+    }
+  }
+});
+
+Deno.test("--role on the command line: api, worker, all; anything else is one line", () => {
+  assertEquals(roleArgument([]), undefined);
+  assertEquals(roleArgument(["--role", "api"]), "api");
+  assertEquals(roleArgument(["--role=worker"]), "worker");
+  for (const args of [["--role"], ["--role", "web"], ["--port", "1"], ["api"]]) {
+    try {
+      roleArgument(args);
+      throw new Error(`${args.join(" ")} was accepted`);
+    } catch (error) {
+      assert(error instanceof ConfigError, String(error));
+    }
+  }
+});
+
+Deno.test("a split role needs the external database and broker (embedded ones are one process)", () => {
+  assertEquals(splitRoleProblem(parseConfig({})), null);
+  assertEquals(splitRoleProblem(parseConfig({ ROLE: "all" })), null);
+  const external = { DATABASE_URL: "postgres://db/dds", MQTT_URL: "mqtt://broker:1883" };
+  assertEquals(splitRoleProblem(parseConfig({ ...external, ROLE: "worker" })), null);
+  assert(/^Role api needs DATABASE_URL and MQTT_URL/.test(
+    splitRoleProblem(parseConfig({ ROLE: "api" }))!,
+  ));
+  assert(/^Role worker needs MQTT_URL: the embedded MQTT broker/.test(
+    splitRoleProblem(parseConfig({ ROLE: "worker", DATABASE_URL: external.DATABASE_URL }))!,
+  ));
+  assert(/^Role api needs DATABASE_URL: the embedded database/.test(
+    splitRoleProblem(parseConfig({ ROLE: "api", MQTT_URL: external.MQTT_URL }))!,
+  ));
 });

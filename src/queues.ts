@@ -6,6 +6,7 @@ import type { QueueDefinition } from "./jobs/types.ts";
 import { renderPushQueue } from "./pushes/queues.ts";
 import { analyzeQueue, analyzeScheduleQueue, summarizeQueue } from "./content/queues.ts";
 import { generateSceneQueue, renderRenditionQueue } from "./targetless/queues.ts";
+import { deviceMessageQueue } from "./mqtt/outbox.ts";
 
 // deno-lint-ignore no-explicit-any -- queues of different payload types
 export const QUEUES: QueueDefinition<any>[] = [
@@ -15,4 +16,5 @@ export const QUEUES: QueueDefinition<any>[] = [
   analyzeScheduleQueue,
   generateSceneQueue,
   renderRenditionQueue,
+  deviceMessageQueue,
 ];

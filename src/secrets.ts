@@ -33,10 +33,12 @@ export async function loadSecrets(config: Config): Promise<Secrets & { generated
   const file = `${config.dataDir}/secrets.json`;
   // deno-lint-ignore no-explicit-any -- a small JSON file of strings and key records
   let stored: Record<string, any> = {};
+  let existed = true;
   try {
     stored = JSON.parse(await Deno.readTextFile(file));
   } catch (error) {
     if (!(error instanceof Deno.errors.NotFound)) throw error;
+    existed = false;
   }
   const generated: string[] = [];
   if (!config.jwtSecret && !stored.jwtSecret) {
@@ -68,7 +70,11 @@ export async function loadSecrets(config: Config): Promise<Secrets & { generated
   }
   if (generated.length) {
     await Deno.mkdir(config.dataDir, { recursive: true });
-    await Deno.writeTextFile(file, JSON.stringify(stored, null, 2), { mode: 0o600 });
+    const text = JSON.stringify(stored, null, 2);
+    if (existed) await Deno.writeTextFile(file, text, { mode: 0o600 });
+    // Several processes sharing DATA_DIR may start at once (docs/deploy.md): the first file
+    // wins, written whole then linked into place; the others read the winner's secrets.
+    else if (!(await createOnce(file, text))) return await loadSecrets(config);
   }
   const nfc = config.nfc.masterKeys
     ? nfcKeyringOf(config.nfc.masterKeys, config.nfc.activeKeyId)
@@ -83,4 +89,19 @@ export async function loadSecrets(config: Config): Promise<Secrets & { generated
     // Internal secrets are not worth a banner line; configurable ones are.
     generated: generated.filter((name) => !["storageSecret", "mqttServiceSecret"].includes(name)),
   };
+}
+
+/** Creates `file` with `text` unless it exists (atomically); false when another was first. */
+async function createOnce(file: string, text: string): Promise<boolean> {
+  const temporary = `${file}.${crypto.randomUUID()}.tmp`;
+  await Deno.writeTextFile(temporary, text, { mode: 0o600 });
+  try {
+    await Deno.link(temporary, file);
+    return true;
+  } catch (error) {
+    if (error instanceof Deno.errors.AlreadyExists) return false;
+    throw error;
+  } finally {
+    await Deno.remove(temporary).catch(() => {});
+  }
 }

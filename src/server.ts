@@ -30,19 +30,29 @@ export async function startServer(config: Config): Promise<RunningServer> {
     app,
     url,
     factoryUrl,
-    banner: () => [
-      `Device Display Service listening`,
-      `  user API         ${url}  (health: ${url}/health, OpenAPI: ${url}/openapi.json, tRPC: ${url}/trpc)`,
-      `  factory console  ${factoryUrl}/internal/factory${factory ? "" : " (shared port)"}`,
-      `  API reference    ${url}/docs${
-        factory ? `  (factory: ${factoryUrl}/internal/factory/docs)` : ""
-      }`,
-      `  playground       ${url}/playground  (render a Scene or a push template)`,
-      `  metrics          ${metricsUrl(config, url, factoryUrl, factory !== undefined)}`,
-      ...(app.embedded.length
-        ? ["Embedded defaults in use:", ...app.embedded.map((e) => `  ${e}`)]
-        : []),
-    ],
+    banner: () =>
+      config.role === "worker"
+        ? [
+          `Device Display Service worker (probes: ${url}/health, metrics: ${url}/metrics)`,
+          app.roleLine,
+          ...(app.embedded.length
+            ? ["Embedded defaults in use:", ...app.embedded.map((e) => `  ${e}`)]
+            : []),
+        ]
+        : [
+          `Device Display Service listening`,
+          `  user API         ${url}  (health: ${url}/health, OpenAPI: ${url}/openapi.json, tRPC: ${url}/trpc)`,
+          `  factory console  ${factoryUrl}/internal/factory${factory ? "" : " (shared port)"}`,
+          `  API reference    ${url}/docs${
+            factory ? `  (factory: ${factoryUrl}/internal/factory/docs)` : ""
+          }`,
+          `  playground       ${url}/playground  (render a Scene or a push template)`,
+          `  metrics          ${metricsUrl(config, url, factoryUrl, factory !== undefined)}`,
+          app.roleLine,
+          ...(app.embedded.length
+            ? ["Embedded defaults in use:", ...app.embedded.map((e) => `  ${e}`)]
+            : []),
+        ],
     async shutdown() {
       await Promise.all([user.shutdown(), factory?.shutdown()]);
       await app.close();

@@ -24,7 +24,7 @@ import { createStripe } from "./billing/stripe_client.ts";
 import { OauthService } from "./oauth/service.ts";
 import { createFactory, type Factory } from "./factory/mod.ts";
 import { BindingService } from "./binding/service.ts";
-import { type DeviceMessenger, DevicesService } from "./devices/service.ts";
+import { type DeviceMessenger, type DeviceOutbox, DevicesService } from "./devices/service.ts";
 import { PushesService } from "./pushes/service.ts";
 import { PushRenderJob } from "./pushes/render_job.ts";
 import { forgetDevicePushes } from "./pushes/unlink.ts";
@@ -51,6 +51,8 @@ export interface Infrastructure {
   messenger: DeviceMessenger;
   /** Invalidation of the request path's caches; without it nothing is cached. */
   changes?: ChangeFeed;
+  /** Device messages that follow a commit (the transactional outbox). */
+  outbox: DeviceOutbox;
   log: Log;
   /** The service's public origin; with PORT=0 it is known only once listening. */
   publicBaseUrl: () => string;
@@ -116,12 +118,12 @@ export function createServices(
   );
   const oauth = new OauthService(db, config, { accounts, pats }, infra.publicBaseUrl);
   // SPEC 3.6 / 4.1: a device that leaves its owner takes its pushes, files and bitmaps with it.
-  const devices = new DevicesService(db, infra.messenger, {
+  const devices = new DevicesService(db, infra.messenger, infra.outbox, {
     onUnlink: [forgetDevicePushes(storage)],
     log,
     changes,
   });
-  const pushes = new PushesService(db, devices, storage, infra.jobs, infra.messenger, log, changes);
+  const pushes = new PushesService(db, devices, storage, infra.jobs, log, changes);
   // The model, with the offline behaviour of every task (CONTRACT.md: deterministic, no network).
   const model = createModel(config, {
     offlineTasks: {

@@ -103,3 +103,19 @@ Deno.test("startup: a bad variable stops start-up with one line naming it", asyn
   assert.equal(stderr.split("\n").length, 1, stderr);
   assert.match(stderr, /^Invalid PORT: /);
 });
+
+Deno.test("startup: --role api on the embedded defaults refuses with one line", async () => {
+  for (const args of [["--role", "api"], ["--role=worker"]]) {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", MAIN, ...args],
+      env: { PORT: "0" },
+      clearEnv: true,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.equal(out.code, 1);
+    const stderr = new TextDecoder().decode(out.stderr).trim();
+    assert.equal(stderr.split("\n").length, 1, stderr);
+    assert.match(stderr, /^Role (api|worker) needs DATABASE_URL and MQTT_URL: .*--role all/);
+  }
+});

@@ -58,8 +58,13 @@ export async function migrate(
   dir: URL = MIGRATIONS_DIR,
   onStep?: (step: MigrationStep) => void,
 ): Promise<string[]> {
-  await sql`CREATE TABLE IF NOT EXISTS schema_migrations (
-    name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`.execute(db);
+  // Under the migrators' lock too: CREATE TABLE IF NOT EXISTS is not safe against a concurrent
+  // one (processes starting together on a fresh database: "duplicate key ... pg_type").
+  await db.transaction().execute(async (trx) => {
+    await sql`SELECT pg_advisory_xact_lock(7270)`.execute(trx);
+    await sql`CREATE TABLE IF NOT EXISTS schema_migrations (
+      name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`.execute(trx);
+  });
   const files = [];
   for await (const entry of Deno.readDir(dir)) {
     if (entry.isFile && entry.name.endsWith(".sql")) files.push(entry.name);

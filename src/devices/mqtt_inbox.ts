@@ -36,6 +36,9 @@ export function deviceInbox(
       case "up/refresh_push": {
         const mode = channel === "up/get_push" ? "get" : "refresh";
         const reply = await pushes.forThing(thingName, mode, parseFormat(fields.format));
+        // An unknown thing gets no reply: another deployment on the same broker (or another test
+        // server on the shared one) owns it, and its own answer must be the only one.
+        if (reply === undefined) return;
         await messenger.publish(thingName, "down/push", reply ?? { error: "no_push" });
         return;
       }

@@ -22,6 +22,19 @@ export interface DeviceMessenger {
   publish(thingName: string, channel: string, body: unknown): Promise<void>;
 }
 
+/**
+ * Device messages that must follow a commit (`unbound`, `new_push`): enqueued in the transaction
+ * and published after it, with retries (src/mqtt/outbox.ts).
+ */
+export interface DeviceOutbox {
+  enqueue(
+    trx: Trx,
+    thingName: string,
+    channel: "down/cmd",
+    body: Record<string, unknown>,
+  ): Promise<void>;
+}
+
 /** A device leaving its owner (unbind, account deletion). */
 export interface UnlinkedDevice {
   id: string;
@@ -65,6 +78,7 @@ export class DevicesService {
   constructor(
     private readonly db: Db,
     private readonly messenger: DeviceMessenger,
+    readonly outbox: DeviceOutbox,
     options: DevicesOptions = {},
   ) {
     this.onUnlink = options.onUnlink ?? [];
@@ -175,24 +189,28 @@ export class DevicesService {
 
   /**
    * SPEC 3.6 unbind: the device becomes claimable again (owner and binding cleared, a fresh
-   * claim code, its pushes gone), then the device is told `unbound`. The unbinding does not
-   * depend on the broker: a device that misses the message learns it on its next push request.
+   * claim code, its pushes gone), and the device is told `unbound` through the outbox, once the
+   * unbinding committed. The unbinding does not depend on the broker.
    */
   async unbind(userId: string, deviceId: string) {
     const row = await this.db.transaction().execute(async (trx) => {
       const device = await this.lockOwned(trx, userId, deviceId);
-      await this.unlink(trx, device.id, userId);
+      await this.unlink(trx, device.id, userId, device.thing_name);
       return device;
     });
     await this.afterUnlink([{ id: row.id, ownerId: userId, thingName: row.thing_name }]);
     return { message: "Device unbound" };
   }
 
-  /** Clears the owner of a locked device and runs the other domains' unlink reactions. */
-  private async unlink(trx: Trx, deviceId: string, ownerId: string) {
+  /**
+   * Clears the owner of a locked device, runs the other domains' unlink reactions and enqueues
+   * the device's `unbound` in the same transaction.
+   */
+  private async unlink(trx: Trx, deviceId: string, ownerId: string, thingName: string) {
     for (const reaction of this.onUnlink) {
       await reaction.inTransaction(trx, { id: deviceId, ownerId });
     }
+    await this.outbox.enqueue(trx, thingName, "down/cmd", { kind: "unbound" });
     await repo.updateDevice(trx, deviceId, {
       owner_id: null,
       bound_at: null,
@@ -204,31 +222,21 @@ export class DevicesService {
   }
 
   /**
-   * SPEC 4.1 account deletion: every device of the user is unlinked, not deleted. Returns what
-   * follows the commit: each device is told `unbound` and the reactions' clean-up runs.
+   * SPEC 4.1 account deletion: every device of the user is unlinked, not deleted, and its
+   * `unbound` enqueued. Returns what follows the commit: the reactions' clean-up.
    */
   async unlinkAllOf(trx: Trx, userId: string): Promise<() => Promise<void>> {
     const unlinked: Array<UnlinkedDevice & { thingName: string }> = [];
     for (const device of await repo.lockOwnedDevices(trx, userId)) {
-      await this.unlink(trx, device.id, userId);
+      await this.unlink(trx, device.id, userId, device.thing_name);
       unlinked.push({ id: device.id, ownerId: userId, thingName: device.thing_name });
     }
     return () => this.afterUnlink(unlinked);
   }
 
-  /**
-   * After an unlink committed: the device is told `unbound` (best-effort: a device that misses
-   * it learns on its next push request) and the other domains clean up.
-   */
+  /** After an unlink committed: the other domains clean up. */
   private async afterUnlink(devices: Array<UnlinkedDevice & { thingName: string }>) {
     for (const device of devices) {
-      await this.messenger.publish(device.thingName, "down/cmd", { kind: "unbound" }).catch(
-        (error) =>
-          this.log.info("unbound message not delivered", {
-            deviceId: device.id,
-            error: String(error),
-          }),
-      );
       for (const reaction of this.onUnlink) {
         await reaction.afterCommit(device).catch((error) =>
           this.log.info("unbind clean-up failed", { deviceId: device.id, error: String(error) })

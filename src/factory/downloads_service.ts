@@ -16,7 +16,7 @@ import { lockDevice, lockDevices } from "./devices_repository.ts";
 import * as reqRepo from "./download_requests_repository.ts";
 import type { NfcFiles } from "./nfc_files.ts";
 import type { Principal } from "./principals.ts";
-import { FixedWindowLimiter } from "./rate_limit.ts";
+import { hitRateWindow } from "./rate_limit.ts";
 import { toDownloadRequest } from "./views.ts";
 
 /** How long an approved download request stays usable (SPEC 8 leaves it open). */
@@ -35,22 +35,23 @@ export interface ZipPage {
 
 /** File downloads, the batch ZIP and repeat-download requests. */
 export class DownloadsService {
-  private readonly limiter: FixedWindowLimiter;
   /** MAX_ZIP_FILES; a field so that a test can lower it instead of building 10k devices. */
   maxZipFiles = MAX_ZIP_FILES;
 
   constructor(
     private readonly db: Db,
-    config: Config,
+    private readonly config: Config,
     private readonly access: FactoryAccess,
     private readonly files: NfcFiles,
-  ) {
-    this.limiter = new FixedWindowLimiter(config.factoryDownloadsPerMinute, 60_000);
-  }
+  ) {}
 
-  /** SPEC 8: the per-principal download limit; 429 with Retry-After when exceeded. */
+  /**
+   * SPEC 8: the per-principal download limit, counted in the database (it holds across
+   * processes); 429 with Retry-After when exceeded.
+   */
   private async rateLimit(p: Principal, action: string) {
-    const wait = this.limiter.hit(p.id);
+    const limit = this.config.factoryDownloadsPerMinute;
+    const wait = await hitRateWindow(this.db, `download:${p.id}`, limit, 60);
     if (wait === null) return;
     await writeAudit(this.db, p, { action, result: "denied", detail: { reason: "rate limited" } });
     throw new AppError("rate_limited", "Too many downloads; retry later", {

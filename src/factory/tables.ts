@@ -73,4 +73,12 @@ export interface FactoryTables {
   nfc_download_requests: NfcDownloadRequestsTable;
   factory_idempotency_keys: FactoryIdempotencyKeysTable;
   factory_audit_logs: FactoryAuditLogsTable;
+  factory_rate_windows: FactoryRateWindowsTable;
+}
+
+/** Download counts per principal and minute (migrations/0800_factory_rate_windows.sql). */
+export interface FactoryRateWindowsTable {
+  key: string;
+  window_start: Date;
+  hits: number;
 }

@@ -5,6 +5,7 @@
  * behind; workers validate each payload against the queue's schema before the handler sees it.
  */
 import { fromKysely, type JobWithMetadata, PgBoss } from "pg-boss";
+import postgres from "postgres";
 import type { Connection } from "../db/connect.ts";
 import { lockedPglite } from "./pglite_db.ts";
 import type { JobHandler, Jobs, QueueDefinition, SendOptions, WorkOptions } from "./types.ts";
@@ -135,29 +136,18 @@ export async function createJobs<D>(
     boss = new PgBoss({ connectionString: options.databaseUrl, max: 4, useListenNotify: true });
   }
   boss.on("error", (error) => options.onError("jobs error", { error: String(error) }));
-  await boss.start();
-  try {
-    for (const queue of options.queues) {
-      const settings = {
-        retryLimit: queue.retry.limit,
-        retryDelay: queue.retry.delaySeconds,
-        retryBackoff: true,
-        retryDelayMax: queue.retry.maxDelaySeconds,
-        expireInSeconds: queue.expireInSeconds,
-        notify: true,
-      };
-      const existing = await boss.getQueue(queue.name);
-      if (!existing) await boss.createQueue(queue.name, { ...settings, policy: queue.policy });
-      else await boss.updateQueue(queue.name, settings);
-      // Warm pg-boss's queue cache: a cold send() looks the queue up on pg-boss's own
-      // connection, which on PGlite would wait for the Kysely lock held by the caller's
-      // transaction (a deadlock) and on PostgreSQL would query outside it.
-      await boss.getJobById(queue.name, "00000000-0000-0000-0000-000000000000");
+  // Processes starting together (docs/deploy.md) would race on pg-boss's schema and on creating
+  // the same queue (its partition table: "duplicate key ... pg_type_typname_nsp_index"), so
+  // start-up takes a database-wide lock; PGlite serves one process anyway.
+  await startupLocked(connection.kind === "pglite" ? undefined : options.databaseUrl, async () => {
+    await boss.start();
+    try {
+      await prepareQueues(boss, options.queues);
+    } catch (error) {
+      await boss.stop({ graceful: false, close: true }).catch(() => {});
+      throw error;
     }
-  } catch (error) {
-    await boss.stop({ graceful: false, close: true }).catch(() => {});
-    throw error;
-  }
+  });
   const metrics = options.metrics ?? NO_METRICS;
   // Read at scrape time: the counts pg-boss's monitor keeps on its queue table (one cheap query).
   const names = options.queues.map((q) => q.name);
@@ -174,4 +164,45 @@ export async function createJobs<D>(
     onError: options.onError,
     metrics,
   });
+}
+
+/** A key of `pg_advisory_lock` no other lock of the service uses (migrations take 7270). */
+const JOBS_STARTUP_LOCK = 7271;
+
+/**
+ * Runs `fn` holding a session advisory lock on PostgreSQL (one process at a time), on a
+ * connection of its own that is closed after (the service's pool stays out of it).
+ */
+async function startupLocked(databaseUrl: string | undefined, fn: () => Promise<void>) {
+  if (!databaseUrl) return await fn();
+  const session = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+  try {
+    await session`SELECT pg_advisory_lock(${JOBS_STARTUP_LOCK})`;
+    await fn();
+  } finally {
+    // Ending the session releases its lock, also when `fn` failed.
+    await session.end({ timeout: 5 });
+  }
+}
+
+/** Creates (or updates) every queue with its policy and warms pg-boss's queue cache. */
+// deno-lint-ignore no-explicit-any -- a list of queues of different payload types
+async function prepareQueues(boss: PgBoss, queues: QueueDefinition<any>[]): Promise<void> {
+  for (const queue of queues) {
+    const settings = {
+      retryLimit: queue.retry.limit,
+      retryDelay: queue.retry.delaySeconds,
+      retryBackoff: true,
+      retryDelayMax: queue.retry.maxDelaySeconds,
+      expireInSeconds: queue.expireInSeconds,
+      notify: true,
+    };
+    const existing = await boss.getQueue(queue.name);
+    if (!existing) await boss.createQueue(queue.name, { ...settings, policy: queue.policy });
+    else await boss.updateQueue(queue.name, settings);
+    // Warm pg-boss's queue cache: a cold send() looks the queue up on pg-boss's own
+    // connection, which on PGlite would wait for the Kysely lock held by the caller's
+    // transaction (a deadlock) and on PostgreSQL would query outside it.
+    await boss.getJobById(queue.name, "00000000-0000-0000-0000-000000000000");
+  }
 }

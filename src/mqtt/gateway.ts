@@ -1,5 +1,6 @@
 /**
- * The service's own MQTT client: subscribes to every device's `up/` channels and publishes
+ * The service's own MQTT client: subscribes to every device's `up/` channels (as a shared
+ * subscription on an external broker, so that each message reaches one API process) and publishes
  * `down/` messages. Reconnects with exponential backoff; while disconnected a publish fails at
  * once with 503 rather than queueing, so nothing is ever reported `delivered` that was not
  * acknowledged by the broker (PUBACK, QoS 1).
@@ -65,6 +66,7 @@ export class MqttGateway {
   private lastDropLog = 0;
   #client?: MqttClient;
   #handler?: MessageHandler;
+  #filter = SERVICE_SUBSCRIPTION;
 
   constructor(private readonly options: GatewayOptions = {}) {
     this.inbound = new InboundQueue(
@@ -91,12 +93,14 @@ export class MqttGateway {
   }
 
   /**
-   * Registers the handler of device messages and subscribes to them. Until then the gateway only
-   * publishes: no device message is taken before something can handle it.
+   * Registers the handler of device messages and subscribes to them (`filter`: the plain
+   * `devices/+/up/#` or its `$share/<group>/` form). Until then the gateway only publishes: no
+   * device message is taken before something can handle it (a worker process never listens).
    */
-  listen(onMessage: MessageHandler): void {
+  listen(onMessage: MessageHandler, filter = SERVICE_SUBSCRIPTION): void {
     if (this.#handler) throw new Error("The gateway already has a message handler");
     this.#handler = onMessage;
+    this.#filter = filter;
     if (this.#client?.connected) this.subscribe(this.#client);
   }
 
@@ -130,7 +134,7 @@ export class MqttGateway {
   }
 
   private subscribe(client: MqttClient) {
-    client.subscribe(SERVICE_SUBSCRIPTION, { qos: 1 }, (error) => {
+    client.subscribe(this.#filter, { qos: 1 }, (error) => {
       if (error) this.options.onError?.("mqtt subscribe failed", { error: String(error) });
     });
   }

@@ -18,6 +18,15 @@ export type DownChannel = typeof DOWN_CHANNELS[number];
 /** What the service subscribes to: every device's up channels. */
 export const SERVICE_SUBSCRIPTION = "devices/+/up/#";
 
+/**
+ * The same filter as an MQTT shared subscription: the broker hands each message to one member
+ * of `group`, so N API processes handle every device message once (Mosquitto supports it; the
+ * embedded aedes broker does not, and runs in one process anyway).
+ */
+export function sharedSubscription(group: string): string {
+  return `$share/${group}/${SERVICE_SUBSCRIPTION}`;
+}
+
 /** The one channel a device may retain (CONTRACT.md: `up/status` is retained, the last will). */
 export const RETAINED_CHANNEL: UpChannel = "up/status";
 

@@ -12,7 +12,7 @@ import { isUuid, uuidv7 } from "../lib/ids.ts";
 import type { Jobs } from "../jobs/types.ts";
 import { renderPushQueue } from "./queues.ts";
 import type { ObjectStore } from "../storage/object_store.ts";
-import type { DeviceMessenger, DeviceRow, DevicesService } from "../devices/service.ts";
+import type { DeviceRow, DevicesService } from "../devices/service.ts";
 import { anchorOf, keysetPage } from "../lib/cursor.ts";
 import * as repo from "./repository.ts";
 import { ChangeFeed, type TaggedCache } from "../db/change_feed.ts";
@@ -67,7 +67,6 @@ export class PushesService {
     readonly devices: DevicesService,
     readonly store: ObjectStore,
     readonly jobs: Jobs,
-    private readonly messenger: DeviceMessenger,
     private readonly log: Log = silentLog,
     private readonly changes: ChangeFeed = ChangeFeed.disabled(),
   ) {
@@ -193,28 +192,27 @@ export class PushesService {
    * latest, the previous latest returns to QUEUE, and the device gets `new_push`.
    */
   async setCurrent(userId: string, deviceId: string, pushId: string) {
-    const device = await this.db.transaction().execute(async (trx) => {
+    await this.db.transaction().execute(async (trx) => {
       const device = await this.devices.lockOwned(trx, userId, deviceId);
       const target = await repo.findDevicePush(trx, deviceId, pushId);
       if (!target || target.status === "PREPARE" || !target.render_prefix) {
         throw notFound("Push not found or not rendered");
       }
-      if (device.latest_push_id === pushId) return device;
-      if (device.latest_push_id) {
-        await repo.transition(trx, device.latest_push_id, ["PUBLISHED", "CONFIRMED"], {
-          status: "QUEUE",
-        });
+      if (device.latest_push_id !== pushId) {
+        if (device.latest_push_id) {
+          await repo.transition(trx, device.latest_push_id, ["PUBLISHED", "CONFIRMED"], {
+            status: "QUEUE",
+          });
+        }
+        await this.publish(trx, deviceId, pushId);
       }
-      await this.publish(trx, deviceId, pushId);
-      return device;
+      // Outbox: the signal goes out once this commits, retried while the broker is away (also
+      // when the push already was current: the caller asked the device to show it).
+      await this.devices.outbox.enqueue(trx, device.thing_name, "down/cmd", {
+        kind: "new_push",
+        pushId,
+      });
     });
-    // The push is current whether or not the signal arrives; the device also finds it on its
-    // next get_push, to whichever process, once the change is announced.
-    await this.changes.settled();
-    await this.messenger.publish(device.thing_name, "down/cmd", { kind: "new_push", pushId })
-      .catch((error) =>
-        this.log.info("new_push signal not delivered", { deviceId, error: String(error) })
-      );
     return { message: "Current push set" };
   }
 
@@ -233,10 +231,15 @@ export class PushesService {
     return await keysetPage(rows, limit, (page) => page.map(toPushListItem));
   }
 
-  /** MQTT `up/get_push` / `up/refresh_push`: the same rules for the device itself. */
+  /**
+   * MQTT `up/get_push` / `up/refresh_push`: the same rules for the device itself. Null when it
+   * has no push (or no owner), undefined when this deployment does not know the thing at all.
+   */
   async forThing(thingName: string, mode: "get" | "refresh", format: PushFormat) {
     const known = await this.devices.byThing(thingName);
-    if (!known?.owner_id) return null;
+    // Not a device of this deployment (an external broker may carry others'): no answer at all.
+    if (!known) return undefined;
+    if (!known.owner_id) return null;
     const result = await this.db.transaction().execute(async (trx) => {
       const device = await this.devices.lock(trx, known.id);
       if (!device?.owner_id) return null;

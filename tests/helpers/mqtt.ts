@@ -5,6 +5,8 @@ import { mqttPasswordOf } from "./devices.ts";
 
 export interface DeviceClient {
   client: MqttClient;
+  /** Every message received so far, in order (a duplicate shows here). */
+  received: Array<{ topic: string; body: any }>;
   /** Publishes JSON (or a bare string) on `devices/{thing}/{channel}` and waits for PUBACK. */
   send(channel: string, body: unknown): Promise<void>;
   /** The next message on `devices/{thing}/{channel}` matching `match`. */
@@ -30,6 +32,7 @@ export async function connectDevice(
     connectTimeout: 5_000,
   });
   const inbox: Array<{ topic: string; body: any }> = [];
+  const received: Array<{ topic: string; body: any }> = [];
   const waiters: Array<() => void> = [];
   client.on("message", (topic, payload) => {
     const text = payload.toString();
@@ -38,11 +41,13 @@ export async function connectDevice(
       body = JSON.parse(text);
     } catch { /* bare string */ }
     inbox.push({ topic, body });
+    received.push({ topic, body });
     for (const wake of waiters.splice(0)) wake();
   });
   await client.subscribeAsync(`devices/${thingName}/down/#`, { qos: 1 });
   return {
     client,
+    received,
     async send(channel, body) {
       const payload = typeof body === "string" ? body : JSON.stringify(body);
       await client.publishAsync(`devices/${thingName}/${channel}`, payload, { qos: 1 });

@@ -53,6 +53,9 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     MQTT_PORT: "0",
     ...(database ? { DATABASE_URL: database.url } : {}),
     ...(externalMqttUrl ? { MQTT_URL: externalMqttUrl } : {}),
+    // Test servers of parallel runs share the machine's Mosquitto: each takes a share group of
+    // its own, or a device message would go to a server whose database does not know it.
+    MQTT_SHARE_GROUP: `test-${crypto.randomUUID().slice(0, 8)}`,
     ...env,
   };
   const server = await startServer(parseConfig(fullEnv));
