@@ -90,10 +90,11 @@ Deno.test({
   },
 });
 
-Deno.test("startup: a bad variable stops start-up with one line naming it", async () => {
+/** Starts `src/main.ts` expecting a refusal: exit 1 and one line on stderr, which it returns. */
+async function refusal(args: string[], env: Record<string, string>): Promise<string> {
   const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", MAIN],
-    env: { PORT: "not-a-port" },
+    args: ["run", "-A", MAIN, ...args],
+    env,
     clearEnv: true,
     stdout: "piped",
     stderr: "piped",
@@ -101,21 +102,18 @@ Deno.test("startup: a bad variable stops start-up with one line naming it", asyn
   assert.equal(out.code, 1);
   const stderr = new TextDecoder().decode(out.stderr).trim();
   assert.equal(stderr.split("\n").length, 1, stderr);
-  assert.match(stderr, /^Invalid PORT: /);
+  return stderr;
+}
+
+Deno.test("startup: a bad variable stops start-up with one line naming it", async () => {
+  assert.match(await refusal([], { PORT: "not-a-port" }), /^Invalid PORT: /);
 });
 
 Deno.test("startup: --role api on the embedded defaults refuses with one line", async () => {
   for (const args of [["--role", "api"], ["--role=worker"]]) {
-    const out = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", MAIN, ...args],
-      env: { PORT: "0" },
-      clearEnv: true,
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    assert.equal(out.code, 1);
-    const stderr = new TextDecoder().decode(out.stderr).trim();
-    assert.equal(stderr.split("\n").length, 1, stderr);
-    assert.match(stderr, /^Role (api|worker) needs DATABASE_URL and MQTT_URL: .*--role all/);
+    assert.match(
+      await refusal(args, { PORT: "0" }),
+      /^Role (api|worker) needs DATABASE_URL and MQTT_URL: .*--role all/,
+    );
   }
 });
