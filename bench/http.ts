@@ -118,7 +118,7 @@ if (import.meta.main) {
   const base = `http://127.0.0.1:${port}`;
   try {
     await waitFor(`http://127.0.0.1:${barePort}/`);
-    await waitFor(`${base}/health`);
+    await waitFor(`${base}/ready`);
     const { token, deviceId } = await provision(base, scratch.url);
     const auth = { authorization: `Bearer ${token}` };
     const cases: Array<[string, string, Record<string, string>]> = [

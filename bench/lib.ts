@@ -14,7 +14,7 @@ export interface BenchRow {
 }
 
 /**
- * Starts `deno task start` in a child process on free ports and waits for /health. With a
+ * Starts `deno task start` in a child process on free ports and waits for /ready. With a
  * DATABASE_URL it runs on a scratch database created on that server and dropped afterwards,
  * never on the server's own database.
  */
@@ -40,7 +40,7 @@ export async function startServiceProcess(env: Record<string, string> = {}) {
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
     try {
-      const res = await fetch(`${url}/health`);
+      const res = await fetch(`${url}/ready`);
       await res.body?.cancel();
       if (res.ok) break;
     } catch { /* not up yet */ }

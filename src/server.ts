@@ -1,6 +1,8 @@
 /** Starts the listeners of an app; shared by `main.ts` and the integration tests. */
 import type { Config } from "./config.ts";
 import { type App, createApp } from "./app.ts";
+import { AppError } from "./errors.ts";
+import { envelopeOf, errorResponse } from "./http/envelope.ts";
 
 export interface RunningServer {
   app: App;
@@ -12,31 +14,65 @@ export interface RunningServer {
   shutdown(): Promise<void>;
 }
 
-/** Opens the app and serves it; port 0 picks a free port (tests). */
+/**
+ * What a port answers while the app is still starting (migrations, pools, broker): `/health` is
+ * 200 (the process is alive), everything else, `/ready` included, 503 in the path's envelope. So a
+ * probe sees "not ready" rather than "connection refused" (issue 13); wait on `/ready`.
+ */
+function starting(req: Request): Response {
+  const path = new URL(req.url).pathname;
+  const requestId = crypto.randomUUID();
+  const headers = { "x-request-id": requestId, "cache-control": "no-store" };
+  if (path === "/health") return Response.json({ status: "ok" }, { headers });
+  const message = path === "/ready" ? "Not ready: starting" : "The service is starting";
+  const response = errorResponse(
+    envelopeOf(path),
+    new AppError("unavailable", message, { "retry-after": "1" }),
+    requestId,
+  );
+  for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
+  return response;
+}
+
+/**
+ * Opens the ports, then the app, and serves it; port 0 picks a free port (tests). Until the app is
+ * open the ports answer as `starting` says; a start that fails closes them again.
+ */
 export async function startServer(config: Config): Promise<RunningServer> {
-  const app = await createApp(config);
-  const listen = (port: number, handler: App["userHandler"]) =>
-    Deno.serve({ port, hostname: config.host, onListen: () => {} }, handler);
-  const user = listen(config.port, app.userHandler);
-  const factory = app.factoryHandler && config.factoryPort !== undefined
-    ? listen(config.factoryPort, app.factoryHandler)
+  const listen = (port: number, handler: () => App["userHandler"] | undefined) =>
+    Deno.serve(
+      { port, hostname: config.host, onListen: () => {} },
+      (req, info) => handler()?.(req, info) ?? starting(req),
+    );
+  let app: App | undefined;
+  const user = listen(config.port, () => app?.userHandler);
+  // A worker serves its probes on PORT only (src/app.ts).
+  const factory = config.factoryPort !== undefined && config.role !== "worker"
+    ? listen(config.factoryPort, () => app?.factoryHandler)
     : undefined;
+  try {
+    app = await createApp(config);
+  } catch (error) {
+    await Promise.all([user.shutdown(), factory?.shutdown()]);
+    throw error;
+  }
   const local = (server: Deno.HttpServer<Deno.NetAddr>) =>
     `http://${config.host === "0.0.0.0" ? "127.0.0.1" : config.host}:${server.addr.port}`;
   const url = local(user);
   const factoryUrl = factory ? local(factory) : url;
   app.listening(url);
+  const opened = app;
   return {
-    app,
+    app: opened,
     url,
     factoryUrl,
     banner: () =>
       config.role === "worker"
         ? [
           `Device Display Service worker (probes: ${url}/health, metrics: ${url}/metrics)`,
-          app.roleLine,
-          ...(app.embedded.length
-            ? ["Embedded defaults in use:", ...app.embedded.map((e) => `  ${e}`)]
+          opened.roleLine,
+          ...(opened.embedded.length
+            ? ["Embedded defaults in use:", ...opened.embedded.map((e) => `  ${e}`)]
             : []),
         ]
         : [
@@ -48,14 +84,14 @@ export async function startServer(config: Config): Promise<RunningServer> {
           }`,
           `  playground       ${url}/playground  (render a Scene or a push template)`,
           `  metrics          ${metricsUrl(config, url, factoryUrl, factory !== undefined)}`,
-          app.roleLine,
-          ...(app.embedded.length
-            ? ["Embedded defaults in use:", ...app.embedded.map((e) => `  ${e}`)]
+          opened.roleLine,
+          ...(opened.embedded.length
+            ? ["Embedded defaults in use:", ...opened.embedded.map((e) => `  ${e}`)]
             : []),
         ],
     async shutdown() {
       await Promise.all([user.shutdown(), factory?.shutdown()]);
-      await app.close();
+      await opened.close();
     },
   };
 }

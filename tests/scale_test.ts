@@ -63,7 +63,7 @@ async function healthy(p: Process) {
   p.child.status.then(() => exited = true);
   while (Date.now() < deadline && !exited) {
     try {
-      const res = await fetch(`${p.url}/health`);
+      const res = await fetch(`${p.url}/ready`);
       await res.body?.cancel();
       if (res.ok) return;
     } catch { /* not listening yet */ }

@@ -25,7 +25,7 @@ async function spawn(env: Record<string, string>) {
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 300; i++) {
     try {
-      const res = await fetch(`${url}/health`);
+      const res = await fetch(`${url}/ready`);
       await res.body?.cancel();
       if (res.ok) break;
     } catch { /* starting */ }
