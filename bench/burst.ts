@@ -5,12 +5,12 @@
  * the QUEUE transaction of every push.
  * Run alone: `deno run -A bench/burst.ts [--database-url postgres://…]`.
  */
-import postgres from "postgres";
 import { type BenchRow, printTable } from "./lib.ts";
 import { benchPhoto } from "./photo.ts";
 import { parseConfig } from "../src/config.ts";
 import { uuidv7 } from "../src/lib/ids.ts";
 import { startServer } from "../src/server.ts";
+import { createDatabase } from "../tests/helpers/server.ts";
 
 const round = (value: number, digits = 1) => Number(value.toFixed(digits));
 
@@ -38,23 +38,14 @@ async function upload(ticket: { url: string; fields: Record<string, string> }, b
 async function burst(count: number, databaseUrl?: string): Promise<number> {
   Deno.env.set("NODE_ENV", "production");
   const dataDir = await Deno.makeTempDir({ prefix: "dds-burst-" });
-  const scratch = databaseUrl ? `dds_burst_${Date.now().toString(36)}` : undefined;
-  let url: string | undefined;
-  if (databaseUrl && scratch) {
-    const admin = postgres(databaseUrl, { max: 1, onnotice: () => {} });
-    await admin.unsafe(`CREATE DATABASE ${scratch}`);
-    await admin.end();
-    const u = new URL(databaseUrl);
-    u.pathname = `/${scratch}`;
-    url = u.toString();
-  }
+  const scratch = databaseUrl ? await createDatabase(databaseUrl) : undefined;
   const server = await startServer(parseConfig({
     PORT: "0",
     HOST: "127.0.0.1",
     MQTT_PORT: "0",
     DATA_DIR: dataDir,
     LOG_LEVEL: "silent",
-    DATABASE_URL: url,
+    DATABASE_URL: scratch?.url,
   }));
   try {
     const { services } = server.app;
@@ -103,11 +94,7 @@ async function burst(count: number, databaseUrl?: string): Promise<number> {
   } finally {
     await server.shutdown();
     await Deno.remove(dataDir, { recursive: true }).catch(() => {});
-    if (databaseUrl && scratch) {
-      const admin = postgres(databaseUrl, { max: 1, onnotice: () => {} });
-      await admin.unsafe(`DROP DATABASE IF EXISTS ${scratch} WITH (FORCE)`);
-      await admin.end();
-    }
+    await scratch?.drop();
   }
 }
 

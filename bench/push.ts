@@ -7,10 +7,10 @@
  */
 import { type BenchRow, printTable } from "./lib.ts";
 import { benchPhoto } from "./photo.ts";
-import postgres from "postgres";
 import { parseConfig } from "../src/config.ts";
 import { uuidv7 } from "../src/lib/ids.ts";
 import { startServer } from "../src/server.ts";
+import { createDatabase } from "../tests/helpers/server.ts";
 
 const round = (value: number, digits = 1) => Number(value.toFixed(digits));
 
@@ -51,16 +51,8 @@ export async function benchPush(
   Deno.env.set("NODE_ENV", "production");
   const dataDir = await Deno.makeTempDir({ prefix: "dds-bench-" });
   // With a server URL, a scratch database on it (created here, dropped after).
-  const scratch = options.databaseUrl ? `dds_bench_${Date.now().toString(36)}` : undefined;
-  let databaseUrl: string | undefined;
-  if (options.databaseUrl && scratch) {
-    const admin = postgres(options.databaseUrl, { max: 1, onnotice: () => {} });
-    await admin.unsafe(`CREATE DATABASE ${scratch}`);
-    await admin.end();
-    const url = new URL(options.databaseUrl);
-    url.pathname = `/${scratch}`;
-    databaseUrl = url.toString();
-  }
+  const scratch = options.databaseUrl ? await createDatabase(options.databaseUrl) : undefined;
+  const databaseUrl = scratch?.url;
   const server = await startServer(parseConfig({
     PORT: "0",
     HOST: "127.0.0.1",
@@ -145,11 +137,7 @@ export async function benchPush(
   } finally {
     await server.shutdown();
     await Deno.remove(dataDir, { recursive: true }).catch(() => {});
-    if (options.databaseUrl && scratch) {
-      const admin = postgres(options.databaseUrl, { max: 1, onnotice: () => {} });
-      await admin.unsafe(`DROP DATABASE IF EXISTS ${scratch} WITH (FORCE)`);
-      await admin.end();
-    }
+    await scratch?.drop();
   }
 }
 
