@@ -272,8 +272,8 @@ const PROBE_PATHS = new Set(["/health", "/ready", "/metrics"]);
 /** A worker serves no API: anything but a probe is 404 in the main envelope. */
 function probesOnly(handler: App["userHandler"]): App["userHandler"] {
   return (req, info) => {
-    if (PROBE_PATHS.has(new URL(req.url).pathname)) return handler(req, info);
     const path = new URL(req.url).pathname;
+    if (PROBE_PATHS.has(path)) return handler(req, info);
     const error = new AppError("not_found", "A worker process serves no API");
     return Promise.resolve(errorResponse(envelopeOf(path), error, crypto.randomUUID()));
   };

@@ -27,6 +27,7 @@ import type { PGlite } from "@electric-sql/pglite";
 import type { CompiledQuery, DatabaseConnection, Dialect, Driver, QueryResult } from "kysely";
 import postgres from "postgres";
 import type { Log } from "../lib/log.ts";
+import { within } from "../lib/deadline.ts";
 
 /** The channel of `dds_notify_change()`. */
 export const CHANGE_CHANNEL = "dds_cache";
@@ -305,12 +306,11 @@ export function postgresChangeSource(url: string, log?: Log): ChangeSource {
     let done = false;
     const heartbeat = new Promise<void>((resolve) => {
       const tick = async () => {
-        let timer: ReturnType<typeof setTimeout> | undefined;
-        const answered = await Promise.race([
+        const answered = await within(
           current.unsafe("SELECT 1").then(() => true, () => false),
-          new Promise<boolean>((r) => timer = setTimeout(() => r(false), HEARTBEAT_MS)),
-        ]);
-        clearTimeout(timer);
+          HEARTBEAT_MS,
+          false,
+        );
         if (done) return;
         if (!answered) return resolve();
         beat = setTimeout(tick, HEARTBEAT_MS);

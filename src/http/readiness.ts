@@ -8,6 +8,7 @@
 import { z } from "zod";
 import { AppError } from "../errors.ts";
 import { defineRawRoute, json, publicRoute, type RawRoute } from "./raw.ts";
+import { within } from "../lib/deadline.ts";
 
 /** How long one check may take before it counts as unavailable. */
 export const CHECK_TIMEOUT_MS = 1_000;
@@ -37,17 +38,11 @@ export class Readiness {
 }
 
 async function run(check: ReadinessCheck): Promise<CheckState> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
   try {
-    const ok = await Promise.race([
-      Promise.resolve().then(check),
-      new Promise<false>((resolve) => timer = setTimeout(() => resolve(false), CHECK_TIMEOUT_MS)),
-    ]);
+    const ok = await within(Promise.resolve().then(check), CHECK_TIMEOUT_MS, false);
     return ok ? "ok" : "unavailable";
   } catch {
     return "unavailable";
-  } finally {
-    clearTimeout(timer);
   }
 }
 
