@@ -43,6 +43,9 @@ export interface ConnectOptions {
 /** Default of `connectTimeoutSeconds`: a healthy server on a network answers well within it. */
 export const CONNECT_TIMEOUT_SECONDS = 3;
 
+/** Seconds a closing pool waits for running queries before it closes their connections. */
+const SHUTDOWN_GRACE_SECONDS = 5;
+
 /** Opens a connection as configured; callers own it and must `close()` it. */
 export async function connect<DB>(options: ConnectOptions): Promise<Connection<DB>> {
   if (options.url) {
@@ -66,7 +69,13 @@ export async function connect<DB>(options: ConnectOptions): Promise<Connection<D
     return {
       db,
       kind: "postgres",
-      close: () => db.destroy(),
+      // Queries still running get SHUTDOWN_GRACE_SECONDS, then their connections are closed:
+      // a connection that is never released (a reserved one a stopping worker left) must not
+      // hold shutdown forever. Kysely's destroy then finds postgres.js already ended.
+      close: async () => {
+        await client.end({ timeout: SHUTDOWN_GRACE_SECONDS });
+        await db.destroy();
+      },
     };
   }
   const dir = options.dataDir === "memory://" ? "memory://" : `${options.dataDir}/pg`;
