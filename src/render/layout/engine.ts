@@ -3,22 +3,60 @@
  * out into SVG (text as glyph paths), and resvg rasterises the SVG into RGBA. Both run in the
  * Piscina workers, never on the request loop (ARCHITECTURE.md: one raster core).
  */
-import { initWasm, Resvg } from "@resvg/resvg-wasm";
 import satori from "satori";
 import { loadFonts } from "./fonts.ts";
 import type { LayoutNode } from "./html.ts";
 
-let wasm: Promise<void> | undefined;
+/** Which build of resvg draws: the native addon or the WebAssembly one. */
+export type RasterBackend = "native" | "wasm";
+
+/** The part of resvg's API both builds share. */
+interface Resvg {
+  render(): { pixels: Uint8Array; width: number; height: number; free?(): void };
+  free?(): void;
+}
+type ResvgClass = new (svg: string, options: Record<string, unknown>) => Resvg;
+
+const backends = new Map<RasterBackend, Promise<ResvgClass>>();
 
 /**
- * Loads resvg's WebAssembly and the fonts, once per thread. STACK.md: the first render in a
- * fresh worker costs ~250 ms per stage, so the pool warms every worker at start.
+ * Loads one build of resvg, once per thread. Both are resvg 2.6.2 and draw the same pixels
+ * (`engine_test.ts` compares them); the native addon draws an 800x480 frame ~2.5x faster
+ * (decisions.md), the WebAssembly build runs where no prebuilt addon exists.
+ */
+export function loadResvg(backend: RasterBackend): Promise<ResvgClass> {
+  let loading = backends.get(backend);
+  if (!loading) {
+    loading = backend === "native"
+      ? import("@resvg/resvg-js").then((module) => module.Resvg as unknown as ResvgClass)
+      : import("@resvg/resvg-wasm").then(async (module) => {
+        await module.initWasm(
+          Deno.readFile(new URL(import.meta.resolve("@resvg/resvg-wasm/index_bg.wasm"))),
+        );
+        return module.Resvg as unknown as ResvgClass;
+      });
+    backends.set(backend, loading);
+  }
+  return loading;
+}
+
+let preferred: Promise<{ backend: RasterBackend; Resvg: ResvgClass }> | undefined;
+
+/** The native build where its addon loads on this platform, else WebAssembly. */
+export function defaultResvg(): Promise<{ backend: RasterBackend; Resvg: ResvgClass }> {
+  preferred ??= loadResvg("native").then(
+    (Resvg) => ({ backend: "native" as const, Resvg }),
+    () => loadResvg("wasm").then((Resvg) => ({ backend: "wasm" as const, Resvg })),
+  );
+  return preferred;
+}
+
+/**
+ * Loads resvg and the fonts, once per thread. STACK.md: the first render in a fresh worker
+ * costs ~250 ms per stage, so the pool warms every worker at start.
  */
 export function initLayout(): Promise<void> {
-  wasm ??= initWasm(
-    Deno.readFile(new URL(import.meta.resolve("@resvg/resvg-wasm/index_bg.wasm"))),
-  );
-  return Promise.all([wasm, loadFonts()]).then(() => {});
+  return Promise.all([defaultResvg(), loadFonts()]).then(() => {});
 }
 
 /** Lays a tree out in a `width` x `height` box and returns the SVG. */
@@ -85,9 +123,13 @@ export function dropImageSelfClips(svg: string): string {
   });
 }
 
-/** Rasterises an SVG (from `layoutSvg`) with resvg. */
-export async function rasterise(svg: string, options: RasterOptions): Promise<RgbaFrame> {
-  await initLayout();
+/** Rasterises an SVG (from `layoutSvg`) with resvg (`backend`: default the native build). */
+export async function rasterise(
+  svg: string,
+  options: RasterOptions,
+  backend?: RasterBackend,
+): Promise<RgbaFrame> {
+  const Resvg = backend ? await loadResvg(backend) : (await defaultResvg()).Resvg;
   const resvg = new Resvg(retargetSvg(dropImageSelfClips(svg), options), {
     background: options.background ?? "#ffffff",
     shapeRendering: options.crisp ? 0 : 2,
@@ -102,9 +144,9 @@ export async function rasterise(svg: string, options: RasterOptions): Promise<Rg
       }
       return { rgba: image.pixels, width: image.width, height: image.height };
     } finally {
-      image.free();
+      image.free?.();
     }
   } finally {
-    resvg.free();
+    resvg.free?.();
   }
 }

@@ -1,6 +1,15 @@
 import { assert, assertEquals } from "../../../tests/helpers/assert.ts";
-import { dropImageSelfClips, layoutSvg, rasterise, retargetSvg } from "./engine.ts";
+import {
+  defaultResvg,
+  dropImageSelfClips,
+  layoutSvg,
+  rasterise,
+  type RasterOptions,
+  retargetSvg,
+} from "./engine.ts";
 import { FONT_FAMILY } from "./fonts.ts";
+import type { LayoutChild } from "./html.ts";
+import { pictureDataUri } from "./image.ts";
 
 Deno.test("engine: the SVG root is pointed at the raster size, the layout box kept as viewBox", () => {
   const svg =
@@ -77,4 +86,55 @@ Deno.test("engine: an image's clip and mask are dropped only when they are its o
     dropImageSelfClips(`<svg>${smaller}${image}</svg>`),
     `<svg>${smaller}${image}</svg>`,
   );
+});
+
+Deno.test("engine: the native and WebAssembly builds of resvg draw the same pixels", async () => {
+  // Everything the templates and Scenes draw: text (Latin and CJK), a rounded and stroked box,
+  // an ellipse, a translucent fill and an embedded picture, crisp and anti-aliased, 1:1 and scaled.
+  const size = 64;
+  const gradient = new Uint8Array(size * size).map((_, i) => (i % size) * 4);
+  const picture = pictureDataUri({ width: size, height: size, planes: [gradient] });
+  const box = (style: Record<string, unknown>, children?: LayoutChild | LayoutChild[]) => ({
+    type: "div",
+    props: { style: { display: "flex", ...style }, children },
+  });
+  const tree = box({ width: 320, height: 200, backgroundColor: "#fff", fontFamily: FONT_FAMILY }, [
+    box({ position: "absolute", left: 10, top: 10, fontSize: 22, fontWeight: 700 }, "Hello 你好"),
+    box({
+      position: "absolute",
+      left: 10,
+      top: 50,
+      width: 120,
+      height: 60,
+      borderRadius: 12,
+      border: "3px solid #c00",
+      backgroundColor: "rgba(0, 0, 255, 0.4)",
+    }),
+    box({ position: "absolute", left: 150, top: 50, width: 80, height: 50, borderRadius: "50%" }),
+    {
+      type: "img",
+      props: {
+        src: picture,
+        width: size,
+        height: size,
+        style: { position: "absolute", left: 240, top: 120 },
+      },
+    },
+  ]);
+  const svg = await layoutSvg(tree, 320, 200);
+  const cases: RasterOptions[] = [
+    { width: 320, height: 200, crisp: true },
+    { width: 320, height: 200 },
+    { width: 1000, height: 500, viewBox: { width: 320, height: 200 } },
+  ];
+  for (const options of cases) {
+    const native = await rasterise(svg, options, "native");
+    const wasm = await rasterise(svg, options, "wasm");
+    assertEquals(native.width, wasm.width);
+    let differing = 0;
+    for (let i = 0; i < wasm.rgba.length; i++) if (native.rgba[i] !== wasm.rgba[i]) differing++;
+    assertEquals(differing, 0, `${JSON.stringify(options)}: ${differing} bytes differ`);
+  }
+  // On this platform (Linux x64, as in CI) the prebuilt addon loads and is the default.
+  assertEquals((await defaultResvg()).backend, "native");
 });
