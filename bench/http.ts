@@ -10,7 +10,7 @@
 import postgres from "postgres";
 import { createDatabase } from "../tests/helpers/server.ts";
 import { freePort } from "../tests/helpers/ports.ts";
-import { type BenchRow, printTable } from "./lib.ts";
+import { type BenchRow, median, printTable, wrk } from "./lib.ts";
 
 function flag(name: string, fallback: string): string {
   const i = Deno.args.indexOf(`--${name}`);
@@ -25,21 +25,9 @@ const connections = Number(flag("connections", "64"));
 const seconds = Number(flag("seconds", "10"));
 const runs = Number(flag("runs", "3"));
 
-/** One wrk run: requests per second and p99 latency in milliseconds. */
-export async function wrk(url: string, headers: Record<string, string> = {}) {
-  const args = ["-t2", `-c${connections}`, `-d${seconds}s`, "--latency"];
-  for (const [k, v] of Object.entries(headers)) args.push("-H", `${k}: ${v}`);
-  const out = await new Deno.Command("wrk", { args: [...args, url], stdout: "piped" }).output();
-  const text = new TextDecoder().decode(out.stdout);
-  const rps = Number(text.match(/Requests\/sec:\s+([\d.]+)/)?.[1] ?? NaN);
-  const p99 = text.match(/\s99%\s+([\d.]+)(us|ms|s)/);
-  const scale = { us: 0.001, ms: 1, s: 1000 } as const;
-  const non2xx = Number(text.match(/Non-2xx or 3xx responses:\s+(\d+)/)?.[1] ?? 0);
-  return {
-    rps,
-    p99: p99 ? Number(p99[1]) * scale[p99[2] as keyof typeof scale] : NaN,
-    non2xx,
-  };
+/** One wrk run of this benchmark's shape: requests per second and p99 latency in ms. */
+function measure(url: string, headers: Record<string, string> = {}) {
+  return wrk(url, { threads: 2, connections, seconds, headers });
 }
 
 async function waitFor(url: string) {
@@ -92,8 +80,6 @@ async function provision(base: string, dbUrl: string) {
   }
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-
 if (import.meta.main) {
   const barePort = freePort();
   const bare = spawn(
@@ -137,7 +123,7 @@ if (import.meta.main) {
     const results = new Map<string, { rps: number[]; p99: number[] }>();
     for (let run = 1; run <= runs; run++) {
       for (const [name, url, headers] of cases) {
-        const r = await wrk(url, headers);
+        const r = await measure(url, headers);
         const entry = results.get(name) ?? { rps: [], p99: [] };
         entry.rps.push(r.rps);
         entry.p99.push(r.p99);

@@ -91,3 +91,66 @@ export function printTable(rows: BenchRow[]): void {
     console.log(`${r.name.padEnd(width)}  ${value.padStart(10)}  ${r.unit}`);
   }
 }
+
+/** What one wrk run measured: requests per second, p99 latency in ms, non-2xx/3xx answers. */
+export interface WrkResult {
+  rps: number;
+  p99: number;
+  non2xx: number;
+}
+
+/**
+ * Runs wrk (Debian: `apt-get install wrk`), a load generator in its own native process, against
+ * `url`. `script` is a wrk Lua script (its text), for a method, a body or a pause per request.
+ */
+export async function wrk(url: string, options: {
+  connections: number;
+  seconds: number;
+  threads?: number;
+  headers?: Record<string, string>;
+  script?: string;
+}): Promise<WrkResult> {
+  const args = [
+    `-t${options.threads ?? 1}`,
+    `-c${options.connections}`,
+    `-d${options.seconds}s`,
+    "--latency",
+  ];
+  for (const [k, v] of Object.entries(options.headers ?? {})) args.push("-H", `${k}: ${v}`);
+  let scriptFile: string | undefined;
+  if (options.script) {
+    scriptFile = await Deno.makeTempFile({ prefix: "dds-wrk-", suffix: ".lua" });
+    await Deno.writeTextFile(scriptFile, options.script);
+    args.push("-s", scriptFile);
+  }
+  try {
+    const out = await new Deno.Command("wrk", { args: [...args, url], stdout: "piped" }).output();
+    if (!out.success) throw new Error(`wrk exited with ${out.code}`);
+    const text = new TextDecoder().decode(out.stdout);
+    const rps = Number(text.match(/Requests\/sec:\s+([\d.]+)/)?.[1] ?? NaN);
+    const p99 = text.match(/\s99%\s+([\d.]+)(us|ms|s)/);
+    const scale = { us: 0.001, ms: 1, s: 1000 } as const;
+    const non2xx = Number(text.match(/Non-2xx or 3xx responses:\s+(\d+)/)?.[1] ?? 0);
+    return {
+      rps,
+      p99: p99 ? Number(p99[1]) * scale[p99[2] as keyof typeof scale] : NaN,
+      non2xx,
+    };
+  } finally {
+    if (scriptFile) await Deno.remove(scriptFile).catch(() => {});
+  }
+}
+
+/** Whether wrk is installed (the benchmarks that need it are skipped otherwise). */
+export async function hasWrk(): Promise<boolean> {
+  try {
+    return (await new Deno.Command("wrk", { args: ["--version"], stdout: "null", stderr: "null" })
+      .output()) !== undefined;
+  } catch {
+    return false;
+  }
+}
+
+/** The median of some numbers. */
+export const median = (values: number[]): number =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];

@@ -8,13 +8,8 @@ import { ditherPacked, PHOTO_DITHER } from "../src/render/dither.ts";
 import { encodePng1Bit } from "../src/render/png.ts";
 import { createRenderPool } from "../src/render/pool.ts";
 import { FRAME_HEIGHT as H, FRAME_WIDTH as W } from "../src/render/types.ts";
-import { type BenchRow, printTable } from "./lib.ts";
+import { type BenchRow, median, printTable } from "./lib.ts";
 import { benchPhoto } from "./photo.ts";
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-}
 
 const round = (value: number, digits = 1) => Number(value.toFixed(digits));
 

@@ -7,14 +7,12 @@
 import { encodeRgb, rgbPixels } from "../src/render/testing/images.ts";
 import { createRenderPool } from "../src/render/pool.ts";
 import type { SceneRenderRequest } from "../src/render/types.ts";
-import { type BenchRow, printTable } from "./lib.ts";
+import { type BenchRow, median, printTable } from "./lib.ts";
 
-const median = (values: number[]) =>
-  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const round = (value: number) => Number(value.toFixed(1));
 
 /** A 1200x800 photo-like JPEG, the size a phone upload has after the client's resize. */
-function photo(): Promise<Uint8Array> {
+export function photo(): Promise<Uint8Array> {
   const data = rgbPixels(1200, 800, (x, y) => [
     (x * 255) / 1200,
     (y * 255) / 800,

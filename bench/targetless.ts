@@ -7,12 +7,10 @@
  * Run alone: `deno run -A bench/targetless.ts`.
  */
 import { benchPhoto } from "./photo.ts";
-import { type BenchRow, printTable } from "./lib.ts";
+import { type BenchRow, median, printTable } from "./lib.ts";
 import { startTestServer } from "../tests/helpers/server.ts";
 import { runAdmin } from "../src/admin.ts";
 
-const median = (values: number[]) =>
-  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const round = (value: number) => Number(value.toFixed(1));
 
 /** Runs the targetless benchmark and returns its rows. */

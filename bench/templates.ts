@@ -7,11 +7,11 @@
 import { createRenderPool } from "../src/render/pool.ts";
 import { templateRegistry, TEMPLATES_DIR } from "../src/render/templates/registry.ts";
 import { loadTemplateImages } from "../src/render/templates/sample_images.ts";
+import { renderTemplateSvg } from "../src/render/templates/render.ts";
+import { type RasterBackend, rasterise } from "../src/render/layout/engine.ts";
 import type { TemplateRenderRequest } from "../src/render/types.ts";
-import { type BenchRow, printTable } from "./lib.ts";
+import { type BenchRow, median, printTable } from "./lib.ts";
 
-const median = (values: number[]) =>
-  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const round = (value: number) => Number(value.toFixed(1));
 
 /** Every shipped template with its sample variables (and sample picture). */
@@ -77,10 +77,43 @@ export async function benchTemplates(options: { runs?: number } = {}): Promise<B
         value: round(mixRate),
         unit: "frames/s",
       },
+      ...await benchRaster(text.find((r) => r.name === "note")!, runs),
     ];
   } finally {
     await pool.close();
   }
+}
+
+/**
+ * The raster stage alone, on this thread: the note's SVG drawn by the native resvg and by the
+ * WebAssembly build it replaced (the same-run baseline; decisions.md: Raster core).
+ */
+async function benchRaster(note: TemplateRenderRequest, runs: number): Promise<BenchRow[]> {
+  const laidOut = await renderTemplateSvg(templateRegistry(), note);
+  if (!laidOut.ok) throw new Error(laidOut.message);
+  const options = { width: 800, height: 480, crisp: true };
+  const time = async (backend: RasterBackend) => {
+    for (let i = 0; i < 5; i++) await rasterise(laidOut.svg, options, backend);
+    const samples: number[] = [];
+    for (let i = 0; i < runs * 2; i++) {
+      const start = performance.now();
+      await rasterise(laidOut.svg, options, backend);
+      samples.push(performance.now() - start);
+    }
+    return median(samples);
+  };
+  return [
+    {
+      name: "templates: rasterise the note's SVG, native resvg",
+      value: round(await time("native")),
+      unit: "ms",
+    },
+    {
+      name: "templates: rasterise the note's SVG, resvg-wasm (baseline)",
+      value: round(await time("wasm")),
+      unit: "ms",
+    },
+  ];
 }
 
 if (import.meta.main) printTable(await benchTemplates());

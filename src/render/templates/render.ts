@@ -54,11 +54,11 @@ const ROOT_STYLE = {
 
 const FITS = new Set<Fit>(["contain", "cover", "fill", "stretch"]);
 
-/** Renders a template to the 800x480 grey frame the push formats are made from. */
-export async function renderTemplateGrey(
+/** Lays a template out: its 800x480 frame as SVG, before rasterising. */
+export async function renderTemplateSvg(
   registry: TemplateRegistry,
   input: TemplateRenderRequest,
-): Promise<{ ok: true; grey: Uint8Array } | TemplateFailure> {
+): Promise<{ ok: true; svg: string } | TemplateFailure> {
   const template = registry.get(input.name);
   if (!template) {
     return { ok: false, code: "not_found", message: `Template ${input.name} not found` };
@@ -111,8 +111,21 @@ export async function renderTemplateGrey(
     return { src: pictureDataUri(shown), width: w, height: h };
   };
   const tree = htmlToTree(html, ROOT_STYLE, { resolveImage });
-  const svg = await layoutSvg(tree, FRAME_WIDTH, FRAME_HEIGHT);
-  const frame = await rasterise(svg, { width: FRAME_WIDTH, height: FRAME_HEIGHT, crisp: true });
+  return { ok: true, svg: await layoutSvg(tree, FRAME_WIDTH, FRAME_HEIGHT) };
+}
+
+/** Renders a template to the 800x480 grey frame the push formats are made from. */
+export async function renderTemplateGrey(
+  registry: TemplateRegistry,
+  input: TemplateRenderRequest,
+): Promise<{ ok: true; grey: Uint8Array } | TemplateFailure> {
+  const laidOut = await renderTemplateSvg(registry, input);
+  if (!laidOut.ok) return laidOut;
+  const frame = await rasterise(laidOut.svg, {
+    width: FRAME_WIDTH,
+    height: FRAME_HEIGHT,
+    crisp: true,
+  });
   return { ok: true, grey: rgbaToGrey(frame) };
 }
 
