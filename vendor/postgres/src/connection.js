@@ -469,6 +469,13 @@ function Connection(options, queues = {}, { onopen = noop, onend = noop, onclose
     while (sent.length)
       queryError(sent.shift(), lost)
     query = null
+    // Patched: the parse state of a result the close cut off goes with it. Unpatched, its row
+    // count, its rows and its error stayed: the next result on this connection began with that
+    // result's rows or with holes where they had been, or the next query failed with its error.
+    rows = 0
+    result = new Result()
+    results = null
+    errorResponse = null
 
     if (initial)
       return reconnect()
