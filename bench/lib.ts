@@ -144,8 +144,9 @@ export async function wrk(url: string, options: {
 /** Whether wrk is installed (the benchmarks that need it are skipped otherwise). */
 export async function hasWrk(): Promise<boolean> {
   try {
-    return (await new Deno.Command("wrk", { args: ["--version"], stdout: "null", stderr: "null" })
-      .output()) !== undefined;
+    // `wrk --version` exits non-zero; only a missing binary throws.
+    await new Deno.Command("wrk", { args: ["--version"], stdout: "null", stderr: "null" }).output();
+    return true;
   } catch {
     return false;
   }
