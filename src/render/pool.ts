@@ -62,9 +62,9 @@ export class RenderPool implements Renderer {
       maxThreads: threads,
       maxQueue: options.maxQueue ?? 256,
       idleTimeout: Infinity,
-      // Workers take tasks as messages, so their event loop runs between tasks: the collection
-      // the native resvg needs is a timer, and its finalizers run on the loop (collect.ts).
-      // Piscina's default parks an idle worker in a blocking Atomics.wait, where neither ever runs.
+      // Workers take tasks as messages, so their event loop runs between tasks: the native
+      // resvg frees its pixmaps in finalizers that run on that loop (engine.ts). Piscina's
+      // default parks an idle worker in a blocking Atomics.wait, where they never ran.
       atomics: "disabled",
     });
     // STACK.md: without a listener an abort racing a finishing task crashes the process.

@@ -22,8 +22,9 @@ const backends = new Map<RasterBackend, Promise<ResvgClass>>();
 /**
  * Loads one build of resvg, once per thread. Both are resvg 2.6.2 and draw the same pixels
  * (`engine_test.ts` compares them); the native addon draws an 800x480 frame ~2.5x faster
- * (decisions.md), the WebAssembly build runs where no prebuilt addon exists. The native one frees its
- * memory in finalizers, which run on the thread's event loop after a collection (pool.ts).
+ * (decisions.md), the WebAssembly build runs where no prebuilt addon exists. The native one
+ * frees its memory in finalizers, which run on the thread's event loop after a collection
+ * (pool.ts).
  */
 export function loadResvg(backend: RasterBackend): Promise<ResvgClass> {
   let loading = backends.get(backend);
