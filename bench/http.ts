@@ -85,6 +85,7 @@ if (import.meta.main) {
   const bare = spawn(
     [
       "eval",
+      "--node-modules-dir=manual",
       `Deno.serve({ port: ${barePort}, hostname: "127.0.0.1", onListen() {} }, () =>
         new Response('{"status":"ok"}', { headers: { "content-type": "application/json" } }))`,
     ],
@@ -93,7 +94,10 @@ if (import.meta.main) {
   const scratch = await createDatabase(databaseUrl);
   const port = freePort();
   const dataDir = await Deno.makeTempDir({ prefix: "dds-bench-http-" });
-  const service = spawn(["run", "-A", new URL("../src/main.ts", import.meta.url).pathname], {
+  const main = new URL("../src/main.ts", import.meta.url).pathname;
+  // Manual: the bare server and the service start together; neither copies the linked
+  // vendor/postgres again under the other (docs/deploy.md).
+  const service = spawn(["run", "-A", "--node-modules-dir=manual", main], {
     PORT: String(port),
     MQTT_PORT: String(freePort()),
     HOST: "127.0.0.1",

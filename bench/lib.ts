@@ -24,7 +24,13 @@ export async function startServiceProcess(env: Record<string, string> = {}) {
   const port = freePort();
   const dataDir = await Deno.makeTempDir({ prefix: "dds-bench-" });
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", new URL("../src/main.ts", import.meta.url).pathname],
+    // Manual: no copy of the linked vendor/postgres under a running benchmark (docs/deploy.md).
+    args: [
+      "run",
+      "-A",
+      "--node-modules-dir=manual",
+      new URL("../src/main.ts", import.meta.url).pathname,
+    ],
     env: {
       PORT: String(port),
       MQTT_PORT: String(freePort()),

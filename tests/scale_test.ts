@@ -42,7 +42,9 @@ interface Process {
 /** Starts `deno run src/main.ts --role <role>` on `port`. */
 function spawn(role: Process["role"], env: Record<string, string>, port = freePort()): Process {
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--no-check", "src/main.ts", "--role", role],
+    // Manual: node_modules is installed (this test runs from it), and Deno would otherwise copy
+    // the linked vendor/postgres again at each start, under the other processes starting now.
+    args: ["run", "-A", "--no-check", "--node-modules-dir=manual", "src/main.ts", "--role", role],
     cwd: ROOT,
     env: { ...env, PORT: String(port) },
     stdin: "null",
