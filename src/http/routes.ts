@@ -64,6 +64,12 @@ export class RouteTable {
    */
   readonly #byFirst = new Map<string, RouteEntry[]>();
   readonly #anyFirst: RouteEntry[];
+  /**
+   * The answer for each method on each parameter-free template's own path, worked out once by
+   * the scan below, so the most frequent requests (`/health`, `/auth/me`, `/api/devices`) match
+   * without a regular expression or an allocation (issue 10: the request loop's GC pauses).
+   */
+  readonly #literal = new Map<string, Map<string, RouteMatch>>();
 
   constructor(router: AnyRouter, raw: RawRoute[]) {
     // Raw routes first: they own paths tRPC cannot serve (DELETE bodies, forms, files).
@@ -88,9 +94,20 @@ export class RouteTable {
         }),
       );
     }
+    const methods = new Set(this.entries.map((e) => e.method));
+    for (const { template } of this.entries) {
+      if (template.includes("{") || this.#literal.has(template)) continue;
+      const answers = new Map<string, RouteMatch>();
+      for (const method of methods) answers.set(method, frozen(this.#scan(method, template)));
+      this.#literal.set(template, answers);
+    }
   }
 
   match(method: string, path: string): RouteMatch {
+    return this.#literal.get(path)?.get(method) ?? this.#scan(method, path);
+  }
+
+  #scan(method: string, path: string): RouteMatch {
     const allow = new Set<string>();
     let template = "";
     for (const entry of this.#byFirst.get(firstSegment(path)) ?? this.#anyFirst) {
@@ -108,6 +125,13 @@ export class RouteTable {
       ? { kind: "method_not_allowed", allow: [...allow], template }
       : { kind: "none" };
   }
+}
+
+/** A shared answer cannot be changed by one request for the next. */
+function frozen(match: RouteMatch): RouteMatch {
+  if (match.kind === "route") Object.freeze(match.params);
+  if (match.kind === "method_not_allowed") Object.freeze(match.allow);
+  return Object.freeze(match);
 }
 
 function safeDecode(value: string): string {

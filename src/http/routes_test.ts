@@ -19,7 +19,7 @@ function scanAll(table: RouteTable, method: string, path: string) {
     : { kind: "none" };
 }
 
-Deno.test("the first-segment index finds what scanning every route finds", () => {
+Deno.test("the indexes (first segment, literal paths) find what scanning every route finds", () => {
   const table = new RouteTable(appRouter, allRawRoutes({ user: () => ({}), factory: () => ({}) }));
   const paths = new Set<string>(["/", "//", "/nope", "/api", "/api/", "/API/devices", ""]);
   for (const entry of table.entries) {
@@ -39,4 +39,13 @@ Deno.test("the first-segment index finds what scanning every route finds", () =>
       assertEquals(summary, scanAll(table, method, path), `${method} ${path}`);
     }
   }
+});
+
+Deno.test("a literal path's answer is shared and cannot be changed by a request", () => {
+  const table = new RouteTable(appRouter, allRawRoutes({ user: () => ({}), factory: () => ({}) }));
+  const first = table.match("GET", "/health");
+  assertEquals(first.kind, "route");
+  assertEquals(table.match("GET", "/health"), first);
+  if (first.kind !== "route") return;
+  assertEquals([Object.isFrozen(first), Object.isFrozen(first.params)], [true, true]);
 });
