@@ -183,6 +183,26 @@ Deno.test("render pool: the native raster's memory is given back between renders
   }
 });
 
+Deno.test("render pool: a template preview is the push image alone, the same bytes", async () => {
+  const pool = await createRenderPool({ threads: 1 });
+  try {
+    const request = {
+      name: "note",
+      variables: { title: "Preview", body: "Only the PNG comes back." },
+      now: "2026-11-23T09:00:00.000Z",
+    };
+    const full = await pool.renderTemplate(request);
+    const preview = await pool.previewTemplate(request);
+    assertEquals([...preview], [...full.png]);
+    // The reply's only buffer is the PNG's (raw2 and raw4 stay in the worker).
+    assertEquals(preview.buffer.byteLength, full.png.byteLength);
+    const error = await pool.previewTemplate({ name: "nope", variables: {} }).catch(toHttpError);
+    assertEquals(error instanceof AppError && error.code, "not_found");
+  } finally {
+    await pool.close();
+  }
+});
+
 Deno.test("render pool: closed pools refuse work", async () => {
   const pool = await createRenderPool({ threads: 1 });
   await pool.close();

@@ -92,7 +92,9 @@ export default async function render(task: RenderTask): Promise<WorkerReply> {
       const images = fromWireImages(task.images);
       const result = await renderTemplateBitmaps(templateRegistry(), { ...task.request, images });
       if (!result.ok) return { ok: false, code: result.code, message: result.message };
-      return bitmapsReply(result.bitmaps);
+      if (!task.pngOnly) return bitmapsReply(result.bitmaps);
+      const png = wireBuffer(result.bitmaps.png);
+      return withTransfer({ ok: true, png }, [png]);
     }
     case "inspect": {
       const result = await inspectImage(new Uint8Array(task.source), task.maxSide);

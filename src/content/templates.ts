@@ -27,13 +27,12 @@ export class TemplatesService {
       .filter((v): v is string => typeof v === "string");
     const images = await this.content.imagesOf(userId, fileIds);
     try {
-      const bitmaps = await this.renderer.renderTemplate({
+      return await this.renderer.previewTemplate({
         name,
         variables: checked,
         images,
         now: new Date().toISOString(),
       });
-      return bitmaps.png;
     } catch (error) {
       throw toHttpError(error);
     }

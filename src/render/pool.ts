@@ -127,6 +127,16 @@ export class RenderPool implements Renderer {
     return bitmaps(await this.#run({ kind: "template", request: rest, images }, buffers));
   }
 
+  async previewTemplate(request: TemplateRenderRequest): Promise<Uint8Array> {
+    const { images, buffers } = wireImages(request.images);
+    const { images: _, ...rest } = request;
+    const reply = await this.#run(
+      { kind: "template", request: rest, images, pngOnly: true },
+      buffers,
+    );
+    return new Uint8Array(reply.png);
+  }
+
   async renderScene(request: SceneRenderRequest): Promise<Uint8Array> {
     const { images, buffers } = wireImages(request.images);
     const { images: _, ...rest } = request;

@@ -19,13 +19,19 @@ export type WireImages = Record<string, ArrayBuffer>;
  */
 export type RenderTask =
   | { kind: "image"; source: ArrayBuffer; options?: ImageRenderRequest }
-  | { kind: "template"; request: Omit<TemplateRenderRequest, "images">; images: WireImages }
+  | {
+    kind: "template";
+    request: Omit<TemplateRenderRequest, "images">;
+    images: WireImages;
+    /** A preview's reply carries the PNG alone; the other formats stay in the worker. */
+    pngOnly?: boolean;
+  }
   | { kind: "scene"; request: Omit<SceneRenderRequest, "images">; images: WireImages }
   | { kind: "inspect"; source: ArrayBuffer; maxSide: number }
   | { kind: "warm" };
 
 /**
- * A worker's answer: the push formats (or, for a Scene, `png` alone; for `inspect`, the preview
+ * A worker's answer: the push formats (or, for a Scene or a template preview, `png` alone; for `inspect`, the preview
  * JPEG in `png`'s place is named `preview`, with the facts), or why it failed.
  */
 export type WorkerReply =

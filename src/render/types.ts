@@ -100,6 +100,13 @@ export interface Renderer {
    */
   renderTemplate(request: TemplateRenderRequest): Promise<PushBitmaps>;
   /**
+   * The push image (`image.png`) of a template alone, for a preview; rejects like
+   * `renderTemplate`. The other formats never leave the worker: moved to the request loop at
+   * ~150 KB a preview, they were external memory that made its GC run a full collection every
+   * second or so under a preview load (issue 10).
+   */
+  previewTemplate(request: TemplateRenderRequest): Promise<Uint8Array>;
+  /**
    * Renders a Scene rendition into PNG bytes (colour, 8-bit grey or 1-bit dithered). Rejects with
    * `RenderRejected` `invalid_request` for an invalid Scene or size, 415/413 for an image that cannot
    * be decoded. Permanent; any other rejection is transient.
