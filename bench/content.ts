@@ -9,9 +9,16 @@
  * `/health`, so no JavaScript load generator competes with the service for the event loop. The
  * probe has the same shape idle and busy (8 connections, each a request then a 2 ms pause: a
  * health checker and light traffic). Each pair is measured `runs` times and the medians are
- * reported. Needs wrk (Debian: `apt-get install wrk`); skipped without it.
+ * reported.
+ *
+ * Baseline from the same run: a bare `Deno.serve` beside as many busy threads as the pool has
+ * workers (bench/bare_busy.ts), probed the same way. Its ratio is what this machine's scheduler
+ * alone costs an event loop whose cores are busy. Needs wrk (Debian: `apt-get install wrk`);
+ * skipped without it.
  * Run alone: `deno run -A bench/content.ts`.
  */
+import { defaultThreads } from "../src/render/pool.ts";
+import { freePort } from "../tests/helpers/ports.ts";
 import {
   type BenchRow,
   hasWrk,
@@ -33,6 +40,60 @@ const NOTE = {
   footer: "Thursday, 14 March",
 };
 
+interface Pairs {
+  idle: number[];
+  busy: number[];
+  ratios: number[];
+}
+
+/**
+ * `runs` pairs of `/health` probes, idle then while `saturate` keeps the cores busy (from a
+ * second before the probe to a second after it).
+ */
+async function probePairs(
+  what: string,
+  healthUrl: string,
+  saturate: (seconds: number) => Promise<unknown>,
+  runs: number,
+  seconds: number,
+): Promise<Pairs> {
+  const probe = () => wrk(healthUrl, { connections: 8, seconds, script: PACED });
+  const pairs: Pairs = { idle: [], busy: [], ratios: [] };
+  await probe(); // warm-up
+  for (let run = 0; run < runs; run++) {
+    const quiet = checked(`${what} /health idle`, await probe());
+    const saturating = saturate(seconds + 2);
+    await new Promise((r) => setTimeout(r, 1000));
+    const loaded = checked(`${what} /health saturated`, await probe());
+    await saturating;
+    pairs.idle.push(quiet.p99);
+    pairs.busy.push(loaded.p99);
+    pairs.ratios.push(loaded.p99 / Math.max(quiet.p99, 0.001));
+    console.error(
+      `content ${what} ${run + 1}/${runs}: /health p99 ${quiet.p99} ms idle, ` +
+        `${loaded.p99} ms saturated`,
+    );
+  }
+  return pairs;
+}
+
+function checked(what: string, result: WrkResult): WrkResult {
+  if (result.non2xx) throw new Error(`${what}: ${result.non2xx} answers were not 2xx`);
+  return result;
+}
+
+function pairRows(label: string, pairs: Pairs, runs: number): BenchRow[] {
+  return [
+    { name: `${label}: /health p99 idle`, value: round(median(pairs.idle)), unit: "ms" },
+    { name: `${label}: /health p99 busy`, value: round(median(pairs.busy)), unit: "ms" },
+    {
+      name: `${label}: /health p99 busy / idle, median of ${runs}`,
+      value: round(median(pairs.ratios)),
+      unit: "x",
+    },
+  ];
+}
+
 /** Runs the content benchmarks and returns their rows. */
 export async function benchContent(
   env: Record<string, string> = {},
@@ -45,6 +106,8 @@ export async function benchContent(
   const runs = options.runs ?? 3;
   const seconds = options.seconds ?? 5;
   const service = await startServiceProcess(env);
+  const rates: number[] = [];
+  let measured: Pairs;
   try {
     const name = `bench${Date.now().toString(36)}`;
     const registered = await fetch(`${service.url}/auth/register`, {
@@ -57,64 +120,89 @@ export async function benchContent(
       }),
     });
     const { accessToken } = await registered.json();
-    const previewUrl = `${service.url}/api/templates/note/preview`;
     const previews = (seconds: number) =>
-      wrk(previewUrl, {
+      wrk(`${service.url}/api/templates/note/preview`, {
         connections: 4, // 4 previews in flight for the pool's workers: saturated
         seconds,
         headers: { authorization: `Bearer ${accessToken}` },
         script: 'wrk.method = "POST"\nwrk.headers["Content-Type"] = "application/json"\n' +
           `wrk.body = [==[${JSON.stringify(NOTE)}]==]\n`,
-      });
-    const health = () => wrk(`${service.url}/health`, { connections: 8, seconds, script: PACED });
-    const check = (what: string, result: WrkResult) => {
-      if (result.non2xx) throw new Error(`${what}: ${result.non2xx} answers were not 2xx`);
-      return result;
-    };
-    // Warm both paths first.
-    check("warm-up previews", await previews(2));
-    check("warm-up /health", await health());
-    const idle: number[] = [];
-    const busy: number[] = [];
-    const ratios: number[] = [];
-    const rates: number[] = [];
-    for (let run = 0; run < runs; run++) {
-      const quiet = check("/health idle", await health());
-      // The pool is saturated for a second before and after the probe.
-      const saturating = previews(seconds + 2);
-      await new Promise((r) => setTimeout(r, 1000));
-      const loaded = check("/health saturated", await health());
-      const rendered = check("previews", await saturating);
-      idle.push(quiet.p99);
-      busy.push(loaded.p99);
-      ratios.push(loaded.p99 / Math.max(quiet.p99, 0.001));
-      rates.push(rendered.rps);
-      console.error(
-        `content run ${run + 1}/${runs}: /health p99 ${quiet.p99} ms idle, ${loaded.p99} ms ` +
-          `saturated; ${rendered.rps.toFixed(1)} previews/s`,
-      );
-    }
-    return [
-      {
-        name: "content: template previews over HTTP, pool saturated",
-        value: round(median(rates)),
-        unit: "renders/s",
+      }).then((result) => checked("previews", result));
+    await previews(2); // warm-up
+    measured = await probePairs(
+      "service",
+      `${service.url}/health`,
+      async (seconds) => {
+        rates.push((await previews(seconds)).rps);
       },
-      { name: "content: /health p99 idle", value: round(median(idle)), unit: "ms" },
-      {
-        name: "content: /health p99 while the pool is saturated",
-        value: round(median(busy)),
-        unit: "ms",
-      },
-      {
-        name: `content: /health p99 saturated / idle, median of ${runs} (goal ≤ 2)`,
-        value: round(median(ratios)),
-        unit: "x",
-      },
-    ];
+      runs,
+      seconds,
+    );
   } finally {
     await service.stop();
   }
+  const bare = await startBareBusy(defaultThreads());
+  let baseline: Pairs;
+  try {
+    baseline = await probePairs(
+      "bare",
+      `${bare.url}/health`,
+      async (seconds) => {
+        await fetch(`${bare.url}/busy`, { method: "POST" }).then((r) => r.body?.cancel());
+        await new Promise((r) => setTimeout(r, seconds * 1000));
+        await fetch(`${bare.url}/busy`, { method: "DELETE" }).then((r) => r.body?.cancel());
+      },
+      runs,
+      seconds,
+    );
+  } finally {
+    await bare.stop();
+  }
+  return [
+    {
+      name: "content: template previews over HTTP, pool saturated",
+      value: round(median(rates)),
+      unit: "renders/s",
+    },
+    ...pairRows("content (busy: pool saturated; goal ≤ 2x)", measured, runs),
+    ...pairRows(
+      `content baseline (bare Deno.serve, ${defaultThreads()} busy threads)`,
+      baseline,
+      runs,
+    ),
+  ];
+}
+
+/** bench/bare_busy.ts in its own process, on a free port. */
+async function startBareBusy(threads: number) {
+  const port = freePort();
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-A",
+      new URL("./bare_busy.ts", import.meta.url).pathname,
+      String(port),
+      String(threads),
+    ],
+    stdout: "null",
+    stderr: "inherit",
+  }).spawn();
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 100; i++) {
+    try {
+      await (await fetch(`${url}/health`)).body?.cancel();
+      break;
+    } catch {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  return {
+    url,
+    async stop() {
+      child.kill("SIGTERM");
+      await child.status;
+    },
+  };
 }
 
 if (import.meta.main) printTable(await benchContent());
