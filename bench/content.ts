@@ -25,6 +25,7 @@ import {
   median,
   printTable,
   startServiceProcess,
+  waitFor,
   wrk,
   type WrkResult,
 } from "./lib.ts";
@@ -188,14 +189,7 @@ async function startBareBusy(threads: number) {
     stderr: "inherit",
   }).spawn();
   const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 100; i++) {
-    try {
-      await (await fetch(`${url}/health`)).body?.cancel();
-      break;
-    } catch {
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
+  await waitFor(`${url}/health`);
   return {
     url,
     async stop() {

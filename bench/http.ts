@@ -10,7 +10,7 @@
 import postgres from "postgres";
 import { createDatabase } from "../tests/helpers/server.ts";
 import { freePort } from "../tests/helpers/ports.ts";
-import { type BenchRow, median, printTable, wrk } from "./lib.ts";
+import { type BenchRow, median, printTable, waitFor, wrk } from "./lib.ts";
 
 function flag(name: string, fallback: string): string {
   const i = Deno.args.indexOf(`--${name}`);
@@ -28,19 +28,6 @@ const runs = Number(flag("runs", "3"));
 /** One wrk run of this benchmark's shape: requests per second and p99 latency in ms. */
 function measure(url: string, headers: Record<string, string> = {}) {
   return wrk(url, { threads: 2, connections, seconds, headers });
-}
-
-async function waitFor(url: string) {
-  const deadline = Date.now() + 90_000;
-  while (Date.now() < deadline) {
-    try {
-      const res = await fetch(url);
-      await res.body?.cancel();
-      if (res.ok) return;
-    } catch { /* not up yet */ }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`${url} did not come up`);
 }
 
 function spawn(args: string[], env: Record<string, string>) {

@@ -43,15 +43,7 @@ export async function startServiceProcess(env: Record<string, string> = {}) {
     stderr: "inherit",
   }).spawn();
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    try {
-      const res = await fetch(`${url}/ready`);
-      await res.body?.cancel();
-      if (res.ok) break;
-    } catch { /* not up yet */ }
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  await waitFor(`${url}/ready`);
   return {
     url,
     async stop() {
@@ -61,6 +53,20 @@ export async function startServiceProcess(env: Record<string, string> = {}) {
       await scratch?.drop();
     },
   };
+}
+
+/** Waits until `url` answers 2xx (a server in another process has started); throws after 90 s. */
+export async function waitFor(url: string): Promise<void> {
+  const deadline = Date.now() + 90_000;
+  while (Date.now() < deadline) {
+    try {
+      const res = await fetch(url);
+      await res.body?.cancel();
+      if (res.ok) return;
+    } catch { /* not up yet */ }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${url} did not come up`);
 }
 
 /** Runs `task` `total` times with `concurrency` in flight; returns throughput and latency. */
