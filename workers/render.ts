@@ -6,11 +6,11 @@
  */
 import { renderImageBitmaps } from "../src/render/bitmaps.ts";
 import {
+  bitmapsReply,
   fromWireImages,
+  pngReply,
   type RenderTask,
   WARM_UP_PNG,
-  wireBuffer,
-  withTransfer,
   type WorkerReply,
 } from "../src/render/protocol.ts";
 import { inspectImage } from "../src/render/inspect.ts";
@@ -18,15 +18,9 @@ import { renderScene } from "../src/render/scene/render.ts";
 import { templateRegistry } from "../src/render/templates/registry.ts";
 import { renderTemplateBitmaps } from "../src/render/templates/render.ts";
 import { lowerThreadPriority } from "../src/render/thread_priority.ts";
-import type { PushBitmaps } from "../src/render/types.ts";
 
 // Renders yield the CPU to the request loop when both want it (see thread_priority.ts).
 lowerThreadPriority();
-
-function bitmapsReply(bitmaps: PushBitmaps): WorkerReply {
-  const [png, raw2, raw4] = [bitmaps.png, bitmaps.raw2, bitmaps.raw4].map(wireBuffer);
-  return withTransfer({ ok: true, png, raw2, raw4 }, [png, raw2, raw4]);
-}
 
 /** A Scene that runs every stage once: Latin and CJK text, a shape, a picture, colour and 1-bit. */
 const WARM_SCENE = {
@@ -92,21 +86,17 @@ export default async function render(task: RenderTask): Promise<WorkerReply> {
       const images = fromWireImages(task.images);
       const result = await renderTemplateBitmaps(templateRegistry(), { ...task.request, images });
       if (!result.ok) return { ok: false, code: result.code, message: result.message };
-      if (!task.pngOnly) return bitmapsReply(result.bitmaps);
-      const png = wireBuffer(result.bitmaps.png);
-      return withTransfer({ ok: true, png }, [png]);
+      return task.pngOnly ? pngReply(result.bitmaps.png) : bitmapsReply(result.bitmaps);
     }
     case "inspect": {
       const result = await inspectImage(new Uint8Array(task.source), task.maxSide);
       if (!result.ok) return { ok: false, code: result.code, message: result.message };
-      const png = wireBuffer(result.preview);
-      return withTransfer({ ok: true, png, facts: result.facts }, [png]);
+      return pngReply(result.preview, result.facts);
     }
     case "scene": {
       const result = await renderScene({ ...task.request, images: fromWireImages(task.images) });
       if (!result.ok) return { ok: false, code: result.code, message: result.message };
-      const png = wireBuffer(result.png);
-      return withTransfer({ ok: true, png }, [png]);
+      return pngReply(result.png);
     }
   }
 }

@@ -122,19 +122,17 @@ export class RenderPool implements Renderer {
   }
 
   async renderTemplate(request: TemplateRenderRequest): Promise<PushBitmaps> {
-    const { images, buffers } = wireImages(request.images);
-    const { images: _, ...rest } = request;
-    return bitmaps(await this.#run({ kind: "template", request: rest, images }, buffers));
+    return bitmaps(await this.#template(request, false));
   }
 
   async previewTemplate(request: TemplateRenderRequest): Promise<Uint8Array> {
+    return new Uint8Array((await this.#template(request, true)).png);
+  }
+
+  #template(request: TemplateRenderRequest, pngOnly: boolean) {
     const { images, buffers } = wireImages(request.images);
     const { images: _, ...rest } = request;
-    const reply = await this.#run(
-      { kind: "template", request: rest, images, pngOnly: true },
-      buffers,
-    );
-    return new Uint8Array(reply.png);
+    return this.#run({ kind: "template", request: rest, images, pngOnly }, buffers);
   }
 
   async renderScene(request: SceneRenderRequest): Promise<Uint8Array> {

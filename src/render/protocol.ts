@@ -2,7 +2,12 @@
 import { move, transferableSymbol, valueSymbol } from "piscina";
 import type { RenderFailureCode } from "./limits.ts";
 import type { ImageFacts } from "./inspect.ts";
-import type { ImageRenderRequest, SceneRenderRequest, TemplateRenderRequest } from "./types.ts";
+import type {
+  ImageRenderRequest,
+  PushBitmaps,
+  SceneRenderRequest,
+  TemplateRenderRequest,
+} from "./types.ts";
 
 /** Why a task cannot be rendered; retrying never helps with any of these. */
 export type WorkerFailureCode = RenderFailureCode | "not_found" | "invalid_request";
@@ -31,8 +36,8 @@ export type RenderTask =
   | { kind: "warm" };
 
 /**
- * A worker's answer: the push formats (or, for a Scene or a template preview, `png` alone; for `inspect`, the preview
- * JPEG in `png`'s place is named `preview`, with the facts), or why it failed.
+ * A worker's answer: the push formats (or, for a Scene or a template preview, `png` alone; for
+ * `inspect`, the preview JPEG in `png`'s place, with the facts), or why it failed.
  */
 export type WorkerReply =
   | {
@@ -92,4 +97,19 @@ export const WARM_UP_PNG = Uint8Array.from(
  */
 export function withTransfer<T>(value: T, buffers: ArrayBufferLike[]): T {
   return move({ [transferableSymbol]: buffers, [valueSymbol]: value } as never) as T;
+}
+
+/** A worker's reply with the three push formats, transferred. */
+export function bitmapsReply(bitmaps: PushBitmaps): WorkerReply {
+  const [png, raw2, raw4] = [bitmaps.png, bitmaps.raw2, bitmaps.raw4].map(wireBuffer);
+  return withTransfer({ ok: true, png, raw2, raw4 }, [png, raw2, raw4]);
+}
+
+/**
+ * A worker's reply with one PNG (a Scene, a template preview; `inspect`'s JPEG with its facts),
+ * transferred: nothing else crosses to the request loop.
+ */
+export function pngReply(bytes: Uint8Array, facts?: ImageFacts): WorkerReply {
+  const png = wireBuffer(bytes);
+  return withTransfer(facts ? { ok: true, png, facts } : { ok: true, png }, [png]);
 }
