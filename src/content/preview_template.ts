@@ -30,10 +30,13 @@ export const previewTemplate = defineRawRoute({
     404: { description: "Unknown template" },
     413: { description: "A picture over the pixel limit" },
     415: { description: "A picture of a type the renderer does not decode" },
-    503: { description: "The render pool is full; retry later" },
+    503: {
+      description: "The render pool is full, or the render ran past its 20 s deadline; retry later",
+    },
   },
-  async handle({ ctx, auth, params, body }) {
-    const png = await ctx.services.templates.preview(auth.userId, params.name, body);
+  async handle({ req, ctx, auth, params, body }) {
+    // The client going away ends the render (CONTRACT "Render budgets").
+    const png = await ctx.services.templates.preview(auth.userId, params.name, body, req.signal);
     return new Response(png as Uint8Array<ArrayBuffer>, {
       headers: { "content-type": "image/png", "cache-control": "no-store" },
     });

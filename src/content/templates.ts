@@ -20,7 +20,12 @@ export class TemplatesService {
    * `POST /api/templates/{name}/preview`: the 800x480 1-bit PNG. 404 for an unknown template, 400
    * naming the variable, 415/413 for a picture that cannot be rendered, 503 when the pool is full.
    */
-  async preview(userId: string, name: string, variables: unknown): Promise<Uint8Array> {
+  async preview(
+    userId: string,
+    name: string,
+    variables: unknown,
+    signal?: AbortSignal,
+  ): Promise<Uint8Array> {
     const registry = templateRegistry();
     const checked = registry.validate(name, variables);
     const fileIds = registry.get(name)!.imageVariables.map((v) => checked[v])
@@ -32,7 +37,7 @@ export class TemplatesService {
         variables: checked,
         images,
         now: new Date().toISOString(),
-      });
+      }, { previewOf: userId, signal });
     } catch (error) {
       throw toHttpError(error);
     }

@@ -88,6 +88,40 @@ async function checked(
   }
 }
 
+/**
+ * An accepted picture's upright size from its header alone (no pixels decoded): what the Scene
+ * budget is computed from before anything is decoded. Refuses what `decodeImage` would refuse
+ * for its format or size.
+ */
+export async function imageSize(
+  bytes: Uint8Array,
+): Promise<{ ok: true; width: number; height: number } | Refusal> {
+  const header = sniffImage(bytes);
+  if (!header || !ACCEPTED_NAMES.has(header.format)) {
+    const found = header ? `${header.format.toUpperCase()} images are` : "The file is";
+    return refuse("unsupported_format", `${found} not supported; use ${acceptedList()}`);
+  }
+  const limit = pixelLimitOf(header.format);
+  let width = header.width;
+  let height = header.height;
+  if (header.format !== "bmp") {
+    try {
+      // JPEG and TIFF may be turned by EXIF; the other formats carry their size in chunks.
+      const meta = await sharp(bytes, { failOn: "error", page: 0 }).metadata();
+      const upright = meta.autoOrient ?? meta;
+      width = upright.width;
+      height = upright.height;
+    } catch (error) {
+      return failure(error, limit);
+    }
+  }
+  if (!width || !height) return refuse("undecodable", "Image has no pixels");
+  if (width * height > limit) {
+    return refuse("too_large", `Image of ${width}x${height} is over ${limit} pixels`);
+  }
+  return { ok: true, width, height };
+}
+
 /** A sharp error as the render reports it: the pixel limit is 413, anything else 415. */
 function failure(error: unknown, limit: number): Refusal {
   const message = error instanceof Error ? error.message : String(error);

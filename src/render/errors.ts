@@ -29,6 +29,8 @@ const STATUS_OF: Record<WorkerFailureCode, ErrorCode> = {
   invalid_request: "invalid_request",
   unsupported_format: "unsupported_media_type",
   undecodable: "unsupported_media_type",
+  // A preview past the render deadline (CONTRACT "Render budgets"): 503, a retry may fit.
+  timed_out: "unavailable",
 };
 
 /** For a request that waits on a render: the HTTP answer of a render failure, else `error`. */

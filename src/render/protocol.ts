@@ -9,8 +9,11 @@ import type {
   TemplateRenderRequest,
 } from "./types.ts";
 
-/** Why a task cannot be rendered; retrying never helps with any of these. */
-export type WorkerFailureCode = RenderFailureCode | "not_found" | "invalid_request";
+/**
+ * Why a task cannot be rendered; retrying never helps with any of these. `timed_out` is the
+ * pool's own: the task ran past its deadline and its worker was ended.
+ */
+export type WorkerFailureCode = RenderFailureCode | "not_found" | "invalid_request" | "timed_out";
 
 /** Picture bytes by file id, as whole ArrayBuffers (see `wireBuffer`). */
 export type WireImages = Record<string, ArrayBuffer>;

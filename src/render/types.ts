@@ -82,6 +82,17 @@ export interface InspectedImage {
   preview: Uint8Array;
 }
 
+/** Who waits on a render, for the pool's scheduling (docs/decisions.md, "Render pool"). */
+export interface RenderCall {
+  /** The caller went away: a waiting task is dropped, a running one ended with its worker. */
+  signal?: AbortSignal;
+  /**
+   * The user a preview is for (a person waiting on an HTTP request). Previews take turns by
+   * user and never hold every thread; without it the task is a job (a push, a rendition).
+   */
+  previewOf?: string;
+}
+
 /** The render pool as the rest of the service sees it (Piscina workers behind it). */
 export interface Renderer {
   /**
@@ -91,27 +102,32 @@ export interface Renderer {
    * `payload_too_large`: over its format's pixel limit): retrying will not help. Any other
    * rejection is transient (a worker crashed).
    */
-  renderImage(source: Uint8Array, options?: ImageRenderRequest): Promise<PushBitmaps>;
+  renderImage(
+    source: Uint8Array,
+    options?: ImageRenderRequest,
+    call?: RenderCall,
+  ): Promise<PushBitmaps>;
   /**
    * Renders a push template into the push formats: text black on white and never dithered,
    * photos dithered. Rejects with `RenderRejected` `not_found` for an unknown template, 400
    * `invalid_request` naming the variable that does not match the schema (or an image variable
    * whose bytes were not passed), 415/413 for a photo that cannot be decoded. Permanent.
    */
-  renderTemplate(request: TemplateRenderRequest): Promise<PushBitmaps>;
+  renderTemplate(request: TemplateRenderRequest, call?: RenderCall): Promise<PushBitmaps>;
   /**
    * The push image (`image.png`) of a template alone, for a preview; rejects like
    * `renderTemplate`. The other formats never leave the worker: moved to the request loop at
    * ~150 KB a preview, they were external memory that made its GC run a full collection every
    * second or so under a preview load (issue 10).
    */
-  previewTemplate(request: TemplateRenderRequest): Promise<Uint8Array>;
+  previewTemplate(request: TemplateRenderRequest, call?: RenderCall): Promise<Uint8Array>;
   /**
    * Renders a Scene rendition into PNG bytes (colour, 8-bit grey or 1-bit dithered). Rejects with
-   * `RenderRejected` `invalid_request` for an invalid Scene or size, 415/413 for an image that cannot
-   * be decoded. Permanent; any other rejection is transient.
+   * `RenderRejected` `invalid_request` for an invalid Scene or size or one over its budgets
+   * (scene/budget.ts), 415/413 for an image that cannot be decoded. Permanent; any other
+   * rejection is transient.
    */
-  renderScene(request: SceneRenderRequest): Promise<Uint8Array>;
+  renderScene(request: SceneRenderRequest, call?: RenderCall): Promise<Uint8Array>;
   /**
    * Measures a picture (size, brightness, contrast, layout) and downsizes it to a grey JPEG for
    * a vision model. Rejects with `RenderRejected` like `renderImage` for a picture it cannot

@@ -41,13 +41,20 @@ export function previewScene(surface: Surface): RawRoute {
         description: "The PNG",
         content: { "image/png": z.string().meta({ format: "binary" }) },
       },
-      400: { description: "invalid_request: the Scene (the message names the rule), or the size" },
+      400: {
+        description: "invalid_request: the Scene (the message names the rule), the size, or a " +
+          "Scene over its drawing or picture budget",
+      },
       413: { description: "payload_too_large: a picture over the pixel limit" },
       415: { description: "unsupported_media_type: a picture the renderer cannot decode" },
-      503: { description: "unavailable: the render pool is full; retry later" },
+      503: {
+        description: "unavailable: the render pool is full, or the render ran past its 20 s " +
+          "deadline; retry later",
+      },
     },
-    async handle({ ctx, auth, body }) {
-      const png = await ctx.services.targetless.scenePreview.render(auth.userId, body);
+    async handle({ req, ctx, auth, body }) {
+      // The client going away ends the render (CONTRACT "Render budgets").
+      const png = await ctx.services.targetless.scenePreview.render(auth.userId, body, req.signal);
       return new Response(png as Uint8Array<ArrayBuffer>, {
         headers: { "content-type": "image/png", "cache-control": "no-store" },
       });

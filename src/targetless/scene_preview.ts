@@ -41,7 +41,11 @@ export class ScenePreview {
   constructor(private readonly deps: TargetlessDeps, private readonly renderer: Renderer) {}
 
   /** The PNG; 400 for an invalid Scene or size, 413/415 for a picture, 503 when the pool is full. */
-  async render(userId: string, request: ScenePreviewRequest): Promise<Uint8Array> {
+  async render(
+    userId: string,
+    request: ScenePreviewRequest,
+    signal?: AbortSignal,
+  ): Promise<Uint8Array> {
     const maxPixels = this.deps.limits.maxRenditionPixels;
     const data = previewSceneData(request.scene, maxPixels);
     const width = request.width ?? data.viewport.width;
@@ -65,7 +69,7 @@ export class ScenePreview {
         colorMode: request.colorMode ?? "color",
         mode: "auto",
         maxPixels,
-      });
+      }, { previewOf: userId, signal });
     } catch (error) {
       throw toHttpError(error);
     }

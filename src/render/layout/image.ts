@@ -19,6 +19,13 @@ export interface Picture {
   planes: Uint8Array[];
 }
 
+/** How a picture is decoded: grey or colour, and shrunk while decoding into `box` if given. */
+export interface PictureOptions {
+  grey: boolean;
+  /** The largest size needed (never larger than the picture: callers only ever shrink). */
+  box?: { width: number; height: number };
+}
+
 /** A decode failure, reported as a value (errors lose their fields across threads). */
 export interface PictureFailure {
   ok: false;
@@ -34,9 +41,9 @@ export interface PictureFailure {
  */
 export async function decodePicture(
   bytes: Uint8Array,
-  options: { grey: boolean },
+  options: PictureOptions,
 ): Promise<{ ok: true; picture: Picture } | PictureFailure> {
-  const decoded = await decodeImage(bytes);
+  const decoded = await decodeImage(bytes, options.box ? { box: options.box } : {});
   if (!decoded.ok) return decoded;
   const { width, height, channels, data } = decoded;
   return {
@@ -60,7 +67,7 @@ function toPlanes(
   count: number,
   channels: number,
   maxValue: number,
-  options: { grey: boolean },
+  options: PictureOptions,
 ): Uint8Array[] {
   const scale = 255 / maxValue;
   const hasAlpha = channels === 2 || channels === 4;
@@ -106,12 +113,13 @@ const planeBytes = (picture: Picture) => picture.width * picture.height * pictur
  */
 export async function loadPicture(
   bytes: Uint8Array,
-  options: { grey: boolean },
+  options: PictureOptions,
 ): Promise<{ ok: true; picture: Picture } | PictureFailure> {
   const digest = new Uint8Array(
     await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>),
   );
-  const key = `${options.grey ? "grey" : "colour"}:${digest.toHex()}`;
+  const size = options.box ? `${options.box.width}x${options.box.height}` : "full";
+  const key = `${options.grey ? "grey" : "colour"}:${size}:${digest.toHex()}`;
   const hit = cache.get(key);
   if (hit) {
     cache.delete(key);
@@ -120,10 +128,10 @@ export async function loadPicture(
   }
   const result = await decodePicture(bytes, options);
   if (!result.ok) return result;
-  const size = planeBytes(result.picture);
-  if (size <= CACHE_BYTES) {
+  const bytesHeld = planeBytes(result.picture);
+  if (bytesHeld <= CACHE_BYTES) {
     cache.set(key, result.picture);
-    cachedBytes += size;
+    cachedBytes += bytesHeld;
     for (const [oldest, picture] of cache) {
       if (cachedBytes <= CACHE_BYTES) break;
       cache.delete(oldest);

@@ -18,6 +18,14 @@ import {
 import { type Fit, placePicture } from "../layout/place.ts";
 import { encodePng } from "../layout/png_encode.ts";
 import { cssColour, luma } from "./colour.ts";
+import { imageSize } from "../decode.ts";
+import {
+  drawingProblem,
+  pictureProblem,
+  pictureScales,
+  type PictureSize,
+  scaledSize,
+} from "./budget.ts";
 import { normaliseScene } from "./normalise.ts";
 import { planScale } from "./scale.ts";
 import { backgroundOf, type PlacedPicture, sceneTree } from "./tree.ts";
@@ -78,17 +86,33 @@ export async function renderScene(input: SceneRenderRequest): Promise<SceneRende
   const plan = planScale(scene.viewport, output, input.mode);
   const viewportBox = { x: 0, y: 0, ...scene.viewport };
 
-  // Each file is decoded once, however many elements show it; before layout, as the tree's
-  // picture hook is synchronous. A file the caller could not resolve (deleted, not the owner's)
-  // draws nothing; one that cannot be decoded fails the rendition.
+  // The budgets (budget.ts) are checked before anything is decoded or drawn.
+  const costly = drawingProblem(scene, plan);
+  if (costly) return { ok: false, code: "invalid_request", message: costly };
+  // Each file's size from its header; a file the caller could not resolve (deleted, not the
+  // owner's) draws nothing, one that cannot be decoded fails the rendition.
   const images = input.images ?? {};
-  const decoded = new Map<string, Picture>();
+  const sizes = new Map<string, PictureSize>();
   for (const element of scene.elements) {
     const fileId = element.type === "image" ? element.properties?.fileId : undefined;
-    if (typeof fileId !== "string" || decoded.has(fileId) || !Object.hasOwn(images, fileId)) {
+    if (typeof fileId !== "string" || sizes.has(fileId) || !Object.hasOwn(images, fileId)) {
       continue;
     }
-    const result = await loadPicture(images[fileId], { grey: colorMode !== "color" });
+    const size = await imageSize(images[fileId]);
+    if (!size.ok) return size;
+    sizes.set(fileId, size);
+  }
+  const scales = pictureScales(scene, plan, sizes);
+  const overBudget = pictureProblem(sizes, scales);
+  if (overBudget) return { ok: false, code: "invalid_request", message: overBudget };
+  // Each file is decoded once, however many elements show it, no larger than its largest frame
+  // needs; before layout, as the tree's picture hook is synchronous.
+  const decoded = new Map<string, Picture>();
+  for (const [fileId, scale] of scales) {
+    const result = await loadPicture(images[fileId], {
+      grey: colorMode !== "color",
+      ...(scale < 1 ? { box: scaledSize(sizes.get(fileId)!, scale) } : {}),
+    });
     if (!result.ok) return result;
     decoded.set(fileId, result.picture);
   }
