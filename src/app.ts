@@ -4,7 +4,8 @@
  */
 import type { Config } from "./config.ts";
 import { connect } from "./db/connect.ts";
-import { ChangeFeed, pgliteChangeSource, postgresChangeSource } from "./db/change_feed.ts";
+import { ChangeFeed } from "./db/cache/feed.ts";
+import { pgliteChangeSource, postgresChangeSource } from "./db/cache/sources.ts";
 import { migrate } from "./db/migrator.ts";
 import { createHandler } from "./http/handler.ts";
 import { envelopeOf, errorResponse } from "./http/envelope.ts";
@@ -68,7 +69,7 @@ export async function createApp(config: Config): Promise<App> {
   const secrets = await loadSecrets(config);
   // One registry per app, handed to the infrastructure that observes something (issue 14).
   const metrics = new PromMetrics();
-  // Invalidation of the request path's caches (issue 13, src/db/change_feed.ts).
+  // Invalidation of the request path's caches (issue 13, src/db/cache/).
   const changes = new ChangeFeed(logger);
   const connection = await connect<DB>({
     url: config.databaseUrl,

@@ -9,7 +9,7 @@ import type { Db } from "./schema.ts";
 import type { Authenticate } from "./caller.ts";
 import type { Secrets } from "./secrets.ts";
 import type { Log } from "./lib/log.ts";
-import { ChangeFeed } from "./db/change_feed.ts";
+import { ChangeFeed } from "./db/cache/feed.ts";
 import type { Jobs } from "./jobs/types.ts";
 import type { Renderer } from "./render/types.ts";
 import type { ObjectStore } from "./storage/object_store.ts";
@@ -61,7 +61,7 @@ export interface Infrastructure {
 export interface Services {
   config: Config;
   db: Db;
-  /** Invalidation of the request path's caches (src/db/change_feed.ts). */
+  /** Invalidation of the request path's caches (src/db/cache/). */
   changes: ChangeFeed;
   /** The one authentication check of every user endpoint. */
   auth: Authenticate;

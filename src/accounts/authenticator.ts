@@ -9,7 +9,9 @@ import { forbidden, unauthorized } from "../errors.ts";
 import { looksLikePat, type PatsService } from "../pats/service.ts";
 import type { AccessTokens } from "./access_tokens.ts";
 import * as repo from "./repository.ts";
-import { ChangeFeed, type TaggedCache } from "../db/change_feed.ts";
+import { tag } from "../db/cache/announced.ts";
+import { ChangeFeed } from "../db/cache/feed.ts";
+import type { TaggedCache } from "../db/cache/tagged_cache.ts";
 
 /** A live session as `findActiveSession` finds it. */
 type ActiveSession = { id: string; last_used_at: Date; user_id: string } | undefined;
@@ -31,7 +33,7 @@ const WRONG_KIND: Record<CallerKind, string> = {
 export class Authenticator implements Authenticate {
   /**
    * Live sessions by id, dropped when the session or its user changes (logout, deletion, refresh
-   * reuse, password change, disabling; src/db/change_feed.ts). A missing one is not remembered.
+   * reuse, password change, disabling; src/db/cache/feed.ts). A missing one is not remembered.
    */
   private readonly sessions: TaggedCache<ActiveSession>;
 
@@ -73,7 +75,7 @@ export class Authenticator implements Authenticate {
     // session, and with it every access token issued for it.
     const found = await this.sessions.get(
       claims.sessionId,
-      (s) => s ? [`session:${s.id}`, `user:${s.user_id}`] : null,
+      (s) => s ? [tag.session(s.id), tag.user(s.user_id)] : null,
       async () => {
         const row = await repo.findActiveSession(this.db, claims.sessionId, claims.userId);
         return row && { ...row, user_id: claims.userId };

@@ -2,7 +2,9 @@
  * Accounts: registration, password login, refresh-token rotation, sessions, profile and account
  * deletion (SPEC 4.1). Every rule lives here; procedures only translate HTTP.
  */
-import { ChangeFeed, type TaggedCache } from "../db/change_feed.ts";
+import { tag } from "../db/cache/announced.ts";
+import { ChangeFeed } from "../db/cache/feed.ts";
+import type { TaggedCache } from "../db/cache/tagged_cache.ts";
 import type { Db, Trx } from "../schema.ts";
 import { badRequest, conflict, notFound, unauthorized } from "../errors.ts";
 import { uuidv7 } from "../lib/ids.ts";
@@ -40,7 +42,7 @@ export class AccountsService {
 
   /**
    * `getMe` by user id, dropped when the user, one of its provider links or its subscription
-   * changes (src/db/change_feed.ts).
+   * changes (src/db/cache/feed.ts).
    */
   private readonly me: TaggedCache<Awaited<ReturnType<AccountsService["readMe"]>>>;
 
@@ -184,7 +186,7 @@ export class AccountsService {
 
   /** `GET /auth/me`: the user, their provider links and their subscription summary. */
   getMe(userId: string) {
-    return this.me.get(userId, () => [`user:${userId}`], () => this.readMe(userId));
+    return this.me.get(userId, () => [tag.user(userId)], () => this.readMe(userId));
   }
 
   private async readMe(userId: string) {

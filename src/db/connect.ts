@@ -10,7 +10,7 @@ import postgres from "postgres";
 import { lockDirectory } from "./dir_lock.ts";
 import type { Metrics } from "../metrics/metrics.ts";
 import { countingDialect } from "./counting_dialect.ts";
-import { writeTrackingDialect } from "./change_feed.ts";
+import { writeTrackingDialect } from "./cache/write_tracking.ts";
 
 /** An open database; `kind` tells which engine serves it. */
 export interface Connection<DB> {
@@ -30,7 +30,7 @@ export interface ConnectOptions {
   metrics?: Metrics;
   /**
    * Told after every statement that may have changed rows (PostgreSQL), so the caches of this
-   * process read their own writes (src/db/change_feed.ts).
+   * process read their own writes (src/db/cache/).
    */
   onWrite?: () => void;
   /**

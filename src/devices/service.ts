@@ -9,7 +9,9 @@ import { badRequest, forbidden, notFound } from "../errors.ts";
 import { uuidv7 } from "../lib/ids.ts";
 import { newClaimCode } from "./claim_code.ts";
 import { isStorableJson, isStorableText } from "./report_payload.ts";
-import { ChangeFeed, type TaggedCache } from "../db/change_feed.ts";
+import { tag } from "../db/cache/announced.ts";
+import { ChangeFeed } from "../db/cache/feed.ts";
+import type { TaggedCache } from "../db/cache/tagged_cache.ts";
 import * as repo from "./repository.ts";
 import type { DevicesTable } from "./tables.ts";
 import { toCommand, toDevice, toDeviceListItem, toHealth } from "./views.ts";
@@ -71,7 +73,7 @@ export class DevicesService {
   private readonly log: Log;
   /**
    * Owner and latest push by device id, dropped when either changes or the device is deleted
-   * (unbind, promotion, account deletion; src/db/change_feed.ts).
+   * (unbind, promotion, account deletion; src/db/cache/feed.ts).
    */
   private readonly heads: TaggedCache<DeviceHead | undefined>;
 
@@ -101,7 +103,7 @@ export class DevicesService {
   async ownedHead(userId: string, deviceId: string): Promise<DeviceHead> {
     const row = await this.heads.get(
       deviceId,
-      (head) => head ? [`device:${head.id}`] : null,
+      (head) => head ? [tag.device(head.id)] : null,
       async () => {
         const found = await repo.findDevice(this.db, deviceId);
         return found &&

@@ -5,7 +5,9 @@ import { uuidv7 } from "../lib/ids.ts";
 import { randomString, sha256Hex } from "../lib/crypto.ts";
 import * as repo from "./repository.ts";
 import { toPat } from "./views.ts";
-import { ChangeFeed, type TaggedCache } from "../db/change_feed.ts";
+import { tag } from "../db/cache/announced.ts";
+import { ChangeFeed } from "../db/cache/feed.ts";
+import type { TaggedCache } from "../db/cache/tagged_cache.ts";
 
 type PatForAuth = Awaited<ReturnType<typeof repo.findPatForAuth>>;
 
@@ -22,7 +24,7 @@ export function looksLikePat(bearer: string): boolean {
 export class PatsService {
   /**
    * Tokens by digest as `verify` reads them, dropped when the token or its owner changes
-   * (revocation, touch, disabling, deletion; src/db/change_feed.ts). Unknown digests are not
+   * (revocation, touch, disabling, deletion; src/db/cache/feed.ts). Unknown digests are not
    * remembered. Revocation, expiry and disabling are checked on every use.
    */
   private readonly forAuth: TaggedCache<PatForAuth>;
@@ -80,7 +82,7 @@ export class PatsService {
     const digest = sha256Hex(token);
     const row = await this.forAuth.get(
       digest,
-      (r) => r ? [`pat:${r.id}`, `user:${r.user_id}`] : null,
+      (r) => r ? [tag.pat(r.id), tag.user(r.user_id)] : null,
       () => repo.findPatForAuth(this.db, digest),
     );
     const now = new Date();

@@ -15,7 +15,9 @@ import type { ObjectStore } from "../storage/object_store.ts";
 import type { DeviceRow, DevicesService } from "../devices/service.ts";
 import { anchorOf, keysetPage } from "../lib/cursor.ts";
 import * as repo from "./repository.ts";
-import { ChangeFeed, type TaggedCache } from "../db/change_feed.ts";
+import { tag } from "../db/cache/announced.ts";
+import { ChangeFeed } from "../db/cache/feed.ts";
+import type { TaggedCache } from "../db/cache/tagged_cache.ts";
 import type { PushesTable, PushStatus } from "./tables.ts";
 import { FORMAT_FILES, type PushFormat, toPushListItem } from "./views.ts";
 
@@ -75,7 +77,7 @@ export class PushesService {
 
   /**
    * Push rows by id for the `GET .../push` fast path, dropped when the push changes or goes
-   * (src/db/change_feed.ts); which push is latest comes from the device's cached head.
+   * (src/db/cache/feed.ts); which push is latest comes from the device's cached head.
    */
   private readonly pushes: TaggedCache<PushRow | undefined>;
 
@@ -158,7 +160,7 @@ export class PushesService {
       const id = device.latest_push_id;
       const latest = await this.pushes.get(
         id,
-        (push) => push ? [`push:${push.id}`] : null,
+        (push) => push ? [tag.push(push.id)] : null,
         () => repo.findPush(this.db, id),
       );
       if (latest) return await this.urlOf(latest, format, false);

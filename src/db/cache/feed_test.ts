@@ -1,4 +1,4 @@
-import { assert, assertEquals } from "../../tests/helpers/assert.ts";
+import { assert, assertEquals } from "../../../tests/helpers/assert.ts";
 import {
   DummyDriver,
   Kysely,
@@ -7,7 +7,8 @@ import {
   PostgresQueryCompiler,
   sql,
 } from "kysely";
-import { ChangeFeed, type ChangeSource, mayAnnounce } from "./change_feed.ts";
+import { ChangeFeed, type ChangeSource } from "./feed.ts";
+import { mayAnnounce } from "./write_tracking.ts";
 
 /** A source the test drives: it records the syncs the feed sends. */
 function fakeSource() {
@@ -34,8 +35,8 @@ Deno.test("a feed that does not listen never serves from its caches", async () =
   const feed = ChangeFeed.disabled();
   const cache = feed.cache<number>();
   const c = counter();
-  await cache.get("k", () => ["t"], c.load);
-  await cache.get("k", () => ["t"], c.load);
+  await cache.get("k", () => ["user:t"], c.load);
+  await cache.get("k", () => ["user:t"], c.load);
   assertEquals([c.loads, cache.size, feed.hits], [2, 0, 0]);
 });
 

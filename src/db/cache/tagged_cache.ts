@@ -1,0 +1,87 @@
+/**
+ * A process's cache of rows the request path reads often, dropped by tag when the database
+ * announces a change (feed.ts has the rules that keep it exact).
+ */
+import type { Tag } from "./announced.ts";
+
+/** What a cache asks of its feed (feed.ts): whether it may serve, and what changed since. */
+export interface Freshness {
+  /** Whether caches may serve and store now. */
+  readonly fresh: boolean;
+  /** Bumped by every notification and listener change. */
+  readonly generation: number;
+  /** Requests served from a cache. */
+  hits: number;
+}
+
+/** A bounded map whose entries are dropped when one of their tags is announced. */
+export class TaggedCache<V> {
+  readonly #entries = new Map<string, { value: V; tags: readonly Tag[] }>();
+  readonly #byTag = new Map<string, Set<string>>();
+
+  constructor(private readonly feed: Freshness, private readonly max: number) {}
+
+  /**
+   * The cached value of `key`, or `load()`'s, remembered under `tags(value)` when that is safe;
+   * `tags` returns null for a value that must not be remembered (say, a row not found: its
+   * insertion is not announced).
+   */
+  async get(
+    key: string,
+    tags: (value: V) => readonly Tag[] | null,
+    load: () => Promise<V>,
+  ): Promise<V> {
+    if (!this.feed.fresh) return await load();
+    const hit = this.#entries.get(key);
+    if (hit) {
+      this.feed.hits++;
+      return hit.value;
+    }
+    const generation = this.feed.generation;
+    const value = await load();
+    if (this.feed.fresh && this.feed.generation === generation) {
+      const tagged = tags(value);
+      if (tagged) this.set(key, value, tagged);
+    }
+    return value;
+  }
+
+  /** Drops one entry (the caller learned it is stale without a notification). */
+  delete(key: string): void {
+    const entry = this.#entries.get(key);
+    if (!entry) return;
+    this.#entries.delete(key);
+    for (const tag of entry.tags) {
+      const keys = this.#byTag.get(tag);
+      keys?.delete(key);
+      if (keys?.size === 0) this.#byTag.delete(tag);
+    }
+  }
+
+  /** Drops every entry tagged `tag`. */
+  dropTag(tag: string): void {
+    const keys = this.#byTag.get(tag);
+    if (!keys) return;
+    for (const key of [...keys]) this.delete(key);
+  }
+
+  clear(): void {
+    this.#entries.clear();
+    this.#byTag.clear();
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  private set(key: string, value: V, tags: readonly Tag[]): void {
+    this.delete(key);
+    if (this.#entries.size >= this.max) this.clear();
+    this.#entries.set(key, { value, tags });
+    for (const tag of tags) {
+      let keys = this.#byTag.get(tag);
+      if (!keys) this.#byTag.set(tag, keys = new Set());
+      keys.add(key);
+    }
+  }
+}
