@@ -22,7 +22,7 @@ import { type Messaging, openMessaging } from "./mqtt/messaging.ts";
 import { MqttGateway } from "./mqtt/gateway.ts";
 import { deviceMessageHandler, deviceMessageQueue, DeviceOutbox } from "./mqtt/outbox.ts";
 import { SERVICE_SUBSCRIPTION, sharedSubscription } from "./mqtt/topics.ts";
-import { deviceInbox } from "./devices/mqtt_inbox.ts";
+import { deviceInbox } from "./pushes/device_inbox.ts";
 import { DiskObjectStore } from "./storage/disk.ts";
 import { S3ObjectStore } from "./storage/s3.ts";
 import type { ObjectStore } from "./storage/object_store.ts";

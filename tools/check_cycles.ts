@@ -4,6 +4,10 @@
  * static `import … from` / `export … from` specifiers of every `.ts` file, builds the graph of
  * relative imports and reports each strongly connected component of more than one file (or a
  * file importing itself) with one path through it.
+ *
+ * It also checks the graph of domains (issue 22): a domain is a folder of `src/` that owns
+ * tables (it has a `tables.ts`); one domain importing another, through any of their files, is
+ * an edge, and that graph must have no cycle either, which the file graph alone cannot see.
  */
 import { dirname, join, relative, resolve } from "node:path";
 
@@ -60,6 +64,36 @@ export function cyclesOf(graph: Map<string, string[]>): string[][] {
   return found;
 }
 
+/**
+ * The domain graph: an edge from domain A to domain B when a file of A imports a file of B.
+ * `domainOf` names a file's domain, or undefined for files outside every domain.
+ */
+export function domainGraph(
+  files: Map<string, string[]>,
+  domainOf: (file: string) => string | undefined,
+): Map<string, string[]> {
+  const edges = new Map<string, Set<string>>();
+  for (const [file, imports] of files) {
+    const from = domainOf(file);
+    if (from === undefined) continue;
+    if (!edges.has(from)) edges.set(from, new Set());
+    for (const target of imports) {
+      const to = domainOf(target);
+      if (to !== undefined && to !== from) edges.get(from)!.add(to);
+    }
+  }
+  return new Map([...edges].map(([domain, targets]) => [domain, [...targets].sort()]));
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.stat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 async function* tsFiles(dir: string): AsyncGenerator<string> {
   for await (const entry of Deno.readDir(dir)) {
     const path = join(dir, entry.name);
@@ -78,6 +112,23 @@ if (import.meta.main) {
   for (const cycle of cycles) {
     console.error(`Import cycle: ${cycle.map((f) => relative(Deno.cwd(), f)).join(" <-> ")}`);
   }
-  if (cycles.length) Deno.exit(1);
-  console.log(`No import cycles in ${graph.size} files under ${root}/`);
+  // Domains: the folders directly under the root that own tables. Tests may reach across.
+  const base = resolve(root);
+  const domains = new Set<string>();
+  for await (const entry of Deno.readDir(root)) {
+    if (entry.isDirectory && await exists(join(root, entry.name, "tables.ts"))) {
+      domains.add(entry.name);
+    }
+  }
+  const domainOf = (file: string) => {
+    if (file.endsWith("_test.ts")) return undefined;
+    const top = relative(base, file).split("/")[0];
+    return domains.has(top) ? top : undefined;
+  };
+  const domainCycles = cyclesOf(domainGraph(graph, domainOf));
+  for (const cycle of domainCycles) console.error(`Domain cycle: ${cycle.join(" <-> ")}`);
+  if (cycles.length || domainCycles.length) Deno.exit(1);
+  console.log(
+    `No import cycles in ${graph.size} files under ${root}/, none between its ${domains.size} domains`,
+  );
 }

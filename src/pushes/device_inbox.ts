@@ -3,13 +3,15 @@
  * The gateway hands every `devices/{thingName}/up/...` message here; the thing name in the topic
  * is the device's identity (the broker allows a device only its own topics). Payloads are
  * untrusted (an external broker passes anything): each handler ignores what does not fit.
+ * It lives with pushes because it answers push requests and confirmations as well as handing
+ * state reports to devices: pushes depend on devices, never the other way round.
  */
 import type { InboundMessage } from "../mqtt/gateway.ts";
 import { THING_NAME } from "../mqtt/topics.ts";
-import type { PushesService } from "../pushes/service.ts";
-import { parseFormat } from "../pushes/views.ts";
-import { parsePayload } from "./report_payload.ts";
-import type { DeviceMessenger, DevicesService } from "./service.ts";
+import type { PushesService } from "./service.ts";
+import { parseFormat } from "./views.ts";
+import { parsePayload } from "../devices/report_payload.ts";
+import type { DeviceMessenger, DevicesService } from "../devices/service.ts";
 
 /** Builds the handler the gateway calls for every inbound message. */
 export function deviceInbox(
