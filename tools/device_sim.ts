@@ -9,6 +9,9 @@
  *          --mqtt <url> (default MQTT_URL, else the embedded broker on MQTT_PORT)
  *          --format png|raw2|raw4 (default raw2)   --out <dir> (default DATA_DIR/device-sim)
  *          --heartbeat <seconds> (default 60)       --once (exit after the first picture)
+ *          --refresh <seconds> (wake up that often and ask for the next queued push with
+ *            `up/refresh_push`, as a battery-powered frame does; default off: a push that reaches
+ *            QUEUE shows only after `new_push`, i.e. the owner's current-push)
  *          --bind-token <access token or PAT> [--api <url>] (with --nfc: first binds the device
  *            to that user, as the owner's app does after reading the tag; typed client)
  */
@@ -25,6 +28,12 @@ export interface SimOptions {
   format: "png" | "raw2" | "raw4";
   outDir: string;
   heartbeatSeconds: number;
+  /**
+   * Ask for the next queued push this often (`up/refresh_push`); unset: never. No message tells a
+   * device that a push reached QUEUE, so without it only `new_push` (current-push) changes the
+   * picture.
+   */
+  refreshSeconds?: number;
   once: boolean;
   log?: (line: string) => void;
   /** Bind to this user first (`--bind-token`, with the `--nfc` file's bind URI). */
@@ -90,6 +99,10 @@ export async function runDeviceSim(options: SimOptions, signal?: AbortSignal): P
       if (options.once) finish();
       return;
     }
+    if (body.changed === false && body.pushId === result.pushId) {
+      log(`nothing new queued: still showing push ${body.pushId}`);
+      return;
+    }
     const res = await fetch(String(body.url));
     if (!res.ok) {
       log(`download failed: ${res.status}`);
@@ -124,11 +137,18 @@ export async function runDeviceSim(options: SimOptions, signal?: AbortSignal): P
     options.heartbeatSeconds * 1000,
   );
   await send("up/get_push", { format: options.format });
+  const refresh = options.refreshSeconds
+    ? setInterval(
+      () => send("up/refresh_push", { format: options.format }).catch(() => {}),
+      options.refreshSeconds * 1000,
+    )
+    : undefined;
   signal?.addEventListener("abort", () => finish(), { once: true });
   try {
     await finished;
   } finally {
     clearInterval(heartbeat);
+    clearInterval(refresh);
     await send("up/status", "offline", true).catch(() => {});
     await client.endAsync();
   }
@@ -201,6 +221,7 @@ export async function simOptionsFromArgs(
     format,
     outDir: typeof args.out === "string" ? args.out : `${config.dataDir}/device-sim`,
     heartbeatSeconds: Number(args.heartbeat) > 0 ? Number(args.heartbeat) : 60,
+    refreshSeconds: Number(args.refresh) > 0 ? Number(args.refresh) : undefined,
     once: args.once === true,
     bind: typeof args["bind-token"] === "string" && nfc.nfcPayload
       ? {

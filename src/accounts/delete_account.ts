@@ -23,6 +23,7 @@ export const deleteAccount = defineRawRoute({
       // Any length: a wrong password is 401, whatever its size.
       password: z.string().optional(),
     }),
+    example: { confirm: true, password: "correct horse" },
   },
   responses: {
     204: { description: "Deleted" },

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { publicProcedure } from "../trpc/auth.ts";
 import { clientOf } from "./inputs.ts";
 import { authResultSchema } from "./views.ts";
+import { withExample } from "../http/operation.ts";
 
 /** POST /auth/login by email or username: 200 token pair + user; 401 for bad credentials. */
 export const login = publicProcedure
@@ -20,7 +21,10 @@ export const login = publicProcedure
   })
   .input(
     // No maximum here: an over-long identifier or password is a wrong one, 401 (SPEC 4.1).
-    z.object({ identifier: z.string().min(1), password: z.string().min(1) }),
+    withExample(
+      z.object({ identifier: z.string().min(1), password: z.string().min(1) }),
+      { identifier: "ada", password: "correct horse" },
+    ),
   )
   .output(authResultSchema)
   .mutation(({ ctx, input }) => ctx.services.accounts.login(input, clientOf(ctx)));

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { userProcedure } from "../trpc/auth.ts";
 import { messageSchema } from "./views.ts";
+import { withExample } from "../http/operation.ts";
 
 /** POST /auth/logout: ends the caller's session and revokes the given refresh token. */
 export const logout = userProcedure
@@ -13,7 +14,9 @@ export const logout = userProcedure
       errorResponses: { 401: "Unauthorized" },
     },
   })
-  .input(z.object({ refreshToken: z.string().optional() }))
+  .input(withExample(z.object({ refreshToken: z.string().optional() }), {
+    refreshToken: "rt_2LLCVs4b7yBbTyKzUvpHq9Vr9bU5xoLndRZEvH5XemI",
+  }))
   .output(messageSchema)
   .mutation(async ({ ctx, input }) => {
     const caller = ctx.caller;

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { publicProcedure } from "../trpc/auth.ts";
 import { clientOf, emailInput, passwordInput, usernameInput } from "./inputs.ts";
 import { authResultSchema } from "./views.ts";
+import { withExample } from "../http/operation.ts";
 
 /** POST /auth/register: 201 token pair + user; 409 when the email or username is taken. */
 export const register = publicProcedure
@@ -16,6 +17,9 @@ export const register = publicProcedure
     },
     status: 201,
   })
-  .input(z.object({ email: emailInput, username: usernameInput, password: passwordInput }))
+  .input(withExample(
+    z.object({ email: emailInput, username: usernameInput, password: passwordInput }),
+    { email: "ada@example.com", username: "ada", password: "correct horse" },
+  ))
   .output(authResultSchema)
   .mutation(({ ctx, input }) => ctx.services.accounts.register(input, clientOf(ctx)));

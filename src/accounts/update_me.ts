@@ -3,6 +3,7 @@ import { userProcedure } from "../trpc/auth.ts";
 import { forbidden } from "../errors.ts";
 import { clientOf, passwordInput, usernameInput } from "./inputs.ts";
 import { userSchema } from "./views.ts";
+import { withExample } from "../http/operation.ts";
 
 /** PUT /auth/me: change username and/or password (the latter needs `currentPassword`). */
 export const updateMe = userProcedure
@@ -20,11 +21,14 @@ export const updateMe = userProcedure
       },
     },
   })
-  .input(z.object({
-    username: usernameInput.optional(),
-    password: passwordInput.optional(),
-    currentPassword: z.string().optional(), // any length: a wrong one is 401
-  }))
+  .input(withExample(
+    z.object({
+      username: usernameInput.optional(),
+      password: passwordInput.optional(),
+      currentPassword: z.string().optional(), // any length: a wrong one is 401
+    }),
+    { username: "ada.lovelace" },
+  ))
   .output(userSchema)
   .mutation(({ ctx, input }) => {
     const { caller } = ctx;

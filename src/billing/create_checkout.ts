@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { userProcedure } from "../trpc/auth.ts";
 import { urlSchema } from "./views.ts";
+import { withExample } from "../http/operation.ts";
 
 /** POST /auth/subscription/checkout: the URL of a hosted checkout page for the pro plan. */
 export const createCheckout = userProcedure
@@ -18,9 +19,12 @@ export const createCheckout = userProcedure
       },
     },
   })
-  .input(z.object({
-    interval: z.enum(["monthly", "yearly"], "interval must be monthly or yearly"),
-  }))
+  .input(withExample(
+    z.object({
+      interval: z.enum(["monthly", "yearly"], "interval must be monthly or yearly"),
+    }),
+    { interval: "monthly" },
+  ))
   .output(urlSchema)
   .mutation(({ ctx, input }) =>
     ctx.services.billing.createCheckout(ctx.caller.userId, input.interval)

@@ -44,6 +44,27 @@ export const stripeWebhook = defineRawRoute({
     contentType: "application/json",
     limit: WEBHOOK_BODY_LIMIT,
     docSchema: z.object({ id: z.string(), type: z.string() }).loose(),
+    example: {
+      id: "evt_1QxYz2AbCdEfGhIj",
+      object: "event",
+      type: "checkout.session.completed",
+      created: 1795686978,
+      data: {
+        object: {
+          id: "cs_test_a1B2c3D4e5F6",
+          object: "checkout.session",
+          mode: "subscription",
+          client_reference_id: "0193a0c0-1b2c-7d3e-8f4a-5b6c7d8e9f01",
+          customer: "cus_R2d2C3po4Bb8",
+          subscription: "sub_1QxYz2AbCdEf",
+          metadata: {
+            userId: "0193a0c0-1b2c-7d3e-8f4a-5b6c7d8e9f01",
+            plan: "pro",
+            interval: "monthly",
+          },
+        },
+      },
+    },
   },
   responses: {
     200: { description: "Processed, replayed or ignored; empty body" },

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { userOrPatProcedure } from "../trpc/auth.ts";
 import { deviceSchema } from "../devices/views.ts";
+import { withExample } from "../http/operation.ts";
 
 // Loose field types on purpose: a wrongly typed credential field gets the same 400 as a wrong
 // proof (SPEC 4.5: one indistinguishable error), not a zod message naming the field.
@@ -23,12 +24,22 @@ export const bindNfc = userOrPatProcedure
       },
     },
   })
-  .input(z.object({
-    version: loose(z.number().int()),
-    keyId: loose(z.string()),
-    hwId: loose(z.string()),
-    credentialVersion: loose(z.number().int()),
-    proof: loose(z.string()),
-  }))
+  .input(withExample(
+    z.object({
+      version: loose(z.number().int()),
+      keyId: loose(z.string()),
+      hwId: loose(z.string()),
+      credentialVersion: loose(z.number().int()),
+      proof: loose(z.string()),
+    }),
+    // The fields of the tag's `dds://bind?v=2&kid=k1&hw=…&cv=1&p=…` (docs/factory.md).
+    {
+      version: 2,
+      keyId: "k1",
+      hwId: "8f3a1c9e5b7d4e2fa0b1c2d3e4f50617",
+      credentialVersion: 1,
+      proof: "Xk3v9ZbT1nYq2w8Lr5Hc0PmA7sJd4GfE6uIo1KxWzQy",
+    },
+  ))
   .output(z.object({ device: deviceSchema, status: z.enum(["bound", "already_bound"]) }))
   .mutation(({ ctx, input }) => ctx.services.binding.bindNfc(ctx.caller.userId, input));

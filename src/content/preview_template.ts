@@ -19,6 +19,12 @@ export const previewTemplate = defineRawRoute({
     schema: z.record(z.string(), z.unknown()).meta({
       description: "The template's variables, matching its schema",
     }),
+    // The `note` template's variables (templates/note/sample.json).
+    example: {
+      title: "Before the weekend",
+      body: "Water the plants on the balcony.\nCall the landlord about the heating.",
+      footer: "Thursday, 14 March",
+    },
   },
   responses: {
     200: {

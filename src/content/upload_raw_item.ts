@@ -2,6 +2,7 @@ import { z } from "zod";
 import { jsonInteger } from "../lib/json_number.ts";
 import { userOrPatProcedure } from "../trpc/auth.ts";
 import { uploadedRawItemSchema } from "./views.ts";
+import { withExample } from "../http/operation.ts";
 
 /** POST /api/raw-items/upload: a note and/or up to 10 pictures, each with its upload ticket. */
 export const uploadRawItem = userOrPatProcedure
@@ -21,14 +22,21 @@ export const uploadRawItem = userOrPatProcedure
     },
     status: 201,
   })
-  .input(z.object({
-    title: z.string().optional(),
-    text: z.string().optional().meta({ description: "The note; up to 20,000 characters" }),
-    attachments: z.array(z.object({
-      contentType: z.string().meta({ description: "image/*" }),
-      sizeBytes: jsonInteger((n) => n.min(0)),
-      filename: z.string().optional(),
-    })).optional().meta({ description: "Up to 10 pictures of up to 10 MB each" }),
-  }))
+  .input(withExample(
+    z.object({
+      title: z.string().optional(),
+      text: z.string().optional().meta({ description: "The note; up to 20,000 characters" }),
+      attachments: z.array(z.object({
+        contentType: z.string().meta({ description: "image/*" }),
+        sizeBytes: jsonInteger((n) => n.min(0)),
+        filename: z.string().optional(),
+      })).optional().meta({ description: "Up to 10 pictures of up to 10 MB each" }),
+    }),
+    {
+      title: "Weekend",
+      text: "Hike at eight, lunch at the hut. Bring the blue thermos.",
+      attachments: [{ contentType: "image/jpeg", sizeBytes: 482113, filename: "lake.jpg" }],
+    },
+  ))
   .output(uploadedRawItemSchema)
   .mutation(({ ctx, input }) => ctx.services.content.upload(ctx.caller.userId, input));

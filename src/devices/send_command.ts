@@ -4,6 +4,7 @@ import { userOrPatProcedure } from "../trpc/auth.ts";
 import { OWNER_ERRORS } from "./meta.ts";
 import { TEXT_MAX } from "./service.ts";
 import { commandSchema } from "./views.ts";
+import { withExample } from "../http/operation.ts";
 
 /** POST /api/devices/{id}/cmd: a `text` command over MQTT `down/cmd`, recorded `delivered`. */
 export const sendCommand = userOrPatProcedure
@@ -20,12 +21,15 @@ export const sendCommand = userOrPatProcedure
       },
     },
   })
-  .input(z.object({
-    id: uuidParam,
-    kind: z.string().meta({ description: "`text` (the only kind)" }),
-    // Checked by the service (required for `text`); stated here for the document.
-    text: z.string().meta({ maxLength: TEXT_MAX }).optional(),
-  }))
+  .input(withExample(
+    z.object({
+      id: uuidParam,
+      kind: z.string().meta({ description: "`text` (the only kind)" }),
+      // Checked by the service (required for `text`); stated here for the document.
+      text: z.string().meta({ maxLength: TEXT_MAX }).optional(),
+    }),
+    { id: "0193a0c0-5d2e-7c4b-9a1f-2b6e8d4c7a10", kind: "text", text: "Dinner at seven" },
+  ))
   .output(commandSchema)
   .mutation(({ ctx, input }) =>
     ctx.services.devices.sendCommand(ctx.caller.userId, input.id, {

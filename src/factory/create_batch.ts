@@ -2,6 +2,7 @@ import { z } from "zod";
 import { jsonInteger } from "../lib/json_number.ts";
 import { factoryMeta, factoryProcedure } from "./auth.ts";
 import { batchSchema } from "./views.ts";
+import { withExample } from "../http/operation.ts";
 
 const text = z.string().trim().min(1).max(100);
 
@@ -16,13 +17,16 @@ export const createBatch = factoryProcedure("createBatch")
     status: 201,
   })
   .input(
-    z.object({
-      orderNo: text,
-      sku: text,
-      hwRevision: text.optional(),
-      plannedQuantity: jsonInteger((n) => n.min(0).max(10_000_000)).optional(),
-      factoryId: text.optional(),
-    }).strict(),
+    withExample(
+      z.object({
+        orderNo: text,
+        sku: text,
+        hwRevision: text.optional(),
+        plannedQuantity: jsonInteger((n) => n.min(0).max(10_000_000)).optional(),
+        factoryId: text.optional(),
+      }).strict(),
+      { orderNo: "PO-2026-001", sku: "SKU-A", hwRevision: "r2", plannedQuantity: 100 },
+    ),
   )
   .output(batchSchema)
   .mutation(({ ctx, input }) => ctx.services.factory.batches.create(ctx.principal, input));

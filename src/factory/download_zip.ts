@@ -27,6 +27,7 @@ export const downloadZip = defineRawRoute({
         description: "Files in this ZIP; needed when the batch has more than the maximum",
       }),
     }),
+    example: { batchId: "0193a0c1-5c7d-7e8f-9a0b-1c2d3e4f5a6b", offset: 0, limit: 500 },
   },
   responses: {
     200: {

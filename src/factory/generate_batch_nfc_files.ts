@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { factoryMeta, factoryProcedure } from "./auth.ts";
 import { credentialSchema } from "./views.ts";
+import { withExample } from "../http/operation.ts";
 
 /**
  * POST /internal/factory/devices:nfc-files-batch-generate (supervisor): body `{batchId}`;
@@ -19,7 +20,10 @@ export const generateBatchNfcFiles = factoryProcedure("generateBatchNfcFiles")
       },
     ),
   )
-  .input(z.object({ batchId: z.uuid({ message: "must be a UUID" }) }).strict())
+  .input(withExample(
+    z.object({ batchId: z.uuid({ message: "must be a UUID" }) }).strict(),
+    { batchId: "0193a0c1-5c7d-7e8f-9a0b-1c2d3e4f5a6b" },
+  ))
   .output(
     z.object({ batchId: z.uuid(), generated: z.number().int(), items: z.array(credentialSchema) }),
   )

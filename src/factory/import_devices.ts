@@ -25,6 +25,7 @@ export const importDevices = defineRawRoute({
     docSchema: z.object({
       file: z.string().meta({ format: "binary", description: "CSV: serial, sku, hwRevision" }),
     }),
+    example: { file: "serial,sku,hwRevision\nSN0001,SKU-A,r2\nSN0002,SKU-A,r2\n" },
   },
   responses: {
     200: {

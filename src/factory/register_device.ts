@@ -3,6 +3,7 @@ import { idempotencyKey, uuidParam } from "../lib/params.ts";
 import { factoryMeta, factoryProcedure } from "./auth.ts";
 import { SERIAL } from "./inputs.ts";
 import { registeredDeviceSchema } from "./views.ts";
+import { withExample } from "../http/operation.ts";
 
 const text = z.string().trim().min(1).max(100);
 
@@ -25,12 +26,15 @@ export const registerDevice = factoryProcedure("registerDevice")
     statuses: { 200: "Idempotency-Key replay: the device the first request registered" },
   })
   .input(
-    z.object({
-      batchId: uuidParam,
-      serial: z.string().regex(SERIAL, "must be 1-64 letters, digits or ._:-").optional(),
-      sku: text.optional(),
-      hwRevision: text.optional(),
-    }).strict(),
+    withExample(
+      z.object({
+        batchId: uuidParam,
+        serial: z.string().regex(SERIAL, "must be 1-64 letters, digits or ._:-").optional(),
+        sku: text.optional(),
+        hwRevision: text.optional(),
+      }).strict(),
+      { batchId: "0193a0c1-5c7d-7e8f-9a0b-1c2d3e4f5a6b", serial: "SN0001" },
+    ),
   )
   .output(registeredDeviceSchema)
   .mutation(async ({ ctx, input }) => {

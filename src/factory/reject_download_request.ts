@@ -2,6 +2,7 @@ import { z } from "zod";
 import { uuidParam } from "../lib/params.ts";
 import { factoryMeta, factoryProcedure } from "./auth.ts";
 import { downloadRequestSchema } from "./views.ts";
+import { withExample } from "../http/operation.ts";
 
 /** POST /internal/factory/download-requests/{requestId}:reject (supervisor): `{reason}` required. */
 export const rejectDownloadRequest = factoryProcedure("rejectDownloadRequest")
@@ -11,10 +12,16 @@ export const rejectDownloadRequest = factoryProcedure("rejectDownloadRequest")
     404: "Request not found",
     409: "Request is not pending",
   }))
-  .input(z.object({
-    requestId: uuidParam,
-    reason: z.string({ message: "is required" }).trim().min(1, "is required").max(500),
-  }))
+  .input(withExample(
+    z.object({
+      requestId: uuidParam,
+      reason: z.string({ message: "is required" }).trim().min(1, "is required").max(500),
+    }),
+    {
+      requestId: "0193a0c1-7e9f-7a0b-9c1d-2e3f4a5b6c7d",
+      reason: "Not part of today's production run",
+    },
+  ))
   .output(downloadRequestSchema)
   .mutation(({ ctx, input }) =>
     ctx.services.factory.downloads.decide(ctx.principal, input.requestId, "reject", input.reason)

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { uuidParam } from "../lib/params.ts";
 import { factoryMeta, factoryProcedure } from "./auth.ts";
 import { credentialSchema } from "./views.ts";
+import { withExample } from "../http/operation.ts";
 
 /**
  * POST /internal/factory/devices/{deviceId}/nfc-credentials:revoke-and-reissue (supervisor):
@@ -19,7 +20,10 @@ export const revokeAndReissue = factoryProcedure("revokeAndReissue")
       409: "The device has no credential yet",
     },
   ))
-  .input(z.object({ deviceId: uuidParam, reason: z.string().trim().max(500).optional() }))
+  .input(withExample(
+    z.object({ deviceId: uuidParam, reason: z.string().trim().max(500).optional() }),
+    { deviceId: "0193a0c1-6d8e-7f0a-8b1c-2d3e4f5a6b7c", reason: "NFC tag damaged at packing" },
+  ))
   .output(credentialSchema)
   .mutation(({ ctx, input }) =>
     ctx.services.factory.credentials.revokeAndReissue(ctx.principal, input.deviceId, input.reason)

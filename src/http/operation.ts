@@ -79,6 +79,8 @@ export interface BodySpec {
   required: boolean;
   /** Read under a size limit by the shared reader (so 413 is possible). */
   limited: boolean;
+  /** The realistic body the document shows and "Try it out" on `/docs` starts from. */
+  example?: unknown;
 }
 
 export interface OperationSpec {
@@ -94,6 +96,24 @@ export interface OperationSpec {
   body?: BodySpec;
   /** Every status the handler chooses itself, success and error. */
   responses: Record<number, ResponseSpec>;
+}
+
+const EXAMPLES = new WeakMap<z.ZodType, unknown>();
+
+/**
+ * Declares the request an input schema is documented with: the body "Try it out" on `/docs`
+ * prefills (the docs show the same values). Typed by the schema, and kept beside it rather than
+ * in its meta, so the document carries it once, on the request body's media type (where Swagger
+ * UI reads it), also when the operation's body is only part of the input (path keys taken out).
+ */
+export function withExample<S extends z.ZodType>(schema: S, example: z.input<S>): S {
+  EXAMPLES.set(schema, example);
+  return schema;
+}
+
+/** The example `withExample` declared for this schema, if any. */
+export function exampleOf(schema: z.ZodType): unknown {
+  return EXAMPLES.get(schema);
 }
 
 const renewedToken = z.string().optional().meta({
@@ -183,7 +203,12 @@ export function operationObject(spec: OperationSpec): ZodOpenApiOperationObject 
       ? {
         requestBody: {
           required: body.required,
-          content: { [body.contentType]: body.schema ? { schema: body.schema } : {} },
+          content: {
+            [body.contentType]: {
+              ...(body.schema ? { schema: body.schema } : {}),
+              ...(body.example !== undefined ? { example: body.example } : {}),
+            },
+          },
         },
       }
       : {}),

@@ -78,12 +78,21 @@ export function callerAuth<K extends CallerKind>(
   };
 }
 
-/** How a route's body is read; `stream` leaves the body to the handler (multipart uploads). */
+/**
+ * How a route's body is read; `stream` leaves the body to the handler (multipart uploads).
+ * `example` is the realistic body the document shows ("Try it out" on `/docs` starts from it).
+ */
 export type RawBody<B> =
-  | { kind: "json"; schema: z.ZodType<B>; limit?: number }
-  | { kind: "form"; schema: z.ZodType<B>; limit: number }
-  | { kind: "bytes"; contentType: string; limit: number; docSchema?: z.ZodType }
-  | { kind: "stream"; contentType: string; docSchema: z.ZodType };
+  | { kind: "json"; schema: z.ZodType<B>; limit?: number; example?: unknown }
+  | { kind: "form"; schema: z.ZodType<B>; limit: number; example?: unknown }
+  | {
+    kind: "bytes";
+    contentType: string;
+    limit: number;
+    docSchema?: z.ZodType;
+    example?: unknown;
+  }
+  | { kind: "stream"; contentType: string; docSchema: z.ZodType; example?: unknown };
 
 /**
  * One documented response: media type → schema (omitted for an empty body; an error status
@@ -167,6 +176,10 @@ async function readBody(req: Request, body: RawBody<unknown>): Promise<unknown> 
 }
 
 function bodySpec(body: RawBody<unknown>): BodySpec {
+  return { ...bodySpecOf(body), example: body.example };
+}
+
+function bodySpecOf(body: RawBody<unknown>): BodySpec {
   switch (body.kind) {
     case "json":
       return {

@@ -85,6 +85,13 @@ export const appleCallback = defineRawRoute({
       id_token: z.string().optional(),
       user: z.string().optional().meta({ description: "JSON, first authorization only" }),
     }),
+    example: {
+      code: "c5d2e8f1a0b94c3e8d7f6a5b4c3d2e1f0.0.rrsx.Kq3v9ZbT1nY",
+      state: "Xk3v9ZbT1nYq2w8Lr5Hc0PmA7sJd4GfE",
+      id_token: "eyJraWQiOiJXNldjT0tCIiwiYWxnIjoiUlMyNTYifQ.eyJpc3MiOiJodHRwczovL2FwcGxlaWQu" +
+        "YXBwbGUuY29tIn0.c2lnbmF0dXJl",
+      user: '{"name":{"firstName":"Ada","lastName":"Lovelace"},"email":"ada@example.com"}',
+    },
   },
   responses,
   async handle({ ctx, auth, body }) {

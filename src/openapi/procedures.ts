@@ -9,6 +9,7 @@ import { z } from "zod";
 import type { ZodOpenApiOperationObject } from "zod-openapi";
 import {
   type BodySpec,
+  exampleOf,
   type HttpMethod,
   operationObject,
   type ResponseSpec,
@@ -37,8 +38,12 @@ function unwrap(schema: z.ZodType): z.ZodType {
   return schema;
 }
 
+function inputsOf(procedure: AnyProcedure): z.ZodType[] {
+  return (procedure._def as unknown as { inputs: z.ZodType[] }).inputs.map(unwrap);
+}
+
 function inputOf(procedure: AnyProcedure): z.ZodObject | undefined {
-  const inputs = (procedure._def as unknown as { inputs: z.ZodType[] }).inputs.map(unwrap);
+  const inputs = inputsOf(procedure);
   const objects = inputs.filter((schema) =>
     !["void", "undefined", "never"].includes(kind(schema)!)
   );
@@ -48,6 +53,14 @@ function inputOf(procedure: AnyProcedure): z.ZodObject | undefined {
   }
   if (objects.length === 1) return objects[0] as z.ZodObject;
   return z.object(Object.assign({}, ...objects.map((o) => (o as z.ZodObject).shape)));
+}
+
+/** The example of the body: the inputs' examples (`withExample`) without the path keys. */
+function bodyExample(procedure: AnyProcedure, isBody: (key: string) => boolean): unknown {
+  const examples = inputsOf(procedure).map(exampleOf).filter((e) => e !== undefined);
+  if (!examples.length) return undefined;
+  const merged: Record<string, unknown> = Object.assign({}, ...examples);
+  return Object.fromEntries(Object.entries(merged).filter(([key]) => isBody(key)));
 }
 
 function pick(schema: z.ZodObject, keys: (key: string) => boolean): z.ZodObject {
@@ -118,6 +131,7 @@ export function procedureOperation(name: string, procedure: AnyProcedure): Docum
         schema: rest,
         required: !rest.safeParse({}).success,
         limited: true,
+        example: bodyExample(procedure, (key) => !isPath(key)),
       };
     } else {
       responses[400] = { description: "Body is not JSON" };

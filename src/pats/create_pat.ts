@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { userProcedure } from "../trpc/auth.ts";
 import { createdPatSchema } from "./views.ts";
+import { withExample } from "../http/operation.ts";
 
 /** POST /api/personal-access-tokens: 201 with the plaintext `token`, shown only here. */
 export const createPat = userProcedure
@@ -18,14 +19,19 @@ export const createPat = userProcedure
     },
     status: 201,
   })
-  .input(z.object({
-    // Characters are code points: zod's max() counts UTF-16 units, so an emoji would count twice.
-    name: z.string().trim().min(1, "must not be empty")
-      .refine((s) => [...s].length <= 100, "must be at most 100 characters")
-      .meta({ maxLength: 100 }),
-    expiresAt: z.iso.datetime({ offset: true, message: "must be an RFC 3339 timestamp" })
-      .optional(),
-  }))
+  .input(withExample(
+    z.object({
+      // Characters are code points: zod's max() counts UTF-16 units, so an emoji would count
+      // twice.
+      name: z.string().trim().min(1, "must not be empty")
+        .refine((s) => [...s].length <= 100, "must be at most 100 characters")
+        .meta({ maxLength: 100 }),
+      expiresAt: z.iso.datetime({ offset: true, message: "must be an RFC 3339 timestamp" })
+        .optional(),
+    }),
+    // No expiresAt: a fixed date would be in the past one day, and "Try it out" would fail.
+    { name: "my script" },
+  ))
   .output(createdPatSchema)
   .mutation(({ ctx, input }) => {
     const { userId, sessionId } = ctx.caller;

@@ -4,6 +4,7 @@ import { DITHER_KERNELS } from "../render/types.ts";
 import { userOrPatProcedure } from "../trpc/auth.ts";
 import { confirmCustomUpload } from "./custom.ts";
 import { PUSH_ERRORS } from "./meta.ts";
+import { withExample } from "../http/operation.ts";
 
 /** POST /api/devices/{id}/custom-push/confirm: verifies the upload; the push starts in PREPARE. */
 export const confirmUpload = userOrPatProcedure
@@ -20,16 +21,24 @@ export const confirmUpload = userOrPatProcedure
       },
     },
   })
-  .input(z.object({
-    id: uuidParam,
-    fileId: uuidParam,
-    title: z.string().max(200).optional(),
-    // Issue 12 (docs/decisions.md): the error diffusion of this push; default atkinson.
-    dither: z.enum(DITHER_KERNELS).optional().meta({
-      description:
-        "Error diffusion: atkinson (default, photos), floyd-steinberg (smooth gradients) or threshold (line art and text)",
+  .input(withExample(
+    z.object({
+      id: uuidParam,
+      fileId: uuidParam,
+      title: z.string().max(200).optional(),
+      // Issue 12 (docs/decisions.md): the error diffusion of this push; default atkinson.
+      dither: z.enum(DITHER_KERNELS).optional().meta({
+        description:
+          "Error diffusion: atkinson (default, photos), floyd-steinberg (smooth gradients) or threshold (line art and text)",
+      }),
     }),
-  }))
+    {
+      id: "0193a0c0-5d2e-7c4b-9a1f-2b6e8d4c7a10",
+      fileId: "0193a0c1-3a5b-7c6d-8e9f-0a1b2c3d4e5f",
+      title: "Holiday",
+      dither: "atkinson",
+    },
+  ))
   .output(z.object({ pushId: z.uuid() }))
   .mutation(({ ctx, input }) =>
     confirmCustomUpload(ctx.services.pushes, ctx.caller.userId, input.id, input)

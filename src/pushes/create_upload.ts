@@ -5,6 +5,7 @@ import { userOrPatProcedure } from "../trpc/auth.ts";
 import { createCustomUpload } from "./custom.ts";
 import { PUSH_ERRORS } from "./meta.ts";
 import { uploadTicketSchema } from "./views.ts";
+import { withExample } from "../http/operation.ts";
 
 /** POST /api/devices/{id}/custom-push/upload: a presigned upload ticket for one image. */
 export const createUpload = userOrPatProcedure
@@ -21,11 +22,14 @@ export const createUpload = userOrPatProcedure
       },
     },
   })
-  .input(z.object({
-    id: uuidParam,
-    contentType: z.string(),
-    sizeBytes: jsonInteger((n) => n.min(0)).optional(),
-  }))
+  .input(withExample(
+    z.object({
+      id: uuidParam,
+      contentType: z.string(),
+      sizeBytes: jsonInteger((n) => n.min(0)).optional(),
+    }),
+    { id: "0193a0c0-5d2e-7c4b-9a1f-2b6e8d4c7a10", contentType: "image/jpeg", sizeBytes: 482113 },
+  ))
   .output(uploadTicketSchema)
   .mutation(({ ctx, input }) =>
     createCustomUpload(ctx.services.pushes, ctx.caller.userId, input.id, input)

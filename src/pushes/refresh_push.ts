@@ -3,6 +3,7 @@ import { uuidParam } from "../lib/params.ts";
 import { userOrPatProcedure } from "../trpc/auth.ts";
 import { formatQuery, PUSH_ERRORS } from "./meta.ts";
 import { parseFormat, pushUrlSchema } from "./views.ts";
+import { withExample } from "../http/operation.ts";
 
 /** POST /api/devices/{id}/push/refresh: the next queued push replaces the latest (rule 2). */
 export const refreshPush = userOrPatProcedure
@@ -16,7 +17,10 @@ export const refreshPush = userOrPatProcedure
       errorResponses: PUSH_ERRORS,
     },
   })
-  .input(z.object({ id: uuidParam, format: formatQuery }))
+  .input(withExample(z.object({ id: uuidParam, format: formatQuery }), {
+    id: "0193a0c0-5d2e-7c4b-9a1f-2b6e8d4c7a10",
+    format: "png",
+  }))
   .output(pushUrlSchema)
   .mutation(({ ctx, input }) => {
     // SPEC 4.5 puts `format` in the query; trpc-to-openapi reads POST input from the body only.

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { uuidParam } from "../lib/params.ts";
 import { userOrPatProcedure } from "../trpc/auth.ts";
 import { PUSH_ERRORS } from "./meta.ts";
+import { withExample } from "../http/operation.ts";
 
 /** POST /api/devices/{id}/current-push: show this rendered push now; `new_push` over MQTT. */
 export const setCurrentPush = userOrPatProcedure
@@ -14,7 +15,10 @@ export const setCurrentPush = userOrPatProcedure
       errorResponses: { ...PUSH_ERRORS, 404: "Device not found, or push missing or not rendered" },
     },
   })
-  .input(z.object({ id: uuidParam, pushId: uuidParam }))
+  .input(withExample(z.object({ id: uuidParam, pushId: uuidParam }), {
+    id: "0193a0c0-5d2e-7c4b-9a1f-2b6e8d4c7a10",
+    pushId: "0193a0c1-2f4e-7b3a-9c5d-6e7f8a9b0c1d",
+  }))
   .output(z.object({ message: z.string() }))
   .mutation(({ ctx, input }) =>
     ctx.services.pushes.setCurrent(ctx.caller.userId, input.id, input.pushId)

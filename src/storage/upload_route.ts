@@ -120,6 +120,15 @@ export const storageUpload = defineRawRoute({
       signature: z.string(),
       file: z.string().meta({ format: "binary" }),
     }),
+    // The fields come from an upload ticket (custom push, raw item, content asset).
+    example: {
+      key:
+        "uploads/0193a0c0-1b2c-7d3e-8f4a-5b6c7d8e9f01/custom/0193a0c1-3a5b-7c6d-8e9f-0a1b2c3d4e5f",
+      "Content-Type": "image/jpeg",
+      policy: "eyJrZXkiOiJ1cGxvYWRzLzAxOTNhMGMwIiwiY29udGVudFR5cGVQcmVmaXgiOiJpbWFnZS8ifQ",
+      signature: "-q6gJ8h7cA09qP2MYxPzW0NqnT3WdtpJEq1I0TUzx-w",
+      file: "photo.jpg",
+    },
   },
   responses: {
     204: { description: "Stored" },

@@ -6,6 +6,7 @@ import { idempotencyHeader, idempotencyKeyOf } from "./inputs.ts";
 import { targetlessMeta } from "./meta.ts";
 import { COLOR_MODES, MAX_SIDE } from "./output_profile.ts";
 import { renditionSchema } from "./views.ts";
+import { withExample } from "../http/operation.ts";
 
 const side = jsonInteger((n) =>
   n.min(1, "must be at least 1").max(MAX_SIDE, `must be at most ${MAX_SIDE}`)
@@ -38,14 +39,22 @@ export const createRendition = (surface: Surface) =>
       },
     ))
     .input(
-      z.object({
-        presentationId: uuidParam,
-        width: side,
-        height: side,
-        colorMode: z.enum(COLOR_MODES).optional()
-          .meta({ description: "default: the presentation's output colorMode" }),
-        format: z.literal("png").optional(),
-      }).strict(),
+      withExample(
+        z.object({
+          presentationId: uuidParam,
+          width: side,
+          height: side,
+          colorMode: z.enum(COLOR_MODES).optional()
+            .meta({ description: "default: the presentation's output colorMode" }),
+          format: z.literal("png").optional(),
+        }).strict(),
+        {
+          presentationId: "0193a0c1-4b6c-7d8e-9f0a-1b2c3d4e5f60",
+          width: 340,
+          height: 340,
+          colorMode: "grayscale",
+        },
+      ),
     )
     .output(renditionSchema)
     .mutation(async ({ ctx, input }) => {

@@ -7,6 +7,7 @@ import { z } from "zod";
 import { jsonInteger } from "../lib/json_number.ts";
 import { uuidParam } from "../lib/params.ts";
 import { badRequest } from "../errors.ts";
+import { withExample } from "../http/operation.ts";
 import { COLOR_MODES, FORMATS, MAX_SIDE } from "./output_profile.ts";
 import { checkLinkSyntax } from "./links/fetch_link.ts";
 
@@ -47,14 +48,23 @@ export const assetInput = z.discriminatedUnion("type", [
   }).strict(),
 ]);
 
-export const createContentInput = z.object({
-  mode: z.enum(["auto", "hardcode", "manual"]),
-  intent: z.string().optional(),
-  title: z.string().optional(),
-  output: outputInput.nullable().optional(),
-  displayId: uuidParam.nullable().optional(),
-  assets: z.array(assetInput).max(CONTENT_LIMITS.assets).optional(),
-}).strict();
+export const createContentInput = withExample(
+  z.object({
+    mode: z.enum(["auto", "hardcode", "manual"]),
+    intent: z.string().optional(),
+    title: z.string().optional(),
+    output: outputInput.nullable().optional(),
+    displayId: uuidParam.nullable().optional(),
+    assets: z.array(assetInput).max(CONTENT_LIMITS.assets).optional(),
+  }).strict(),
+  // `hardcode`: the mode every plan may create (`auto` is pro); README's example.
+  {
+    mode: "hardcode",
+    title: "Misty morning",
+    output: { preset: "macos-widget-small" },
+    assets: [{ type: "image", contentType: "image/jpeg", sizeBytes: 25304, filename: "misty.jpg" }],
+  },
+);
 
 export type CreateContentInput = z.infer<typeof createContentInput>;
 export type AssetInput = z.infer<typeof assetInput>;

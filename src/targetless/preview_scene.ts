@@ -35,6 +35,29 @@ export function previewScene(surface: Surface): RawRoute {
         height: side,
         colorMode: z.enum(COLOR_MODES).optional().meta({ description: "Default `color`" }),
       }).strict(),
+      example: {
+        scene: {
+          version: 1,
+          viewport: { width: 340, height: 340 },
+          background: "#FFFFFF",
+          elements: [
+            {
+              id: "bar",
+              type: "shape",
+              frame: { x: 0, y: 0, width: 340, height: 64 },
+              properties: { fill: "#1F6FEB" },
+            },
+            {
+              id: "title",
+              type: "text",
+              frame: { x: 24, y: 96, width: 292, height: 120 },
+              properties: { text: "Water the plants", fontSize: 40, fontWeight: 700 },
+            },
+          ],
+        },
+        width: 170,
+        height: 170,
+      },
     },
     responses: {
       200: {
