@@ -5,11 +5,12 @@
  * relative imports and reports each strongly connected component of more than one file (or a
  * file importing itself) with one path through it.
  *
- * It also checks the graph of domains (issue 22): a domain is a folder of `src/` that owns
- * tables (it has a `tables.ts`); one domain importing another, through any of their files, is
- * an edge, and that graph must have no cycle either, which the file graph alone cannot see.
+ * It also checks the graph of domains (issue 22; `domains.ts` says which folders are domains):
+ * one domain importing another, through any of their files, is an edge, and that graph must
+ * have no cycle either, which the file graph alone cannot see.
  */
 import { dirname, join, relative, resolve } from "node:path";
+import { domainsOf } from "./domains.ts";
 
 const SPECIFIER = /(?:^|[;\s])(?:import|export)\s[^'";]*?\sfrom\s*["']([^"']+)["']/g;
 const SIDE_EFFECT = /(?:^|[;\s])import\s*["']([^"']+)["']/g;
@@ -85,15 +86,6 @@ export function domainGraph(
   return new Map([...edges].map(([domain, targets]) => [domain, [...targets].sort()]));
 }
 
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.stat(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 async function* tsFiles(dir: string): AsyncGenerator<string> {
   for await (const entry of Deno.readDir(dir)) {
     const path = join(dir, entry.name);
@@ -112,14 +104,9 @@ if (import.meta.main) {
   for (const cycle of cycles) {
     console.error(`Import cycle: ${cycle.map((f) => relative(Deno.cwd(), f)).join(" <-> ")}`);
   }
-  // Domains: the folders directly under the root that own tables. Tests may reach across.
+  // Tests may reach across domains.
   const base = resolve(root);
-  const domains = new Set<string>();
-  for await (const entry of Deno.readDir(root)) {
-    if (entry.isDirectory && await exists(join(root, entry.name, "tables.ts"))) {
-      domains.add(entry.name);
-    }
-  }
+  const domains = new Set(await domainsOf(root));
   const domainOf = (file: string) => {
     if (file.endsWith("_test.ts")) return undefined;
     const top = relative(base, file).split("/")[0];

@@ -16,13 +16,6 @@ export async function findUserIdByCustomer(db: Db, customerId: string) {
   return row?.user_id;
 }
 
-/** True when the user exists. */
-export async function userExists(db: Db, userId: string) {
-  const row = await db.selectFrom("users").select("id").where("id", "=", userId)
-    .executeTakeFirst();
-  return row !== undefined;
-}
-
 /**
  * Keeps the first customer id stored for a user (two racing checkouts may each create one at
  * the provider; both then use the winner) and returns the stored one.

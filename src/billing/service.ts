@@ -10,6 +10,7 @@ import { AppError, conflict, notFound } from "../errors.ts";
 import { isUuid } from "../lib/ids.ts";
 import type { StripeClient } from "./stripe_client.ts";
 import { type EventEffect, type EventLookup, interpretEvent } from "./events.ts";
+import * as accounts from "../accounts/repository.ts";
 import * as repo from "./repository.ts";
 import type { SubscriptionsTable } from "./tables.ts";
 import { toInvoice, toSubscription } from "./views.ts";
@@ -79,8 +80,7 @@ export class BillingService {
   private async customerOf(stripe: StripeClient, userId: string): Promise<string> {
     const row = await repo.findSubscription(this.db, userId);
     if (row?.payment_customer_id) return row.payment_customer_id;
-    const user = await this.db.selectFrom("users").select(["email", "username"])
-      .where("id", "=", userId).executeTakeFirst();
+    const user = await accounts.findUserById(this.db, userId);
     if (!user) throw notFound("User no longer exists");
     const customer = await stripe.customers.create(
       { email: user.email, name: user.username, metadata: { userId } },
@@ -193,7 +193,7 @@ export class BillingService {
   /** CONTRACT.md: `client_reference_id`, then `metadata.userId`, then the stored customer id. */
   private async findUser(db: Db, lookup: EventLookup): Promise<string | undefined> {
     for (const candidate of [lookup.clientReferenceId, lookup.metadataUserId]) {
-      if (candidate && isUuid(candidate) && (await repo.userExists(db, candidate))) {
+      if (candidate && isUuid(candidate) && (await accounts.findUserById(db, candidate))) {
         return candidate;
       }
     }

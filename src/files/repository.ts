@@ -61,6 +61,12 @@ export function confirmedUserFiles(db: Db, userId: string, ids: string[]) {
     .where("status", "=", "confirmed").execute();
 }
 
+/** Deletes the user's records of these ids (a content's pictures it no longer needs). */
+export function deleteFilesOfUser(db: Db, userId: string, ids: readonly string[]) {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db.deleteFrom("files").where("user_id", "=", userId).where("id", "in", ids).execute();
+}
+
 /** Deletes records by id (account deletion of raw-item pictures). */
 export function deleteFilesById(trx: Trx, ids: string[]) {
   if (ids.length === 0) return Promise.resolve([]);

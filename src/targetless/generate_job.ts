@@ -184,8 +184,7 @@ export class GenerateSceneJob {
     for (const file of await files.findFilesOfUser(this.deps.db, userId, fileIds)) {
       await this.deps.store.delete(file.object_key).catch(() => {});
     }
-    await this.deps.db.deleteFrom("files").where("user_id", "=", userId)
-      .where("id", "in", fileIds).execute();
+    await files.deleteFilesOfUser(this.deps.db, userId, fileIds);
   }
 
   /**
