@@ -198,10 +198,13 @@ export function widest(lines: string[], size: number, bold = false): number {
 
 /**
  * The narrowest width (at most `width`) that keeps the line count of `width`: lines of even
- * length, as a designer breaks a heading (CSS `text-wrap: balance`).
+ * length, as a designer breaks a heading (CSS `text-wrap: balance`). Text of more than six
+ * lines keeps `width`.
  */
 export function balancedWidth(prepared: PreparedText, width: number, size: number): number {
   const count = wrapPrepared(prepared, width, size).length;
+  // Balancing is for headings and short notes; a long text keeps its full measure.
+  if (count > 6) return width;
   // Never narrower than its longest word: a balanced heading breaks between words only.
   const longest = Math.max(0, ...prepared.words.map((w) => (w.ems - w.hanging) * size));
   let lo = Math.min(width, Math.max(width / (count + 1), longest));
