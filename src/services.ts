@@ -25,6 +25,9 @@ import { OauthService } from "./oauth/service.ts";
 import { createFactory, type Factory } from "./factory/mod.ts";
 import { BindingService } from "./binding/service.ts";
 import { type DeviceMessenger, type DeviceOutbox, DevicesService } from "./devices/service.ts";
+import * as fileKeys from "./files/keys.ts";
+import * as pushKeys from "./pushes/keys.ts";
+import * as targetlessKeys from "./targetless/keys.ts";
 import { PushesService } from "./pushes/service.ts";
 import { PushRenderJob } from "./pushes/render_job.ts";
 import { forgetDevicePushes } from "./pushes/unlink.ts";
@@ -173,14 +176,10 @@ export function createServices(
       // SPEC 4.1: the user's contents, presentations and renditions go too.
       (trx, userId) => targetless.deleteAllOf(trx, userId),
     ],
-    // Stored objects of the user go once the rows are gone (raw-item pictures live under
-    // uploads/{userId}/raw-items/ and files/{userId}/raw-items/, renditions under renditions/).
-    after: [
-      (userId) => storage.deletePrefix(`render/${userId}/`),
-      (userId) => storage.deletePrefix(`uploads/${userId}/`),
-      (userId) => storage.deletePrefix(`files/${userId}/`),
-      (userId) => storage.deletePrefix(`renditions/${userId}/`),
-    ],
+    // Stored objects of the user go once the rows are gone: each domain names its prefixes.
+    after: [pushKeys, fileKeys, targetlessKeys].map((keys) => async (userId: string) => {
+      for (const prefix of keys.userPrefixes(userId)) await storage.deletePrefix(prefix);
+    }),
   }, log);
   return {
     config,

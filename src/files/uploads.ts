@@ -10,6 +10,7 @@
 import type { Selectable } from "kysely";
 import { AppError, badRequest, conflict } from "../errors.ts";
 import { uuidv7 } from "../lib/ids.ts";
+import { confirmedKey, uploadKey } from "./keys.ts";
 import type { Db, Trx } from "../schema.ts";
 import type { ObjectStore } from "../storage/object_store.ts";
 import { SNIFF_BYTES, sniffImageType } from "../storage/sniff.ts";
@@ -45,8 +46,7 @@ export interface TicketRequest {
 
 /** Where a confirmed copy of a file lives: under `files/`, a prefix tickets never sign. */
 function finalKey(file: FileRow): string {
-  const scope = file.object_key.split("/").slice(2, -1).join("/");
-  return `files/${file.user_id}/${scope}/${file.id}/${uuidv7()}`;
+  return confirmedKey(file.user_id, file.object_key, file.id);
 }
 
 /** Issues a ticket: 400 for a type that is not `image/*`, 413 for a declared size over 10 MB. */
@@ -66,7 +66,7 @@ export async function issueUploadTicket(
     );
   }
   const fileId = uuidv7();
-  const key = `uploads/${request.userId}/${request.scope}/${fileId}`;
+  const key = uploadKey(request.userId, request.scope, fileId);
   const ticket = await store.presignUpload(key, {
     contentType,
     maxBytes: MAX_UPLOAD_BYTES,

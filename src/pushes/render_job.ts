@@ -21,7 +21,7 @@ import {
   type TemplateRenderRequest,
 } from "../render/types.ts";
 import { templateRegistry } from "../render/templates/registry.ts";
-import { renderPrefix } from "../storage/keys.ts";
+import { renderPrefix } from "./keys.ts";
 import type { ObjectStore } from "../storage/object_store.ts";
 import * as files from "../files/repository.ts";
 import * as repo from "./repository.ts";

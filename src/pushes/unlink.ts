@@ -4,7 +4,9 @@
  * it on every unlink.
  */
 import type { UnlinkReaction } from "../devices/service.ts";
+import * as fileKeys from "../files/keys.ts";
 import * as files from "../files/repository.ts";
+import { devicePrefixes } from "./keys.ts";
 import type { ObjectStore } from "../storage/object_store.ts";
 import * as repo from "./repository.ts";
 
@@ -16,9 +18,11 @@ export function forgetDevicePushes(store: ObjectStore): UnlinkReaction {
       await files.deleteFilesOfDevice(trx, device.id, device.ownerId);
     },
     async afterCommit(device) {
-      await store.deletePrefix(`render/${device.ownerId}/${device.id}/`);
-      await store.deletePrefix(`uploads/${device.ownerId}/${device.id}/`);
-      await store.deletePrefix(`files/${device.ownerId}/${device.id}/`);
+      const prefixes = [
+        ...devicePrefixes(device.ownerId, device.id),
+        ...fileKeys.scopePrefixes(device.ownerId, device.id),
+      ];
+      for (const prefix of prefixes) await store.deletePrefix(prefix);
     },
   };
 }

@@ -17,8 +17,3 @@ export function isSafeKey(key: string): boolean {
     part !== ".." && part !== "." && part !== "" && part.length <= MAX_SEGMENT
   );
 }
-
-/** SPEC 4.6: every rendered file of a push lives under this prefix. */
-export function renderPrefix(userId: string, deviceId: string, pushId: string): string {
-  return `render/${userId}/${deviceId}/${pushId}/`;
-}

@@ -12,6 +12,7 @@ import { type Model, ModelError } from "../ai/model.ts";
 import type { Attempt } from "../jobs/types.ts";
 import { uuidv7 } from "../lib/ids.ts";
 import { type Log, silentLog } from "../lib/log.ts";
+import { storedKey } from "../files/keys.ts";
 import * as files from "../files/repository.ts";
 import { normaliseScene, sceneEnvelope } from "../render/scene/normalise.ts";
 import type { SceneData } from "../render/scene/types.ts";
@@ -161,7 +162,7 @@ export class GenerateSceneJob {
   /** A picture a link pointed at becomes one of the user's files, so a Scene can show it. */
   private async keepLinkImage(content: ContentRow, bytes: Uint8Array, format: "png" | "jpeg") {
     const id = uuidv7();
-    const key = `files/${content.user_id}/targetless/${content.id}/${id}/${uuidv7()}`;
+    const key = storedKey(content.user_id, `targetless/${content.id}`, id);
     const contentType = `image/${format}`;
     await this.deps.store.put(key, bytes, contentType);
     await files.insertFile(this.deps.db, {

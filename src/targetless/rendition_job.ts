@@ -9,6 +9,7 @@ import { type Log, silentLog } from "../lib/log.ts";
 import type { Attempt } from "../jobs/types.ts";
 import { MAX_SCENE_PICTURES, ownedPictures } from "./pictures.ts";
 import { RenderRejected } from "../render/errors.ts";
+import { renditionKey } from "./keys.ts";
 import type { Renderer } from "../render/types.ts";
 import type { SceneEnvelope } from "../render/scene/types.ts";
 import type { TargetlessDeps } from "./deps.ts";
@@ -18,11 +19,6 @@ import { sceneFileIds } from "./views.ts";
 import type { Selectable, Updateable } from "kysely";
 
 type RenditionRow = Selectable<RenditionsTable>;
-
-/** Where a rendition's PNG is stored; account deletion removes `renditions/{userId}/`. */
-export function renditionKey(r: { user_id: string; presentation_id: string; id: string }) {
-  return `renditions/${r.user_id}/${r.presentation_id}/${r.id}.png`;
-}
 
 /** The handler of `renderRenditionQueue`. */
 export class RenditionJob {
