@@ -5,8 +5,6 @@
  */
 import type { SummaryKind } from "./views.ts";
 
-/** A list line: `- x`, `* x`, `• x`, `1. x`, `[ ] x`, `- [x] x`. */
-const LIST_LINE = /^\s*(?:[-*•·–]\s+|\d{1,2}[.)]\s+)?(\[[ xX✓]?\]\s*)?(.+?)\s*$/;
 const BULLET = /^\s*(?:[-*•·–]|\d{1,2}[.)])\s+/;
 const CHECKBOX = /^\s*(?:[-*•]\s*)?\[[ xX✓]?\]/;
 const ISO_DATE = /\b(\d{4})-(\d{2})-(\d{2})\b/;
@@ -24,12 +22,62 @@ export function lines(text: string): string[] {
   return text.split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
 }
 
+const SPACE = /\s/;
+const LINE_BREAK = /[\n\r\u2028\u2029]/;
+
+/**
+ * The checkbox and the text of a trimmed list line (`- x`, `* x`, `• x`, `1. x`, `[ ] x`,
+ * `- [x] x`): what `/^\s*(?:[-*•·–]\s+|\d{1,2}[.)]\s+)?(\[[ xX✓]?\]\s*)?(.+?)\s*$/` captured,
+ * trying the same prefixes in the same order, each in constant time. The regex retried its
+ * lazy text at every character and its spaces at every length: quadratic over a long run of
+ * spaces (issue 25).
+ */
+function listLine(line: string): [box: string | undefined, text: string] | undefined {
+  const n = line.length;
+  const spacesFrom = (i: number) => {
+    while (i < n && SPACE.test(line[i])) i++;
+    return i;
+  };
+  let lastBreak = -1;
+  for (let i = 0; i < n; i++) if (LINE_BREAK.test(line[i])) lastBreak = i;
+  // `(.+?)\s*$` from `s` of a trimmed line: some text and no line break (`.` matches none).
+  const textAt = (s: number) => s < n && s > lastBreak;
+  // Where a bullet or number may end, longest spaces first; 0 for none.
+  const starts: number[] = [];
+  const spacedFrom = (i: number) => {
+    for (let end = spacesFrom(i); end > i; end--) starts.push(end);
+  };
+  if ("-*•·–".includes(line[0])) spacedFrom(1);
+  else if (/\d/.test(line[0] ?? "")) {
+    for (const digits of /\d/.test(line[1] ?? "") ? [2, 1] : [1]) {
+      if (".)".includes(line[digits] ?? "x")) spacedFrom(digits + 1);
+    }
+  }
+  starts.push(0);
+  for (const b of starts) {
+    if (line[b] === "[") {
+      const shut = " xX✓".includes(line[b + 1] ?? "x") && line[b + 2] === "]"
+        ? b + 3
+        : line[b + 1] === "]"
+        ? b + 2
+        : -1;
+      if (shut >= 0) {
+        for (let s = spacesFrom(shut); s >= shut; s--) {
+          if (textAt(s)) return [line.slice(b, s), line.slice(s)];
+        }
+      }
+    }
+    if (textAt(b)) return [undefined, line.slice(b)];
+  }
+  return undefined;
+}
+
 /** List items of a text: the lines that carry a bullet, number or checkbox (done when ticked). */
 export function listItems(text: string): Array<{ text: string; done: boolean }> {
   return lines(text).filter((l) => BULLET.test(l) || CHECKBOX.test(l)).map((line) => {
-    const match = line.match(LIST_LINE);
-    const box = match?.[1] ?? "";
-    return { text: (match?.[2] ?? line).trim(), done: /[xX✓]/.test(box) };
+    const match = listLine(line);
+    const box = match?.[0] ?? "";
+    return { text: (match?.[1] ?? line).trim(), done: /[xX✓]/.test(box) };
   }).filter((item) => item.text.length > 0);
 }
 
@@ -126,22 +174,94 @@ export function detectLanguage(text: string): string {
   return best;
 }
 
+/**
+ * `text` without the characters that `lead` matches at its start and `trail` at its end (each
+ * a one-character class): `/^[…]+|[…]+$/g` in one pass. That regex tried its trailing run
+ * from every character of a run of spaces inside the text: quadratic (issue 25).
+ */
+export function trimChars(text: string, lead: RegExp, trail: RegExp): string {
+  let start = 0;
+  let end = text.length;
+  while (start < end && lead.test(text[start])) start++;
+  while (end > start && trail.test(text[end - 1])) end--;
+  return text.slice(start, end);
+}
+
+const PREPOSITION = /^(?:at|on|am|um|le)$/i;
+
+/**
+ * `text.replace(/(?:\s+(?:at|on|am|um|le))+\s*(?=[,.;]|$)/gim, "")` in one forward pass: the
+ * prepositions left before a comma, full stop, semicolon or line end go. The regex rescanned
+ * a run of spaces from each of its characters and a chain of prepositions from each of its
+ * links (issue 25). Here a chain is read once: it matches up to its last link followed by
+ * such an end, and when no link is, no chain starting inside it matches either.
+ */
+function withoutDanglingPrepositions(text: string): string {
+  const n = text.length;
+  const parts: string[] = [];
+  let copied = 0;
+  let start = 0;
+  while (start < n) {
+    if (!SPACE.test(text[start])) {
+      start++;
+      continue;
+    }
+    let end = -1; // where the match from `start` ends
+    let run = start; // the run of spaces before the next link
+    let linked = false;
+    let after = run;
+    for (;;) {
+      while (after < n && SPACE.test(text[after])) after++;
+      if (linked && (after === n || ",.;".includes(text[after]))) end = after;
+      else if (linked) {
+        // `\s*` gives back spaces down to the run's last line end, where `$` matches.
+        for (let i = after - 1; i >= run; i--) {
+          if (LINE_BREAK.test(text[i])) {
+            end = i;
+            break;
+          }
+        }
+      }
+      if (after === run || !PREPOSITION.test(text.slice(after, after + 2))) break;
+      run = after = after + 2;
+      linked = true;
+    }
+    if (end < 0) {
+      start = after;
+      continue;
+    }
+    parts.push(text.slice(copied, start));
+    copied = start = end;
+  }
+  parts.push(text.slice(copied));
+  return parts.join("");
+}
+
 /** Text without the ISO dates and clock times in it, spaces tidied. */
 export function withoutDates(text: string): string {
-  return text.replace(new RegExp(ISO_DATE.source, "g"), "")
+  const tidied = text.replace(new RegExp(ISO_DATE.source, "g"), "")
     .replace(new RegExp(TIME.source, "gi"), "")
-    .replace(/[ \t]{2,}/g, " ")
-    // Prepositions left dangling ("on  at ,") go with them.
-    .replace(/(?:\s+(?:at|on|am|um|le))+\s*(?=[,.;]|$)/gim, "")
-    .replace(/\s+([,.;:!?])/g, "$1").replace(/([,;:])(?=[,;:.])/g, "")
+    .replace(/[ \t]{2,}/g, " ");
+  // Prepositions left dangling ("on  at ,") go with them; then no space before punctuation
+  // (each run of spaces looked at once, not from each of its characters).
+  return withoutDanglingPrepositions(tidied)
+    .replace(
+      /\s+/g,
+      (run, at: number, all: string) => /[,.;:!?]/.test(all.charAt(at + run.length)) ? "" : run,
+    )
+    .replace(/([,;:])(?=[,;:.])/g, "")
     .trim();
 }
 
 /** A short title from a line: its first clause when the line is long, at most `max` characters. */
 export function headOf(line: string, max: number): string {
-  const clean = withoutDates(line).replace(/^[\s,;:.\-–—]+|[\s,;:\-–—]+$/g, "");
+  const clean = trimChars(withoutDates(line), /[\s,;:.\-–—]/, /[\s,;:\-–—]/);
   if ([...clean].length > 40) {
-    const head = clean.split(/\s*(?:[,;:]|\s[-–—]\s)\s*/)[0];
+    // Up to the first comma, semicolon, colon or spaced dash. A match never starts inside a run
+    // of spaces (the run's start matches first), so `(?<!\s)` changes nothing but the time:
+    // no run is rescanned from each of its characters.
+    const cut = clean.search(/(?<!\s)\s*(?:[,;:]|\s[-–—]\s)/);
+    const head = cut < 0 ? clean : clean.slice(0, cut);
     if ([...head].length >= 3) return clip(head, max);
   }
   return clip(clean || line.trim(), max);

@@ -12,6 +12,7 @@ import {
   keyPoints,
   lines,
   listItems,
+  trimChars,
   withoutDates,
 } from "./heuristics.ts";
 import { TEMPLATE_OF_KIND } from "./summary_prompt.ts";
@@ -75,9 +76,12 @@ const BUILDERS: Record<string, (note: NoteForPush) => TemplateChoice | undefined
       ? timed.map((line) => ({
         time: findTime(line)!,
         title: clip(
-          line.replace(/\b\d{4}-\d{2}-\d{2}\b/, "")
-            .replace(/\b([01]?\d|2[0-3])[:.h][0-5]\d\b|\b(1[0-2]|0?[1-9])\s?(am|pm)\b/i, "")
-            .replace(/^[\s\-–—:,*•]+|[\s\-–—:,]+$/g, "") || titleOf(note),
+          trimChars(
+            line.replace(/\b\d{4}-\d{2}-\d{2}\b/, "")
+              .replace(/\b([01]?\d|2[0-3])[:.h][0-5]\d\b|\b(1[0-2]|0?[1-9])\s?(am|pm)\b/i, ""),
+            /[\s\-–—:,*•]/,
+            /[\s\-–—:,]/,
+          ) || titleOf(note),
           300,
         ),
       }))
