@@ -4,6 +4,8 @@
  * 800x480 PNG; a second trigger pushes nothing twice.
  */
 import { decode as decodePng } from "fast-png";
+import { deflateSync } from "node:zlib";
+import { buildPng, ihdr, pngChunk } from "./helpers/bombs.ts";
 import { assert, assertEquals, expectError, expectStatus } from "./helpers/assert.ts";
 import { registerUser } from "./helpers/http.ts";
 import { serverSuite } from "./helpers/suite.ts";
@@ -195,9 +197,30 @@ suite.test("confirm: a picture that is not an image is 409; a second confirm sta
   assertEquals(again.status, "summarized");
 });
 
+suite.test("a picture cut short is 409 at confirm; the item stays uploading (issue 25)", async (api) => {
+  const { accessToken: token } = await registerUser(api);
+  const created = expectStatus(
+    await api.post("/api/raw-items/upload", {
+      token,
+      body: { attachments: [{ contentType: "image/png", sizeBytes: 120 }] },
+    }),
+    201,
+  );
+  await uploadToTicket(created.attachments[0].upload, samplePhoto().slice(0, 120));
+  expectError(
+    await api.post(`/api/raw-items/${created.id}/confirm`, { token }),
+    409,
+    /^Uploaded image cannot be rendered: PNG chunk IDAT runs past the end of the file/,
+  );
+  const item = expectStatus(await api.get(`/api/raw-items/${created.id}`, { token }), 200);
+  assertEquals(item.status, "uploading");
+});
+
 suite.test("a picture that cannot be decoded is described as such; the item is summarised", async (api) => {
   const { accessToken: token } = await registerUser(api);
-  const broken = samplePhoto().slice(0, 120);
+  // Sound PNG chunks whose image data inflates short: confirm reads structure only, so only the
+  // summary stage's decoder finds it.
+  const broken = buildPng(ihdr(40, 30), [pngChunk("IDAT", deflateSync(new Uint8Array(100)))]);
   const { created } = await createItem(api, token, { text: "Whiteboard", pictures: [broken] });
   const item = await settledItem(api, token, created.id);
   assertEquals(item.status, "summarized", JSON.stringify(item));

@@ -7,6 +7,9 @@ import { createDevice, deviceRow, insertPush, pushRow } from "./helpers/devices.
 import { externalDatabaseUrl, type TestServer } from "./helpers/server.ts";
 import { connectDevice, eventually } from "./helpers/mqtt.ts";
 import { encode as encodePng } from "fast-png";
+import { deflateSync } from "node:zlib";
+import { buildPng, ihdr, pngChunk } from "./helpers/bombs.ts";
+import { encodeRgb, gradientJpeg } from "../src/render/testing/images.ts";
 import { PushRenderJob } from "../src/pushes/render_job.ts";
 import type { ObjectStore } from "../src/storage/object_store.ts";
 
@@ -460,47 +463,134 @@ suite.test(
       409,
       /not an image/,
     );
-    // Every type the store sniffs is one the render decodes (issue 12): a GIF is confirmable,
-    // and one whose bytes are broken becomes a recorded render failure, never a QUEUE push.
+    // Every type the store sniffs is one the render decodes (issue 12): a GIF is confirmable;
+    // one whose header is cut short is refused at confirm (issue 25), never left to a render.
     const t2 = await ticket();
     assert.equal(await upload(t2, new TextEncoder().encode("GIF89a\x01\x00")), 204);
-    const { pushId } = expectStatus(
+    expectError(
       await api.post(`${base}/custom-push/confirm`, { token, body: { fileId: t2.fileId } }),
+      409,
+      /cannot be rendered: GIF header is truncated/,
+    );
+    const t3 = await ticket();
+    assert.equal(await upload(t3, await encodeRgb(new Uint8Array(8 * 8 * 3), 8, 8, "gif")), 204);
+    expectStatus(
+      await api.post(`${base}/custom-push/confirm`, { token, body: { fileId: t3.fileId } }),
       200,
     );
-    const failed = await eventually(async () => {
-      const row = await pushRow(s, pushId);
-      return row.render_error ? row : null;
-    }, "render failure");
-    assertEquals(failed.status, "PREPARE");
-    assert.match(failed.render_error ?? "", /could not be decoded/);
+  },
+);
+
+/** Uploads `bytes` as a custom push source and confirms it: the confirm reply. */
+async function uploadAndConfirm(api: Client, token: string, base: string, bytes: Uint8Array) {
+  const t = expectStatus(
+    await api.post(`${base}/custom-push/upload`, { token, body: { contentType: "image/png" } }),
+    200,
+  );
+  assert.equal(await upload(t, bytes), 204);
+  return {
+    fileId: t.fileId,
+    reply: await api.post(`${base}/custom-push/confirm`, { token, body: { fileId: t.fileId } }),
+  };
+}
+
+suite.test(
+  "confirm answers 409 for a file that cannot be decoded, and creates no push (issue 25)",
+  async (api, s) => {
+    const { token, base } = await owner(api, s);
+    // Issue 25's reproductions: a PNG signature followed by 5,000 0xff bytes; a PNG and a JPEG
+    // cut short (the JPEG by its last two bytes only: libjpeg-turbo refuses that too).
+    const ffs = new Uint8Array(5008).fill(0xff);
+    ffs.set(samplePng().subarray(0, 8));
+    const png = samplePng();
+    const jpeg = await gradientJpeg(64, 48);
+    const files = {
+      "PNG signature and 0xff bytes": ffs,
+      "PNG cut in half": png.subarray(0, png.length >> 1),
+      "JPEG cut in half": jpeg.subarray(0, jpeg.length >> 1),
+      "JPEG without its end marker": jpeg.subarray(0, jpeg.length - 2),
+    };
+    for (const [name, bytes] of Object.entries(files)) {
+      const { fileId, reply } = await uploadAndConfirm(api, token, base, bytes);
+      expectError(reply, 409, /^Uploaded image cannot be rendered: /);
+      const file = await s.app.services.db.selectFrom("files").select("status")
+        .where("id", "=", fileId).executeTakeFirstOrThrow();
+      assertEquals(file.status, "pending", name);
+    }
+    assertEquals(expectStatus(await api.get(`${base}/pushes`, { token }), 200).items, []);
   },
 );
 
 suite.test(
-  "a failed render leaves the push in PREPARE with the failure and no files",
+  "a render refusal that slips past confirm fails the push once, for good, shown in history",
   async (api, s) => {
     const { user, device, token, base } = await owner(api, s);
-    const t = expectStatus(
-      await api.post(`${base}/custom-push/upload`, { token, body: { contentType: "image/png" } }),
-      200,
-    );
-    // PNG magic bytes, then garbage: it passes the confirm check but cannot be decoded.
-    const broken = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3, 4, 5]);
-    assert.equal(await upload(t, broken), 204);
-    const { pushId } = expectStatus(
-      await api.post(`${base}/custom-push/confirm`, { token, body: { fileId: t.fileId } }),
-      200,
-    );
+    // Sound PNG chunks whose image data inflates short: only a decoder sees it (issue 25: confirm
+    // reads headers and structure, never inflates).
+    const short = buildPng(ihdr(40, 30), [pngChunk("IDAT", deflateSync(new Uint8Array(100)))]);
+    const { reply } = await uploadAndConfirm(api, token, base, short);
+    const { pushId } = expectStatus(reply, 200);
     const failed = await eventually(async () => {
       const row = await pushRow(s, pushId);
-      return row.render_error ? row : null;
+      return row.render_failed_at ? row : null;
     }, "render failure");
     assertEquals([failed.status, failed.render_prefix, failed.file_id], ["PREPARE", null, null]);
-    assert.ok(failed.render_attempts >= 1);
+    assertEquals(failed.render_attempts, 1);
+    assert.match(failed.render_error ?? "", /could not be decoded: PNG image data is truncated/);
     const prefix = `render/${user.user.id}/${device.id}/${pushId}/`;
     assert.equal(await s.app.services.storage.head(`${prefix}image.png`), null);
     expectError(await api.get(`${base}/push/${pushId}`, { token }), 404);
+    // GET history shows the push with why it failed.
+    const page = expectStatus(await api.get(`${base}/pushes`, { token }), 200);
+    assertEquals(page.items.map((p: { pushId: string }) => p.pushId), [pushId]);
+    assertEquals(page.items[0].status, "PREPARE");
+    assertEquals(page.items[0].error, failed.render_error);
+    // The job delivered again renders nothing: the push failed once, for good.
+    let renders = 0;
+    const counting = Object.create(s.app.services.renderer);
+    counting.renderImage = (...args: unknown[]) => {
+      renders++;
+      return s.app.services.renderer.renderImage(...(args as [Uint8Array]));
+    };
+    await new PushRenderJob(s.app.services.pushes, counting).handle({ pushId }, {
+      number: 2,
+      final: false,
+    });
+    assertEquals(renders, 0);
+    assertEquals((await pushRow(s, pushId)).render_attempts, 1);
+    // A push whose render succeeds shows no error.
+    const good = await uploadAndConfirm(api, token, base, samplePng());
+    const goodId = expectStatus(good.reply, 200).pushId;
+    await eventually(async () => (await pushRow(s, goodId)).status === "QUEUE", "render");
+    const both = expectStatus(await api.get(`${base}/pushes`, { token }), 200);
+    assertEquals(both.items.map((p: Record<string, unknown>) => "error" in p), [false, true]);
+  },
+);
+
+suite.test(
+  "a transient render failure is retried; on the last attempt it fails for good",
+  async (api, s) => {
+    const { user, device, token, base } = await owner(api, s);
+    const services = s.app.services;
+    const sourceKey = `uploads/${user.user.id}/${device.id}/source`;
+    await services.storage.put(sourceKey, samplePng(), "image/png");
+    const pushId = await insertPush(s, device, user.user.id, { status: "PREPARE" });
+    await services.db.updateTable("pushes")
+      .set({ template: "custom-image", source_key: sourceKey }).where("id", "=", pushId).execute();
+    const busy = Object.create(services.renderer);
+    busy.renderImage = () => Promise.reject(new Error("worker crashed"));
+    const job = new PushRenderJob(services.pushes, busy);
+    await assert.rejects(job.handle({ pushId }, { number: 1, final: false }), /crashed/);
+    const retried = await pushRow(s, pushId);
+    assertEquals([retried.render_attempts, retried.render_failed_at], [1, null]);
+    const page = expectStatus(await api.get(`${base}/pushes`, { token }), 200);
+    assert.ok(!("error" in page.items[0]), "a failure that will be retried is not shown");
+    await assert.rejects(job.handle({ pushId }, { number: 2, final: true }), /crashed/);
+    const failed = await pushRow(s, pushId);
+    assertEquals(failed.render_attempts, 2);
+    assert.ok(failed.render_failed_at);
+    const shown = expectStatus(await api.get(`${base}/pushes`, { token }), 200);
+    assertEquals(shown.items[0].error, "worker crashed");
   },
 );
 

@@ -6,6 +6,8 @@
  * is in the renewal window.
  */
 import { decode as decodePng } from "fast-png";
+import { deflateSync } from "node:zlib";
+import { buildPng, ihdr, pngChunk } from "./helpers/bombs.ts";
 import { assert, assertEquals, expectStatus } from "./helpers/assert.ts";
 import type { Client } from "./helpers/http.ts";
 import { serverSuite } from "./helpers/suite.ts";
@@ -517,6 +519,38 @@ suite.test("an upload that is not PNG or JPEG is 409 invalid_state at confirm", 
   );
 });
 
+/** A PNG whose chunks are sound but whose image data inflates short: only a decoder sees it. */
+function shortPng(): Uint8Array {
+  return buildPng(ihdr(40, 30), [pngChunk("IDAT", deflateSync(new Uint8Array(100)))]);
+}
+
+suite.test("an image asset that cannot be decoded is 409 invalid_state at confirm (issue 25)", async (api) => {
+  const acct = await account(api);
+  const png = testPng();
+  const truncated = png.subarray(0, png.length >> 1);
+  const created = expectStatus(
+    await acct.call(acct.sdk, "POST", "/contents", {
+      body: {
+        mode: "hardcode",
+        output: {},
+        assets: [{ type: "image", contentType: "image/png", sizeBytes: truncated.length }],
+      },
+    }),
+    201,
+  );
+  assert.equal(await upload(created.assets[0].upload, truncated, "image/png"), 204);
+  const error = expectCode(
+    await acct.call(acct.sdk, "POST", `/contents/${created.id}/confirm`),
+    409,
+    "invalid_state",
+  );
+  assert.match(error.message, /^Uploaded image cannot be rendered: PNG chunk IDAT runs past/);
+  assertEquals(
+    expectStatus(await acct.call(acct.sdk, "GET", `/contents/${created.id}`), 200).state,
+    "uploading",
+  );
+});
+
 suite.test("text-only auto content waits for confirm, then is generated", async (api, s) => {
   const acct = await proAccount(api, s);
   const created = expectStatus(
@@ -930,9 +964,9 @@ suite.test(
   "a failed rendition stays readable with its problem; the presentation is ready",
   async (api, _s) => {
     const acct = await account(api);
-    // A PNG signature over garbage passes confirm's sniffing and fails to decode when rendered.
-    const broken = new Uint8Array(200);
-    broken.set([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+    // Sound PNG chunks over image data that inflates short: confirm reads the structure only
+    // (issue 25), so it passes, and the decoder refuses it when rendered.
+    const broken = shortPng();
     const { content, presentation } = await hardcodePresentation(acct, acct.app, {
       viewport: { width: 30, height: 20 },
     }, broken);
@@ -1188,19 +1222,18 @@ suite.test(
   async (api, s) => {
     const acct = await account(api);
     const device = await createDevice(s, acct.userId);
-    const broken = new Uint8Array(100);
-    broken.set([0xff, 0xd8, 0xff, 0xe0]);
+    const broken = shortPng();
     const created = expectStatus(
       await acct.call(acct.app, "POST", "/contents", {
         body: {
           mode: "manual",
           displayId: device.id,
-          assets: [{ type: "image", contentType: "image/jpeg", sizeBytes: 100 }],
+          assets: [{ type: "image", contentType: "image/png", sizeBytes: broken.length }],
         },
       }),
       201,
     );
-    assert.equal(await upload(created.assets[0].upload, broken, "image/jpeg"), 204);
+    assert.equal(await upload(created.assets[0].upload, broken, "image/png"), 204);
     const confirmed = expectStatus(
       await acct.call(acct.app, "POST", `/contents/${created.id}/confirm`),
       202,

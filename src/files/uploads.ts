@@ -12,6 +12,7 @@ import { AppError, badRequest, conflict } from "../errors.ts";
 import { uuidv7 } from "../lib/ids.ts";
 import { confirmedKey, uploadKey } from "./keys.ts";
 import type { Db, Trx } from "../schema.ts";
+import { checkImageStructure } from "../render/structure.ts";
 import type { ObjectStore } from "../storage/object_store.ts";
 import { SNIFF_BYTES, sniffImageType } from "../storage/sniff.ts";
 import * as repo from "./repository.ts";
@@ -106,7 +107,11 @@ export interface ConfirmOptions {
   typeNames: string;
 }
 
-/** Reads the staged upload once and checks it: 409 unless it is there, small and accepted. */
+/**
+ * Reads the staged upload once and checks it: 409 unless it is there, small, accepted and, by
+ * its header and structure, decodable within the render's limits (issue 25: a file that can
+ * never render is refused here, not left to fail in a job).
+ */
 async function readStaged(store: ObjectStore, file: FileRow, options: ConfirmOptions) {
   const info = await store.head(file.object_key);
   if (!info) throw conflict("Nothing has been uploaded for this file yet");
@@ -120,6 +125,8 @@ async function readStaged(store: ObjectStore, file: FileRow, options: ConfirmOpt
   if (!options.types.has(sniffed)) {
     throw conflict(`Image type ${sniffed} cannot be rendered; use ${options.typeNames}`);
   }
+  const structure = checkImageStructure(bytes);
+  if (!structure.ok) throw conflict(`Uploaded image cannot be rendered: ${structure.message}`);
   return { bytes, contentType: sniffed };
 }
 

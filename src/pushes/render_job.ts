@@ -5,7 +5,9 @@
  * one transaction. A render identical to one the device already has (same three SHA-256
  * digests) is not stored again: the push points at those files (issue 12). A failure records the
  * error on the push (still PREPARE) and removes whatever was written, so a push never points at a
- * half-written set of files.
+ * half-written set of files. A refused input fails the push for good at once, a transient failure
+ * on its last retry: it is marked failed (`render_failed_at`, its `error` in the push history) and
+ * never rendered again, even if its job is delivered again (issue 25).
  */
 import { type Log, silentLog } from "../lib/log.ts";
 import type { Selectable } from "kysely";
@@ -76,8 +78,8 @@ export class PushRenderJob {
     const { db } = this.pushes;
     const store = this.store;
     const push = await repo.findPush(db, job.pushId);
-    // Deleted (unbind) or already rendered (a retried job): nothing to do.
-    if (!push || push.status !== "PREPARE") return;
+    // Deleted (unbind), already rendered or failed for good (a job delivered again): nothing to do.
+    if (!push || push.status !== "PREPARE" || push.render_failed_at) return;
     const own = renderPrefix(push.user_id, push.device_id, push.id);
     let wrote = false;
     try {
@@ -134,16 +136,18 @@ export class PushRenderJob {
       // attempt's files (a deduplicated push wrote none).
       if (wrote) await store.deletePrefix(own).catch(() => {});
       const message = error instanceof Error ? error.message : String(error);
-      await repo.recordRenderFailure(db, push.id, message);
+      // A rejected input (corrupt, oversized, unknown template) is permanent: no retry can fix it.
+      const permanent = error instanceof PermanentRenderFailure || error instanceof RenderRejected;
+      const forGood = permanent || (attempt?.final ?? false);
+      await repo.recordRenderFailure(db, push.id, message, forGood);
       this.log.info("render failed", {
         pushId: push.id,
         error: message,
         attempt: attempt?.number,
         final: attempt?.final,
+        forGood,
       });
-      // A rejected input (corrupt, oversized, unknown template) is permanent: no retry can fix it.
-      const permanent = error instanceof PermanentRenderFailure || error instanceof RenderRejected;
-      if (permanent || (attempt?.final ?? false)) {
+      if (forGood) {
         for (const react of this.onFailedForGood) {
           await react(push, message).catch((cause) =>
             this.log.error("render failure reaction failed", {

@@ -70,12 +70,16 @@ export function findIdenticalRender(
     .orderBy("rendered_at").limit(1).executeTakeFirst();
 }
 
-/** Records a failed render attempt; the push stays in PREPARE. */
-export function recordRenderFailure(db: Db, id: string, error: string) {
+/**
+ * Records a failed render attempt; the push stays in PREPARE. `forGood`: no attempt follows, and
+ * the push history shows the error (issue 25).
+ */
+export function recordRenderFailure(db: Db, id: string, error: string, forGood: boolean) {
   return db.updateTable("pushes")
     .set((eb) => ({
       render_attempts: eb("render_attempts", "+", 1),
       render_error: error.slice(0, 1000),
+      ...(forGood ? { render_failed_at: new Date() } : {}),
       updated_at: new Date(),
     }))
     .where("id", "=", id).where("status", "=", "PREPARE").execute();

@@ -30,6 +30,8 @@ export interface PushesTable {
   raw4_sha256: string | null;
   render_attempts: Generated<number>;
   render_error: string | null;
+  /** Set once the render failed for good (migration 0830): no job renders the push again. */
+  render_failed_at: Date | null;
   rendered_at: Date | null;
   published_at: Date | null;
   confirmed_at: Date | null;

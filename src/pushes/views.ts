@@ -11,6 +11,11 @@ export const pushListItemSchema = z.object({
   status: z.enum(PUSH_STATUSES),
   priority: z.number().int(),
   createdAt: timestamp,
+  // Issue 25, an addition to SPEC 2.9's fields: SPEC 3.1 has no status for a failed render.
+  error: z.string().optional().meta({
+    description:
+      "Why the render failed for good (the source cannot be decoded, or every retry failed); present only then. The push stays PREPARE, is never rendered again and cannot be shown",
+  }),
 }).meta({ id: "PushListItem" });
 
 export const pushPageSchema = z.object({
@@ -57,5 +62,6 @@ export function toPushListItem(row: Selectable<PushesTable>): z.infer<typeof pus
     status: row.status,
     priority: row.priority,
     createdAt: row.created_at.toISOString(),
+    ...(row.render_failed_at ? { error: row.render_error ?? "Render failed" } : {}),
   };
 }

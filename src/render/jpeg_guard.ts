@@ -29,6 +29,13 @@ export interface JpegInfo {
   orientation: number;
 }
 
+/**
+ * Markers, segments and fill bytes between segments (scan data not counted). An encoder writes
+ * tens of them (a progressive JPEG: its 100 scans' tables and headers at most); a 10 MB file of
+ * empty segments or fill bytes would take millions of steps (issue 25: the walk runs at confirm).
+ */
+const MAX_JPEG_MARKERS = 10_000;
+
 /** SOF0 baseline, SOF1 extended, SOF2 progressive: the Huffman-coded frames jpeg-js decodes. */
 const DECODED_FRAMES = new Set([0xc0, 0xc1, 0xc2]);
 
@@ -60,16 +67,27 @@ function blocksOf(frame: JpegFrame): { coded: number; allocated: number; samples
   return { coded, allocated, samples };
 }
 
-/** Skips entropy-coded data from `at` to the next marker; returns that marker's offset. */
+/**
+ * Skips entropy-coded data from `at` to the next marker; returns that marker's offset. A plain
+ * loop: a scan of stuffed bytes (`FF 00` repeated) would cost one `indexOf` call per two bytes,
+ * 200 ms for 10 MB, where this takes a few milliseconds (issue 25: it also runs at confirm).
+ */
 function skipScanData(bytes: Uint8Array, at: number): number {
-  for (;;) {
-    const ff = bytes.indexOf(0xff, at);
-    if (ff < 0 || ff + 1 >= bytes.length) return bytes.length;
-    const next = bytes[ff + 1];
+  const last = bytes.length - 1;
+  for (let i = at; i < last; i++) {
+    if (bytes[i] !== 0xff) continue;
+    const next = bytes[i + 1];
     // 0xFF00 is a stuffed data byte, 0xFFD0-D7 restart markers, 0xFFFF fill: still scan data.
-    if (next === 0x00 || (next >= 0xd0 && next <= 0xd7) || next === 0xff) at = ff + 1;
-    else return ff;
+    if (next === 0x00 || (next >= 0xd0 && next <= 0xd7) || next === 0xff) continue;
+    return i;
   }
+  return bytes.length;
+}
+
+/** Whether the APP1 payload at `at` starts with "Exif". */
+function isExif(bytes: Uint8Array, at: number): boolean {
+  return bytes[at] === 0x45 && bytes[at + 1] === 0x78 && bytes[at + 2] === 0x69 &&
+    bytes[at + 3] === 0x66;
 }
 
 function readFrame(segment: Uint8Array): JpegFrame | string {
@@ -98,15 +116,23 @@ export function guardJpeg(bytes: Uint8Array): JpegInfo | Refusal {
   let orientation = 1;
   let scans = 0;
   let scanBytes = 0;
+  let ended = false;
+  let exifRead = false;
   let at = 2;
-  while (at < bytes.length) {
+  for (let steps = 0; at < bytes.length; steps++) {
+    if (steps === MAX_JPEG_MARKERS) {
+      return refuse("undecodable", `JPEG has more than ${MAX_JPEG_MARKERS} markers`);
+    }
     if (bytes[at] !== 0xff) return refuse("undecodable", "JPEG marker expected");
     const marker = bytes[at + 1];
     if (marker === 0xff) {
       at++;
       continue;
     }
-    if (marker === 0xd9) break;
+    if (marker === 0xd9) {
+      ended = true;
+      break;
+    }
     if ((marker >= 0xd0 && marker <= 0xd7) || marker === 0x01) {
       at += 2;
       continue;
@@ -117,17 +143,19 @@ export function guardJpeg(bytes: Uint8Array): JpegInfo | Refusal {
     if (length < 2 || end > bytes.length) {
       return refuse("undecodable", "JPEG segment runs past the end of the file");
     }
-    const segment = bytes.subarray(at + 4, end);
+    // No view per segment: a file of 2.6 million empty segments is walked in milliseconds.
     if (isFrameMarker(marker)) {
       if (frame) return refuse("undecodable", "JPEG has more than one frame");
       if (!DECODED_FRAMES.has(marker)) {
         return refuse("undecodable", "Lossless and arithmetic-coded JPEGs are not supported");
       }
-      const read = readFrame(segment);
+      const read = readFrame(bytes.subarray(at + 4, end));
       if (typeof read === "string") return refuse("undecodable", read);
       frame = read;
-    } else if (marker === 0xe1 && orientation === 1) {
-      orientation = exifOrientation(segment);
+    } else if (marker === 0xe1 && !exifRead && isExif(bytes, at + 4)) {
+      // The first Exif segment (an XMP one is APP1 too) has the orientation.
+      exifRead = true;
+      orientation = exifOrientation(bytes.subarray(at + 4, end));
     } else if (marker === 0xda) {
       if (!frame) return refuse("undecodable", "JPEG scan comes before its frame");
       if (++scans > MAX_JPEG_SCANS) {
@@ -157,5 +185,8 @@ export function guardJpeg(bytes: Uint8Array): JpegInfo | Refusal {
   if (memory > JPEG_DECODER_MEMORY_MB * 1024 * 1024 || width * height * 3 > MAX_DECODED_BYTES) {
     return refuse("too_large", `JPEG of ${width}x${height} needs more memory than allowed`);
   }
+  // libjpeg-turbo (libvips) refuses a file that ends before its end-of-image marker ("premature
+  // end of JPEG image"), even one missing only those two bytes: a truncated upload.
+  if (!ended) return refuse("undecodable", "JPEG is truncated: it has no end-of-image marker");
   return { ok: true, frame, orientation };
 }

@@ -61,6 +61,24 @@ Deno.test("jpeg guard: truncated segments and garbage are refused", async () => 
   assertEquals(codeOf(guardJpeg(Uint8Array.from([0xff, 0xd8, 0xff, 0xd9]))), "undecodable");
   assertEquals(codeOf(guardJpeg(one.subarray(0, 30))), "undecodable");
   assertEquals(codeOf(guardJpeg(Uint8Array.from([0xff, 0xd8, 0x00, 0x00]))), "undecodable");
+  // Issue 25: without its end-of-image marker (libjpeg-turbo refuses it: "premature end").
+  assertEquals(codeOf(guardJpeg(one.subarray(0, one.length - 2))), "undecodable");
+  assertEquals(codeOf(guardJpeg(withScans(8, 8, 1, 8).subarray(0, -2))), "undecodable");
+});
+
+Deno.test("jpeg guard: a walk of more than 10,000 markers or fill bytes stops there", () => {
+  const frame = withScans(8, 8, 1, 8);
+  const comments = (count: number) =>
+    Uint8Array.from([
+      0xff,
+      0xd8,
+      ...Array.from({ length: count }, () => [0xff, 0xfe, 0, 2]).flat(),
+      ...frame.subarray(2),
+    ]);
+  assertEquals(codeOf(guardJpeg(comments(9_000))), "ok");
+  assertEquals(codeOf(guardJpeg(comments(10_000))), "undecodable");
+  const fill = Uint8Array.from([0xff, 0xd8, ...new Array(20_000).fill(0xff), ...frame.subarray(2)]);
+  assertEquals(codeOf(guardJpeg(fill)), "undecodable");
 });
 
 /** An APP1 payload with IFD0 holding one Orientation entry. */
