@@ -32,13 +32,12 @@ import { PushesService } from "./pushes/service.ts";
 import { PushRenderJob } from "./pushes/render_job.ts";
 import { forgetDevicePushes } from "./pushes/unlink.ts";
 import { createModel } from "./ai/create_model.ts";
-import type { Model } from "./ai/model.ts";
+import type { Model, ModelResponse } from "./ai/model.ts";
 import { ContentService } from "./content/service.ts";
 import { SummarizeJob } from "./content/summarize_job.ts";
 import { AGENT_TASK, AnalyzeService } from "./content/analyze.ts";
 import { TemplatesService } from "./content/templates.ts";
 import { SUMMARY_TASK } from "./content/summary_prompt.ts";
-import { offlineSummarize } from "./content/offline_summary.ts";
 import { offlineAgent } from "./content/offline_agent.ts";
 import { createTargetless, type Targetless } from "./targetless/mod.ts";
 import { SCENE_TASK } from "./targetless/scene_prompt.ts";
@@ -131,7 +130,9 @@ export function createServices(
   const model = createModel(config, {
     offlineTasks: {
       // Content pipeline (SPEC 4.6): text heuristics and measured pictures; the push agent.
-      [SUMMARY_TASK]: offlineSummarize,
+      // Run in the worker pool: heuristics over a 20,000-character note stay off the loop.
+      [SUMMARY_TASK]: async (request) =>
+        await infra.renderer.runText({ op: "summary", request }) as ModelResponse,
       [AGENT_TASK]: offlineAgent,
       // Targetless `auto`: a plain layout of the assets that fits the viewport.
       [SCENE_TASK]: offlineSceneTask,

@@ -272,3 +272,31 @@ suite.test(
     assert.match(error.message, /megapixels decoded at this size, over the budget/);
   },
 );
+
+// ---- text work off the request loop (finding 3) ----------------------------------------------
+
+Deno.test("worker pool: page text and the offline summary run in a worker, as in-process", async () => {
+  const { extractHtml } = await import("../src/targetless/links/extract.ts");
+  const { offlineSummarize } = await import("../src/content/offline_summary.ts");
+  const pool = await createRenderPool({ threads: 1 });
+  try {
+    const html = "<html><head><title>Lake Bled</title></head><body><p>Sunrise over the lake." +
+      "</p><script>x()</script></body></html>";
+    const body = new TextEncoder().encode(html).buffer;
+    const url = "https://example.com/bled";
+    const page = await pool.runText({ op: "page", html: true, url, body, charset: "utf-8" });
+    assertEquals(page, extractHtml(url, html));
+    const request = {
+      task: "content.summarize",
+      maxTokens: 500,
+      messages: [{
+        role: "user" as const,
+        content: [{ type: "text" as const, text: "Title: Plants\n\nWater the plants on Friday." }],
+      }],
+    };
+    const summary = await pool.runText({ op: "summary", request });
+    assertEquals(summary, offlineSummarize(request));
+  } finally {
+    await pool.close();
+  }
+});

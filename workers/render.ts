@@ -14,10 +14,14 @@ import {
   type WorkerReply,
 } from "../src/render/protocol.ts";
 import { inspectImage } from "../src/render/inspect.ts";
+import type { TextTask } from "../src/render/types.ts";
 import { renderScene } from "../src/render/scene/render.ts";
 import { templateRegistry } from "../src/render/templates/registry.ts";
 import { renderTemplateBitmaps } from "../src/render/templates/render.ts";
 import { lowerThreadPriority } from "../src/render/thread_priority.ts";
+import type { ModelRequest } from "../src/ai/model.ts";
+import { offlineSummarize } from "../src/content/offline_summary.ts";
+import { decodeText, extractHtml, extractPlain } from "../src/targetless/links/extract.ts";
 
 // Renders yield the CPU to the request loop when both want it (see thread_priority.ts).
 lowerThreadPriority();
@@ -72,6 +76,13 @@ async function warm(): Promise<WorkerReply> {
   return bitmapsReply(result.bitmaps);
 }
 
+/** A text task's result (plain data, cloned back). */
+function runTextTask(task: TextTask): unknown {
+  if (task.op === "summary") return offlineSummarize(task.request as ModelRequest);
+  const text = decodeText(new Uint8Array(task.body), task.charset);
+  return task.html ? extractHtml(task.url, text) : extractPlain(task.url, text);
+}
+
 /** Runs one task; the reply's buffers move to the calling thread. */
 export default async function render(task: RenderTask): Promise<WorkerReply> {
   switch (task.kind) {
@@ -93,6 +104,8 @@ export default async function render(task: RenderTask): Promise<WorkerReply> {
       if (!result.ok) return { ok: false, code: result.code, message: result.message };
       return pngReply(result.preview, result.facts);
     }
+    case "text":
+      return { ok: true, value: runTextTask(task.task) };
     case "scene": {
       const result = await renderScene({ ...task.request, images: fromWireImages(task.images) });
       if (!result.ok) return { ok: false, code: result.code, message: result.message };

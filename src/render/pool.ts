@@ -16,6 +16,7 @@ import type {
   Renderer,
   SceneRenderRequest,
   TemplateRenderRequest,
+  TextTask,
 } from "./types.ts";
 
 const WORKER_URL = new URL("../../workers/render.ts", import.meta.url).href;
@@ -58,7 +59,7 @@ export function defaultThreads(): number {
 /** The push formats of a worker's reply, as byte arrays over the transferred buffers. */
 function bitmaps(reply: WorkerReply & { ok: true }): PushBitmaps {
   return {
-    png: new Uint8Array(reply.png),
+    png: new Uint8Array(reply.png!),
     raw2: new Uint8Array(reply.raw2!),
     raw4: new Uint8Array(reply.raw4!),
   };
@@ -284,7 +285,7 @@ export class RenderPool implements Renderer {
   }
 
   async previewTemplate(request: TemplateRenderRequest, call?: RenderCall): Promise<Uint8Array> {
-    return new Uint8Array((await this.#template(request, true, call)).png);
+    return new Uint8Array((await this.#template(request, true, call)).png!);
   }
 
   #template(request: TemplateRenderRequest, pngOnly: boolean, call?: RenderCall) {
@@ -297,7 +298,7 @@ export class RenderPool implements Renderer {
     const { images, buffers } = wireImages(request.images);
     const { images: _, ...rest } = request;
     const reply = await this.#run({ kind: "scene", request: rest, images }, buffers, call);
-    return new Uint8Array(reply.png);
+    return new Uint8Array(reply.png!);
   }
 
   async inspectImage(source: Uint8Array): Promise<InspectedImage> {
@@ -305,7 +306,13 @@ export class RenderPool implements Renderer {
     const reply = await this.#run({ kind: "inspect", source: copy, maxSide: PREVIEW_MAX_SIDE }, [
       copy,
     ]);
-    return { facts: reply.facts!, preview: new Uint8Array(reply.png) };
+    return { facts: reply.facts!, preview: new Uint8Array(reply.png!) };
+  }
+
+  async runText(task: TextTask): Promise<unknown> {
+    const buffers = task.op === "page" ? [task.body] : [];
+    const reply = await this.#run({ kind: "text", task }, buffers);
+    return reply.value;
   }
 
   async close(): Promise<void> {

@@ -7,6 +7,7 @@ import type {
   PushBitmaps,
   SceneRenderRequest,
   TemplateRenderRequest,
+  TextTask,
 } from "./types.ts";
 
 /**
@@ -36,6 +37,7 @@ export type RenderTask =
   }
   | { kind: "scene"; request: Omit<SceneRenderRequest, "images">; images: WireImages }
   | { kind: "inspect"; source: ArrayBuffer; maxSide: number }
+  | { kind: "text"; task: TextTask }
   | { kind: "warm" };
 
 /**
@@ -45,10 +47,13 @@ export type RenderTask =
 export type WorkerReply =
   | {
     ok: true;
-    png: ArrayBuffer;
+    /** Every task's but a text task's. */
+    png?: ArrayBuffer;
     raw2?: ArrayBuffer;
     raw4?: ArrayBuffer;
     facts?: ImageFacts;
+    /** A text task's result. */
+    value?: unknown;
   }
   | { ok: false; code: WorkerFailureCode; message: string };
 

@@ -82,6 +82,15 @@ export interface InspectedImage {
   preview: Uint8Array;
 }
 
+/**
+ * CPU work over user text that stays off the request loop (issue 25): a fetched page's text
+ * (`page`: HTML or plain, the body's bytes and charset) and the offline model's note summary
+ * (`summary`: the model request). Linear in their input, but a 2 MiB page still costs ~0.2 s.
+ */
+export type TextTask =
+  | { op: "page"; html: boolean; url: string; body: ArrayBuffer; charset: string | null }
+  | { op: "summary"; request: unknown };
+
 /** Who waits on a render, for the pool's scheduling (docs/decisions.md, "Render pool"). */
 export interface RenderCall {
   /** The caller went away: a waiting task is dropped, a running one ended with its worker. */
@@ -134,5 +143,11 @@ export interface Renderer {
    * decode. Used by the summary stage.
    */
   inspectImage(source: Uint8Array): Promise<InspectedImage>;
+  /**
+   * Runs CPU work over user text in a worker, off the request loop (issue 25): a fetched page's
+   * text, or the offline model's summary. A page's body buffer is transferred (the caller's is
+   * detached). Resolves with the task's plain result.
+   */
+  runText(task: TextTask): Promise<unknown>;
   close(): Promise<void>;
 }

@@ -16,6 +16,7 @@ import { storedKey } from "../files/keys.ts";
 import * as files from "../files/repository.ts";
 import { normaliseScene, sceneEnvelope } from "../render/scene/normalise.ts";
 import type { SceneData } from "../render/scene/types.ts";
+import type { TextTask } from "../render/types.ts";
 import { sniffImage } from "../render/sniff.ts";
 import type { TargetlessDeps } from "./deps.ts";
 import { imageIds } from "./contents.ts";
@@ -42,6 +43,11 @@ const MODEL_TRIES = 2;
 export interface GenerateSceneJobOptions {
   model: Model;
   links: LinkFetcher;
+  /**
+   * Reads a fetched page's text off the request loop (the worker pool's `page` task); without
+   * it, in this thread (unit tests).
+   */
+  pages?: (task: TextTask & { op: "page" }) => Promise<unknown>;
   log?: Log;
 }
 
@@ -106,9 +112,9 @@ export class GenerateSceneJob {
       } else if (
         fetched.mediaType === "text/html" || fetched.mediaType === "application/xhtml+xml"
       ) {
-        links.push(extractHtml(fetched.url, decodeText(fetched.body, fetched.charset)));
+        links.push(await this.readPage(fetched, true));
       } else if (fetched.mediaType === "text/plain" || fetched.mediaType === "") {
-        links.push(extractPlain(fetched.url, decodeText(fetched.body, fetched.charset)));
+        links.push(await this.readPage(fetched, false));
       } else {
         throw new GenerationFailure({
           code: "link_unsupported",
@@ -157,6 +163,21 @@ export class GenerateSceneJob {
       });
     }
     return out;
+  }
+
+  /** The text of a fetched page: HTML or plain, in the worker pool when there is one. */
+  private async readPage(
+    fetched: { url: string; body: Uint8Array; charset: string | null },
+    html: boolean,
+  ): Promise<LinkText> {
+    const { url, charset } = fetched;
+    if (this.options.pages) {
+      // A copy is transferred: the body stays readable here.
+      const body = fetched.body.slice().buffer;
+      return await this.options.pages({ op: "page", html, url, body, charset }) as LinkText;
+    }
+    const text = decodeText(fetched.body, charset);
+    return html ? extractHtml(url, text) : extractPlain(url, text);
   }
 
   /** A picture a link pointed at becomes one of the user's files, so a Scene can show it. */

@@ -48,6 +48,8 @@ export function createTargetless(
       model: ai.model,
       // Public addresses only: no setting can widen what a link may reach.
       links: new LinkFetcher(),
+      // Page text is read in the worker pool, off the request loop (issue 25).
+      pages: (task) => ai.renderer.runText(task),
       log: deps.log,
     }),
     renditionJob: new RenditionJob(deps, ai.renderer, { log: deps.log }),
