@@ -7,12 +7,23 @@
  */
 import { sql } from "kysely";
 import { ConfigError, loadConfig } from "./config.ts";
+import { helpAndExit } from "./lib/usage.ts";
 import { connect } from "./db/connect.ts";
 import { migrate } from "./db/migrator.ts";
 import type { DB, Db } from "./schema.ts";
 import { setPlan } from "./billing/repository.ts";
 
 const USAGE = "Usage: deno task admin set-plan <email|username> pro|free";
+
+const HELP = `
+${USAGE}
+
+Operator commands against the configured database (DATABASE_URL, else the embedded one under
+DATA_DIR; stop \`deno task start\` first on the embedded database: it serves one process).
+
+  set-plan <email|username> pro|free   puts the account on a plan without Stripe (docs/billing.md)
+  --help                               this text
+`;
 
 /** Runs one admin command; returns the line to print, throws an Error with the usage on misuse. */
 export async function runAdmin(db: Db, args: string[]): Promise<string> {
@@ -30,7 +41,9 @@ export async function runAdmin(db: Db, args: string[]): Promise<string> {
 }
 
 if (import.meta.main) {
+  helpAndExit(Deno.args, HELP);
   try {
+    // The arguments are the command's own; the configuration is the environment only.
     const config = loadConfig();
     const connection = await connect<DB>({ url: config.databaseUrl, dataDir: config.dataDir });
     try {
