@@ -25,12 +25,18 @@ DATA_DIR; stop \`deno task start\` first on the embedded database: it serves one
   --help                               this text
 `;
 
-/** Runs one admin command; returns the line to print, throws an Error with the usage on misuse. */
-export async function runAdmin(db: Db, args: string[]): Promise<string> {
+/** Throws an Error with the usage unless the arguments are a command this tool knows. */
+function checkUsage(args: string[]): void {
   const [command, identifier, plan] = args;
   if (command !== "set-plan" || !identifier || (plan !== "pro" && plan !== "free")) {
     throw new Error(USAGE);
   }
+}
+
+/** Runs one admin command; returns the line to print, throws an Error with the usage on misuse. */
+export async function runAdmin(db: Db, args: string[]): Promise<string> {
+  checkUsage(args);
+  const [, identifier, plan] = args as [string, string, "pro" | "free"];
   const key = identifier.trim().toLowerCase();
   const user = await db.selectFrom("users").select(["id", "username"])
     .where((eb) => eb.or([eb(sql`lower(email)`, "=", key), eb(sql`lower(username)`, "=", key)]))
@@ -43,6 +49,8 @@ export async function runAdmin(db: Db, args: string[]): Promise<string> {
 if (import.meta.main) {
   helpAndExit(Deno.args, HELP);
   try {
+    // A mistyped command opens no database.
+    checkUsage(Deno.args);
     // The arguments are the command's own; the configuration is the environment only.
     const config = loadConfig();
     const connection = await connect<DB>({ url: config.databaseUrl, dataDir: config.dataDir });
