@@ -11,6 +11,16 @@ import postgres from "postgres";
 import { createDatabase } from "../tests/helpers/server.ts";
 import { freePort } from "../tests/helpers/ports.ts";
 import { type BenchRow, median, printTable, waitFor, wrk } from "./lib.ts";
+import { helpAndExit } from "../src/lib/usage.ts";
+
+helpAndExit(
+  Deno.args,
+  `Usage: deno task bench:http [--database-url postgres://...] [--connections 64] [--seconds 10]
+         [--runs 3]
+
+wrk against the service (started as \`deno task start\` on PostgreSQL) and a bare Deno.serve on
+loopback; prints requests per second and p99 as ratios of the bare baseline. Needs wrk.`,
+);
 
 function flag(name: string, fallback: string): string {
   const i = Deno.args.indexOf(`--${name}`);

@@ -13,6 +13,16 @@ import { benchBurst } from "./burst.ts";
 import { benchTargetless } from "./targetless.ts";
 import { type BenchRow, printTable } from "./lib.ts";
 import { Progress } from "../src/lib/progress.ts";
+import { helpAndExit } from "../src/lib/usage.ts";
+
+helpAndExit(
+  Deno.args,
+  `Usage: deno task bench
+
+Runs every benchmark (auth, billing, render, templates, scene, targetless, push, burst, content)
+and prints one table; progress lines on stderr. DATABASE_URL measures on a real PostgreSQL. The
+content benchmark needs wrk. Takes minutes and all the machine's cores.`,
+);
 
 const databaseUrl = Deno.env.get("DATABASE_URL");
 const env: Record<string, string> = databaseUrl ? { DATABASE_URL: databaseUrl } : {};

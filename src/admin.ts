@@ -7,6 +7,7 @@
  */
 import { sql } from "kysely";
 import { ConfigError, loadConfig } from "./config.ts";
+import { helpAndExit } from "./lib/usage.ts";
 import { connect } from "./db/connect.ts";
 import { migrate } from "./db/migrator.ts";
 import type { DB, Db } from "./schema.ts";
@@ -14,12 +15,28 @@ import { setPlan } from "./billing/repository.ts";
 
 const USAGE = "Usage: deno task admin set-plan <email|username> pro|free";
 
-/** Runs one admin command; returns the line to print, throws an Error with the usage on misuse. */
-export async function runAdmin(db: Db, args: string[]): Promise<string> {
+const HELP = `
+${USAGE}
+
+Operator commands against the configured database (DATABASE_URL, else the embedded one under
+DATA_DIR; stop \`deno task start\` first on the embedded database: it serves one process).
+
+  set-plan <email|username> pro|free   puts the account on a plan without Stripe (docs/billing.md)
+  --help                               this text
+`;
+
+/** Throws an Error with the usage unless the arguments are a command this tool knows. */
+function checkUsage(args: string[]): void {
   const [command, identifier, plan] = args;
   if (command !== "set-plan" || !identifier || (plan !== "pro" && plan !== "free")) {
     throw new Error(USAGE);
   }
+}
+
+/** Runs one admin command; returns the line to print, throws an Error with the usage on misuse. */
+export async function runAdmin(db: Db, args: string[]): Promise<string> {
+  checkUsage(args);
+  const [, identifier, plan] = args as [string, string, "pro" | "free"];
   const key = identifier.trim().toLowerCase();
   const user = await db.selectFrom("users").select(["id", "username"])
     .where((eb) => eb.or([eb(sql`lower(email)`, "=", key), eb(sql`lower(username)`, "=", key)]))
@@ -30,7 +47,11 @@ export async function runAdmin(db: Db, args: string[]): Promise<string> {
 }
 
 if (import.meta.main) {
+  helpAndExit(Deno.args, HELP);
   try {
+    // A mistyped command opens no database.
+    checkUsage(Deno.args);
+    // The arguments are the command's own; the configuration is the environment only.
     const config = loadConfig();
     const connection = await connect<DB>({ url: config.databaseUrl, dataDir: config.dataDir });
     try {

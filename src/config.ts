@@ -60,6 +60,8 @@ const schema = z.object({
   HOST: z.string().default("0.0.0.0"),
   PUBLIC_BASE_URL: optionalUrl,
   DATA_DIR: z.string().default("./data"),
+  // Says DATA_DIR is one volume every process of a split deployment mounts (docs/deploy.md).
+  DATA_DIR_SHARED: z.stringbool().default(false),
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, "must be a postgres:// URL").optional(),
   MQTT_URL: z.string().regex(/^mqtts?:\/\//, "must be an mqtt:// or mqtts:// URL").optional(),
   MQTT_PORT: port.default(1883),
@@ -143,6 +145,8 @@ function shape(env: z.output<typeof schema>) {
     publicBaseUrl: (env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`).replace(/\/$/, ""),
     publicBaseUrlConfigured: env.PUBLIC_BASE_URL !== undefined,
     dataDir: env.DATA_DIR,
+    /** DATA_DIR is storage every process of the deployment shares (DATA_DIR_SHARED). */
+    dataDirShared: env.DATA_DIR_SHARED,
     databaseUrl: env.DATABASE_URL,
     mqtt: { url: env.MQTT_URL, port: env.MQTT_PORT, deviceKey: env.MQTT_DEVICE_KEY },
     /** The MQTT shared-subscription group of the API processes (external broker only). */
@@ -264,7 +268,11 @@ export function roleArgument(args: string[]): string | undefined {
       role = args[++i];
       if (role === undefined) throw new ConfigError("Invalid --role: a value is required");
     } else if (arg.startsWith("--role=")) role = arg.slice("--role=".length);
-    else throw new ConfigError(`Unknown argument ${arg}: the only option is --role api|worker|all`);
+    else {
+      throw new ConfigError(
+        `Unknown argument ${arg}: the options are --role api|worker|all and --help`,
+      );
+    }
   }
   if (role !== undefined && !["all", "api", "worker"].includes(role)) {
     throw new ConfigError(`Invalid --role: ${role} is not all, api or worker`);
@@ -274,8 +282,10 @@ export function roleArgument(args: string[]): string | undefined {
 
 /**
  * The embedded PostgreSQL (PGlite, one process holds its directory) and the embedded broker
- * (inside its process) cannot be shared, so a split role needs the external ones. Returns the
- * one line start-up prints, or null.
+ * (inside its process) cannot be shared, so a split role needs the external ones; and the disk
+ * object store is shared only when DATA_DIR is one volume of every process, which only the
+ * operator knows (DATA_DIR_SHARED), else an API's uploads are invisible to the workers (issue 27).
+ * Returns the one line start-up prints, or null.
  */
 export function splitRoleProblem(config: Config): string | null {
   if (config.role === "all") return null;
@@ -283,21 +293,39 @@ export function splitRoleProblem(config: Config): string | null {
     ...(config.databaseUrl ? [] : ["DATABASE_URL"]),
     ...(config.mqtt.url ? [] : ["MQTT_URL"]),
   ];
-  if (!missing.length) return null;
-  return `Role ${config.role} needs ${missing.join(" and ")}: the embedded ${
-    missing.length === 2
-      ? "database and MQTT broker are"
-      : missing[0] === "DATABASE_URL"
-      ? "database is"
-      : "MQTT broker is"
-  } single-process; start with --role all (the default) or configure them`;
+  if (missing.length) {
+    return `Role ${config.role} needs ${missing.join(" and ")}: the embedded ${
+      missing.length === 2
+        ? "database and MQTT broker are"
+        : missing[0] === "DATABASE_URL"
+        ? "database is"
+        : "MQTT broker is"
+    } single-process; start with --role all (the default) or configure them`;
+  }
+  if (!config.s3 && !config.dataDirShared) {
+    return `Role ${config.role} needs S3_BUCKET or DATA_DIR_SHARED=1: files stored on disk under DATA_DIR (${config.dataDir}) are invisible to the other processes unless it is a volume they all mount`;
+  }
+  return null;
 }
 
-/** Reads the process environment and arguments; the only place in the service that does. */
-export function loadConfig(args: string[] = Deno.args): Config {
+/**
+ * Reads the process environment into the configuration; with nothing else of the process, so
+ * every command-line tool (`deno task admin`, `device-sim`, `migrate`) can call it and parse its
+ * own arguments. The only place besides `loadServiceConfig` that reads `Deno.env`.
+ */
+export function loadConfig(): Config {
   // trpc-to-openapi regenerates its OpenAPI document per request unless in production mode.
   Deno.env.set("NODE_ENV", "production");
+  return parseConfig(Deno.env.toObject());
+}
+
+/**
+ * The service's configuration (`deno task start`): the environment plus `--role` from its
+ * command line, refused with one line when the role cannot run as configured.
+ */
+export function loadServiceConfig(args: string[]): Config {
   const role = roleArgument(args);
+  Deno.env.set("NODE_ENV", "production");
   const config = parseConfig({ ...Deno.env.toObject(), ...(role ? { ROLE: role } : {}) });
   const problem = splitRoleProblem(config);
   if (problem) throw new ConfigError(problem);

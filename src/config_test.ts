@@ -137,7 +137,11 @@ Deno.test("--role on the command line: api, worker, all; anything else is one li
 Deno.test("a split role needs the external database and broker (embedded ones are one process)", () => {
   assertEquals(splitRoleProblem(parseConfig({})), null);
   assertEquals(splitRoleProblem(parseConfig({ ROLE: "all" })), null);
-  const external = { DATABASE_URL: "postgres://db/dds", MQTT_URL: "mqtt://broker:1883" };
+  const external = {
+    DATABASE_URL: "postgres://db/dds",
+    MQTT_URL: "mqtt://broker:1883",
+    S3_BUCKET: "dds",
+  };
   assertEquals(splitRoleProblem(parseConfig({ ...external, ROLE: "worker" })), null);
   assert(/^Role api needs DATABASE_URL and MQTT_URL/.test(
     splitRoleProblem(parseConfig({ ROLE: "api" }))!,
@@ -148,4 +152,30 @@ Deno.test("a split role needs the external database and broker (embedded ones ar
   assert(/^Role api needs DATABASE_URL: the embedded database/.test(
     splitRoleProblem(parseConfig({ ROLE: "api", MQTT_URL: external.MQTT_URL }))!,
   ));
+});
+
+Deno.test("a split role needs a shared object store: S3, or DATA_DIR_SHARED=1 (issue 27)", () => {
+  const external = { DATABASE_URL: "postgres://db/dds", MQTT_URL: "mqtt://broker:1883" };
+  for (const role of ["api", "worker"]) {
+    // Each process with its own disk store: the API's uploads never reach the workers.
+    const problem = splitRoleProblem(parseConfig({ ...external, ROLE: role, DATA_DIR: "/srv/d" }));
+    assertEquals(
+      problem,
+      `Role ${role} needs S3_BUCKET or DATA_DIR_SHARED=1: files stored on disk under DATA_DIR (/srv/d) are invisible to the other processes unless it is a volume they all mount`,
+    );
+    assertEquals(splitRoleProblem(parseConfig({ ...external, ROLE: role, S3_BUCKET: "b" })), null);
+    for (const yes of ["1", "true"]) {
+      const shared = parseConfig({ ...external, ROLE: role, DATA_DIR_SHARED: yes });
+      assertEquals([shared.dataDirShared, splitRoleProblem(shared)], [true, null]);
+    }
+    assert(splitRoleProblem(parseConfig({ ...external, ROLE: role, DATA_DIR_SHARED: "0" })));
+  }
+  // One process reads its own disk: nothing to share.
+  assertEquals(splitRoleProblem(parseConfig({ ...external, ROLE: "all" })), null);
+  try {
+    parseConfig({ DATA_DIR_SHARED: "maybe" });
+    throw new Error("DATA_DIR_SHARED=maybe was accepted");
+  } catch (error) {
+    assert(error instanceof ConfigError && error.message.startsWith("Invalid DATA_DIR_SHARED:"));
+  }
 });

@@ -130,9 +130,10 @@ Deno.test({
       ...factoryEnv({ FACTORY_DOWNLOADS_PER_MINUTE: "6" }),
       HOST: "127.0.0.1",
       LOG_LEVEL: "silent",
-      // One DATA_DIR for all four: the embedded object store and the generated secrets are shared
-      // (docs/deploy.md); S3 would replace the first.
+      // One DATA_DIR for all four, declared shared: the embedded object store and the generated
+      // secrets are shared (docs/deploy.md); S3 would replace the first.
       DATA_DIR: dataDir,
+      DATA_DIR_SHARED: "1",
       DATABASE_URL: database.url,
       MQTT_URL: externalMqttUrl!,
       // Unique on the shared Mosquitto: other test runs subscribe at the same time.

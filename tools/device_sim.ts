@@ -18,7 +18,28 @@
 import mqtt from "mqtt";
 import type { Socket } from "node:net";
 import { createClient } from "../src/client.ts";
-import { type Config, loadConfig } from "../src/config.ts";
+import { type Config, ConfigError, loadConfig } from "../src/config.ts";
+import { helpAndExit } from "../src/lib/usage.ts";
+
+const USAGE = `
+Usage: deno task device-sim --nfc <file.nfc.json> | --thing <thingName> --password <secret>
+         [--mqtt url] [--format png|raw2|raw4] [--out dir] [--heartbeat seconds] [--once]
+         [--bind-token <access token or PAT> [--api url]]
+
+A command-line e-ink device: connects to the broker as its thing, fetches and "displays" its
+current push (saved under --out), confirms it, and prints the commands it receives.
+
+  --nfc <file>          the device's .nfc.json (thing name, MQTT password, bind URI)
+  --thing, --password   the thing name and MQTT password instead (override --nfc)
+  --mqtt <url>          default MQTT_URL, else the embedded broker on MQTT_PORT (1883)
+  --format              png, raw2 (default) or raw4
+  --out <dir>           default DATA_DIR/device-sim
+  --heartbeat <s>       default 60
+  --once                exit after the first picture
+  --bind-token <token>  with --nfc: first bind the device to that user, as the app does
+  --api <url>           the service for --bind-token (default http://127.0.0.1:PORT)
+  --help                this text
+`;
 
 export interface SimOptions {
   thing: string;
@@ -234,16 +255,31 @@ export async function simOptionsFromArgs(
 }
 
 if (import.meta.main) {
-  const options = await simOptionsFromArgs(Deno.args, loadConfig());
+  helpAndExit(Deno.args, USAGE);
+  let options: SimOptions | null;
+  try {
+    // The arguments are the simulator's own; the configuration is the environment only.
+    options = await simOptionsFromArgs(Deno.args, loadConfig());
+  } catch (error) {
+    // A bad variable, or an unreadable --nfc file: one line, not a stack trace.
+    const problem = error instanceof ConfigError || error instanceof Deno.errors.NotFound ||
+      error instanceof SyntaxError;
+    if (!problem) throw error;
+    console.error(error.message);
+    Deno.exit(1);
+  }
   if (!options) {
-    console.error(
-      "usage: deno task device-sim --nfc <file.nfc.json> | --thing <thingName> --password <secret>\n" +
-        "       [--mqtt url] [--format raw2] [--out dir] [--heartbeat seconds] [--once]",
-    );
+    console.error(`A thing name is required (--nfc or --thing)\n${USAGE.trim()}`);
     Deno.exit(2);
   }
   const controller = new AbortController();
   Deno.addSignalListener("SIGINT", () => controller.abort());
-  await runDeviceSim(options, controller.signal);
+  try {
+    await runDeviceSim(options, controller.signal);
+  } catch (error) {
+    // A refused bind (bad token, wrong service) or an unreachable broker: one line.
+    console.error(`device-sim: ${error instanceof Error ? error.message : String(error)}`);
+    Deno.exit(1);
+  }
   Deno.exit(0);
 }

@@ -15,9 +15,56 @@
  * raw routes and stay plain fetches. Progress lines (counts, ETA) go to stderr.
  */
 import { unzipSync } from "fflate";
-import { createClient } from "../src/client.ts";
+import { createClient, statusOf } from "../src/client.ts";
 import { verifyFile } from "../src/factory/nfc_crypto.ts";
 import { Progress } from "../src/lib/progress.ts";
+import { helpAndExit } from "../src/lib/usage.ts";
+
+/** The principal docs/factory.md starts the service with; its token is the one to pass. */
+const EXAMPLE_PRINCIPALS =
+  '[{"id":"s1","token":"station-one-secret-token","role":"supervisor","batches":["*"],"skus":["*"]}]';
+
+const USAGE = `
+Usage: deno task factory --token <supervisor token> [--url URL] [--order PO] [--sku SKU]
+         [--count N] [--out DIR] [--batch-generate] [--zip] [--zip-page N]
+
+A factory station against a running service: creates (or reuses) the batch, registers --count
+devices, generates and downloads each signed .nfc.json into --out, verifies every signature.
+
+  --token <token>    a factory principal's token (FACTORY_PRINCIPALS of the service, docs/factory.md)
+  --url <url>        the service or its FACTORY_PORT (default http://localhost:8080)
+  --order, --sku     the batch's order number (default a new one) and SKU (default SKU-A)
+  --count <n>        devices to register (default 3)
+  --out <dir>        where the files go (default ./nfc-files)
+  --batch-generate   generate every pending credential in one call
+  --zip              download the files as ZIPs of --zip-page files (default 1000)
+  --help             this text
+
+The service needs a principal with that token, e.g.
+  FACTORY_PRINCIPALS='${EXAMPLE_PRINCIPALS}' deno task start
+`;
+
+/**
+ * The one line a station prints when the service cannot be used: not reachable, or the token is
+ * no principal's (the service has FACTORY_PRINCIPALS unset, `[]`, by default: everyone is refused).
+ */
+export function stationProblem(error: unknown, url: string): string | null {
+  const status = statusOf(error);
+  if (status === 401 || status === 403) {
+    return `The factory console at ${url} refused the token (${status}): start the service with a principal holding it, e.g. FACTORY_PRINCIPALS='${EXAMPLE_PRINCIPALS}' deno task start, then --token station-one-secret-token`;
+  }
+  if (status === 404) {
+    return `No factory console at ${url} (404): with FACTORY_PORT set, pass --url http://localhost:$FACTORY_PORT`;
+  }
+  if (
+    status === undefined && error instanceof Error && /fetch|connect|refused/i.test(error.message)
+  ) {
+    return `No service at ${url} (${
+      error.message.split("\n")[0]
+    }): start it with deno task start, or pass --url`;
+  }
+  return null;
+}
 
 function args(argv: string[]): Record<string, string> {
   const out: Record<string, string> = {};
@@ -112,11 +159,16 @@ async function exportZips(
 }
 
 async function main() {
-  const a = args(Deno.args);
+  helpAndExit(Deno.args, USAGE);
+  let a: Record<string, string>;
+  try {
+    a = args(Deno.args);
+  } catch (error) {
+    console.error(`${(error as Error).message}\n${USAGE.trim()}`);
+    Deno.exit(2);
+  }
   if (!a.token) {
-    console.error(
-      "Usage: deno task factory --token <supervisor token> [--url URL] [--order PO] [--sku SKU] [--count N] [--out DIR] [--batch-generate] [--zip] [--zip-page N]",
-    );
+    console.error(`A --token is required\n${USAGE.trim()}`);
     Deno.exit(2);
   }
   const url = (a.url ?? "http://localhost:8080").replace(/\/$/, "");
@@ -127,7 +179,13 @@ async function main() {
   const count = Number(a.count ?? 3);
   const outDir = a.out ?? "./nfc-files";
 
-  const me = await api.factory.whoami.query();
+  // The first call tells whether the service is there and knows the token: one line if not.
+  const me = await api.factory.whoami.query().catch((error) => {
+    const problem = stationProblem(error, url);
+    if (!problem) throw error;
+    console.error(problem);
+    Deno.exit(1);
+  });
   console.log(`station ${me.stationId ?? "-"} as ${me.name || me.id} (${me.role})`);
 
   const batches = (await api.factory.listBatches.query({ limit: 200 })).items;

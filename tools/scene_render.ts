@@ -11,9 +11,18 @@
 import { dirname, join, resolve } from "node:path";
 import { renderScene } from "../src/render/scene/render.ts";
 import type { ColorMode, SceneMode } from "../src/render/scene/types.ts";
+import { helpAndExit } from "../src/lib/usage.ts";
 
 const USAGE = "usage: deno task scene:render scene.json out.png [--width N] [--height N] " +
   "[--color-mode color|grayscale|monochrome] [--mode auto|hardcode] [--images DIR]";
+
+helpAndExit(
+  Deno.args,
+  `${USAGE}
+
+Renders a hand-written Scene v1 (scene.json: the envelope or its data) into a PNG exactly as a
+rendition would be; image elements' fileIds name files in --images (default: scene.json's folder).`,
+);
 
 function fail(message: string, code = 2): never {
   console.error(code === 2 ? `${message}\n${USAGE}` : message);

@@ -9,11 +9,19 @@
 import { loadTemplateRegistry, TEMPLATES_DIR } from "../src/render/templates/registry.ts";
 import { renderTemplateBitmaps } from "../src/render/templates/render.ts";
 import { loadTemplateImages } from "../src/render/templates/sample_images.ts";
+import { helpAndExit } from "../src/lib/usage.ts";
+
+const USAGE = "usage: deno task template:preview <name> [vars.json] [--out file.png] [--now ISO]";
+helpAndExit(
+  Deno.args,
+  `${USAGE}
+
+Renders a push template (templates/<name>/) into the 800x480 1-bit push image a device gets, with
+vars.json or the template's sample.json; writes <name>.preview.png unless --out is given.`,
+);
 
 function usage(message: string): never {
-  console.error(
-    `${message}\nusage: deno task template:preview <name> [vars.json] [--out file.png] [--now ISO]`,
-  );
+  console.error(`${message}\n${USAGE}`);
   Deno.exit(2);
 }
 

@@ -5,9 +5,17 @@
  */
 import { loadConfig } from "../config.ts";
 import { Progress } from "../lib/progress.ts";
+import { helpAndExit } from "../lib/usage.ts";
 import { connect } from "./connect.ts";
 import { migrate } from "./migrator.ts";
 
+helpAndExit(
+  Deno.args,
+  `Usage: deno task migrate
+
+Applies the pending SQL migrations of migrations/ to the configured database (DATABASE_URL, else
+the embedded one under DATA_DIR) and exits. \`deno task start\` applies them too.`,
+);
 const config = loadConfig();
 const connection = await connect<Record<string, never>>({
   url: config.databaseUrl,

@@ -224,7 +224,11 @@ function errorHeaders(errors: readonly { cause?: unknown }[]): Record<string, st
 
 /** Re-creates a `/trpc` request with its body read by `readJsonBytes`. */
 async function withLimitedBody(req: Request): Promise<Request> {
-  if (BODYLESS.has(req.method)) return req;
+  // A copy even without a body: tRPC reads `signal`, and reading Deno.serve's `request.signal`
+  // makes Deno warn about its legacy abort on every successful response (issue 27).
+  if (BODYLESS.has(req.method)) {
+    return new Request(req.url, { method: req.method, headers: req.headers });
+  }
   const body = await readJsonBytes(req);
   const headers = new Headers(req.headers);
   headers.set("content-type", "application/json");

@@ -12,6 +12,7 @@ import { ConfigError } from "../config.ts";
 import { timingSafeEqualString } from "../lib/crypto.ts";
 import { deviceMqttPassword } from "./device_secret.ts";
 import { guardPacketSize } from "./packet_guard.ts";
+import { mqttPortInUse } from "./port_check.ts";
 import { isOwnFilter, ownUpChannel, RETAINED_CHANNEL, THING_NAME } from "./topics.ts";
 
 /** Username of the service's own client; its password is a generated secret. */
@@ -208,9 +209,7 @@ export async function startEmbeddedBroker(options: BrokerOptions): Promise<Embed
   } catch (error) {
     await closeBroker();
     if ((error as { code?: string }).code === "EADDRINUSE") {
-      throw new ConfigError(
-        `MQTT_PORT ${options.port} is already in use (another broker?): set MQTT_URL=mqtt://127.0.0.1:${options.port} to use that broker, or choose a free MQTT_PORT`,
-      );
+      throw new ConfigError(mqttPortInUse(options.port));
     }
     throw error;
   }

@@ -1,5 +1,14 @@
 /** `deno task openapi`: writes openapi/openapi.json and openapi/factory.json from the routes. */
 import { type Audience, COMMITTED, renderOpenApi } from "./document.ts";
+import { helpAndExit } from "../lib/usage.ts";
+
+helpAndExit(
+  Deno.args,
+  `Usage: deno task openapi
+
+Writes openapi/openapi.json (user API) and openapi/factory.json (factory console) from the routes;
+a test fails while the committed files are stale.`,
+);
 
 for (const audience of ["user", "factory"] as Audience[]) {
   const target = COMMITTED[audience];
