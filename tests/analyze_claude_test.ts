@@ -229,6 +229,37 @@ suite.test(
   },
 );
 
+suite.test(
+  "agent: create_push refuses a picture that is not a file id and deep nesting, by name",
+  async (api, s) => {
+    fake.reset();
+    fake.respond = ({ body }) => summaryReply(body);
+    const { token, device, itemId } = await setup(api, s);
+    const results: any[] = [];
+    let deep: unknown = "leaf";
+    for (let i = 0; i < 100; i++) deep = [deep];
+    fake.respond = ({ body }, n) => {
+      if (isSummary(body)) return summaryReply(body);
+      results.push(...lastResults(body));
+      const push = (template: string, variables: Record<string, unknown>) =>
+        toolUse("create_push", { deviceId: device.id, template, variables, rawItemIds: [itemId] });
+      if (n > 1) return message([{ type: "text", text: "Done." }]);
+      // Issue 25 finding 5: the same check as the preview (a path reached the files query).
+      return message([
+        push("photo", { photo: "../../secrets.json" }),
+        push("note", { body: "x", a: deep }),
+      ]);
+    };
+    expectStatus(await api.post("/api/analyze/trigger", { token }), 200);
+    const run = await finishedRun(api, token);
+    assertEquals(run.status, "succeeded", JSON.stringify(run));
+    assertEquals(results.map((r) => r.is_error === true), [true, true]);
+    assert.match(results[0].content, /Variable photo must be a file id \(a UUID\)/);
+    assert.match(results[1].content, /Variable a is nested deeper than 32 levels/);
+    assertEquals(run.pushIds, []);
+  },
+);
+
 suite.test("agent: the step limit stops a model that never finishes", async (api, s) => {
   const { token } = await setup(api, s);
   fake.reset();

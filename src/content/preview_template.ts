@@ -31,7 +31,10 @@ export const previewTemplate = defineRawRoute({
       description: "The 800x480 1-bit PNG",
       content: { "image/png": z.string().meta({ format: "binary" }) },
     },
-    400: { description: "Variables that do not match the schema (the message names the variable)" },
+    400: {
+      description: "Variables that do not match the schema, nest deeper than 32 levels, or name " +
+        "a picture by anything but a file id (the message names the variable)",
+    },
     401: { description: "Unauthorized" },
     404: { description: "Unknown template" },
     413: { description: "A picture over the pixel limit" },

@@ -1,5 +1,6 @@
 /** SQL of stored-object records. */
 import type { Insertable } from "kysely";
+import { isUuid } from "../lib/ids.ts";
 import type { Db, Trx } from "../schema.ts";
 import type { FilesTable } from "./tables.ts";
 
@@ -54,8 +55,12 @@ export function findUserFile(db: Db, userId: string, id: string) {
     .executeTakeFirst();
 }
 
-/** Confirmed records of a user among `ids` (template pictures, previews). */
+/**
+ * Confirmed records of a user among `ids` (template pictures, previews). An id that is not a
+ * UUID names no file: it is left out rather than sent to the uuid column, where it fails the query.
+ */
 export function confirmedUserFiles(db: Db, userId: string, ids: string[]) {
+  ids = ids.filter(isUuid);
   if (ids.length === 0) return Promise.resolve([]);
   return db.selectFrom("files").selectAll().where("id", "in", ids).where("user_id", "=", userId)
     .where("status", "=", "confirmed").execute();

@@ -7,6 +7,7 @@
  */
 import type { ValidateFunction } from "ajv/dist/2020.js";
 import { AppError } from "../../errors.ts";
+import { isUuid } from "../../lib/ids.ts";
 import { checkVariables, createValidator, type VariablesResult } from "./validate.ts";
 
 /** What `GET /api/templates` lists for each template (CONTRACT.md). */
@@ -94,13 +95,22 @@ export class TemplateRegistry {
   }
 
   /**
-   * The API's check: 404 for an unknown template, 400 naming the variable for variables that do
-   * not match the schema (CONTRACT.md: preview). Returns the variables with defaults filled in.
+   * The API's check (preview, the agent's `create_push`): 404 for an unknown template, 400 naming
+   * the variable for variables that do not match the schema (CONTRACT.md: preview) or a picture
+   * variable that is not a file id. Returns the variables with defaults filled in.
    */
   validate(name: string, variables: unknown): Record<string, unknown> {
     const result = this.check(name, variables);
     if (!result) throw new AppError("not_found", `Template ${name} not found`);
     if (!result.ok) throw new AppError("invalid_request", result.message);
+    // Issue 25: a path or any other string reached the files query (a uuid column) and failed
+    // there as a 500. Only here, not in `check`: the shipped samples name pictures by file name.
+    for (const variable of this.#templates.get(name)!.imageVariables) {
+      const value = result.variables[variable];
+      if (typeof value === "string" && !isUuid(value)) {
+        throw new AppError("invalid_request", `Variable ${variable} must be a file id (a UUID)`);
+      }
+    }
     return result.variables;
   }
 }

@@ -1,6 +1,7 @@
 import { AppError } from "../../errors.ts";
 import { assert, assertEquals } from "../../../tests/helpers/assert.ts";
 import { loadTemplateRegistry, templateRegistry } from "./registry.ts";
+import { MAX_VARIABLE_DEPTH, nestedDeeperThan } from "./validate.ts";
 
 const SHIPPED = ["agenda", "checklist", "headline", "note", "photo", "quote", "reminder", "split"];
 
@@ -68,6 +69,59 @@ Deno.test("templates: validate is 404 for an unknown name and 400 naming the var
     "invalid_request",
     "Variable fit must be equal to one of the allowed values",
   ]);
+});
+
+Deno.test("templates: too deep or a picture that is not a file id is 400 naming the variable", () => {
+  const registry = templateRegistry();
+  const message = (name: string, variables: unknown) => {
+    try {
+      registry.validate(name, variables);
+    } catch (e) {
+      assert.ok(e instanceof AppError && e.status === 400);
+      return e.message;
+    }
+    return "accepted";
+  };
+  const arrays = (depth: number) => JSON.parse("[".repeat(depth) + "]".repeat(depth));
+  // Issue 25: ~5,000 levels overflowed structuredClone; a depth past the limit is refused first.
+  assertEquals(
+    message("note", { body: "x", a: arrays(5000) }),
+    "Variable a is nested deeper than 32 levels",
+  );
+  assertEquals(
+    message("split", {
+      left: { body: "a" },
+      right: JSON.parse('{"a":'.repeat(33) + "1" + "}".repeat(33)),
+    }),
+    "Variable right is nested deeper than 32 levels",
+  );
+  assertEquals(
+    message("note", { body: "x", a: arrays(32) }),
+    "Variable a is not a variable of this template",
+  );
+  for (const photo of ["../../secrets.json", "sample-photo.jpg", "", "0193b3a0-1c2d-7e4f-8a9b"]) {
+    const expected = photo === ""
+      ? "Variable photo must NOT have fewer than 1 characters"
+      : "Variable photo must be a file id (a UUID)";
+    assertEquals(message("photo", { photo }), expected);
+  }
+  assertEquals(message("photo", { photo: "0193B3A0-1C2D-7E4F-8A9B-0C1D2E3F4A5B" }), "accepted");
+  // The worker's check keeps file names: the shipped samples and goldens use them.
+  assert.ok(registry.check("photo", { photo: "sample-photo.jpg" })?.ok);
+});
+
+Deno.test("templates: the depth walk is linear and stops at the first level too deep", () => {
+  assertEquals(nestedDeeperThan("x", 0), false);
+  assertEquals(nestedDeeperThan([], 0), true);
+  assertEquals(nestedDeeperThan([[]], 2), false);
+  assertEquals(nestedDeeperThan([[[]]], 2), true);
+  assertEquals(nestedDeeperThan({ a: [1, { b: null }] }, 3), false);
+  assertEquals(nestedDeeperThan({ a: [1, { b: {} }] }, 3), true);
+  // Wide is fine: 200,000 siblings one level down.
+  const wide = Array.from({ length: 200_000 }, (_, i) => ({ i }));
+  const started = performance.now();
+  assertEquals(nestedDeeperThan(wide, MAX_VARIABLE_DEPTH), false);
+  assert.ok(performance.now() - started < 1000);
 });
 
 Deno.test("templates: valid variables come back with schema defaults, the caller's object untouched", () => {

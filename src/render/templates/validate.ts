@@ -10,6 +10,31 @@ export type VariablesResult =
   | { ok: true; variables: Record<string, unknown> }
   | { ok: false; message: string };
 
+/**
+ * How deep a variable's value may nest (arrays and objects within it). The deepest shipped
+ * template needs 2 (`events[0].title`); 32 leaves room for future schemas while keeping the
+ * clone and the schema check far from the call stack's limit (docs/decisions.md).
+ */
+export const MAX_VARIABLE_DEPTH = 32;
+
+/**
+ * Whether `value` holds arrays or objects nested more than `limit` levels (a scalar is 0, `[]`
+ * is 1). An explicit stack, not recursion: the input may be nested thousands of levels, and the
+ * walk stops at the first level too deep, so it costs at most one visit per value.
+ */
+export function nestedDeeperThan(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length) {
+    const [item, depth] = stack.pop()!;
+    if (typeof item !== "object" || item === null) continue;
+    if (depth + 1 > limit) return true;
+    for (const child of Array.isArray(item) ? item : Object.values(item)) {
+      if (typeof child === "object" && child !== null) stack.push([child, depth + 1]);
+    }
+  }
+  return false;
+}
+
 /** Compiles template schemas; one per process is enough (compiling is the cost). */
 export function createValidator(): Ajv2020 {
   // strict: a misspelt keyword in a template's schema fails at load, not silently at runtime.
@@ -43,11 +68,20 @@ export function describeError(error: ErrorObject): string {
 
 /**
  * Validates a copy of `variables` (defaults are written into the copy, never the caller's
- * object). Non-object input is refused before the schema sees it.
+ * object). Non-object input and a variable nested deeper than `MAX_VARIABLE_DEPTH` are refused
+ * before the copy is made (issue 25: `structuredClone` overflowed the stack at ~5,000 levels).
  */
 export function checkVariables(validate: ValidateFunction, variables: unknown): VariablesResult {
   if (typeof variables !== "object" || variables === null || Array.isArray(variables)) {
     return { ok: false, message: "Variables must be a JSON object" };
+  }
+  for (const [name, value] of Object.entries(variables)) {
+    if (nestedDeeperThan(value, MAX_VARIABLE_DEPTH)) {
+      return {
+        ok: false,
+        message: `Variable ${name} is nested deeper than ${MAX_VARIABLE_DEPTH} levels`,
+      };
+    }
   }
   const copy = structuredClone(variables) as Record<string, unknown>;
   if (validate(copy)) return { ok: true, variables: copy };
