@@ -179,8 +179,10 @@ function shape(env: z.output<typeof schema>) {
     /** Factory file downloads (single and ZIP) per principal per minute (SPEC 8: not shown). */
     factoryDownloadsPerMinute: env.FACTORY_DOWNLOADS_PER_MINUTE,
     /**
-     * CONTRACT.md: failed password checks counted in the database; over either limit 429
-     * before any hashing. Identifier: 10 per 15 minutes; IP: 100 per minute.
+     * CONTRACT.md: failed password checks counted in the database; over a limit 429 before any
+     * hashing. Identifier: 10 per 15 minutes per account and source (src/accounts/
+     * login_limiter.ts: and 10 times that per account before sources that failed wait); IP: 100
+     * per minute.
      */
     loginFailures: {
       perIdentifier: env.LOGIN_FAILURES_PER_IDENTIFIER,

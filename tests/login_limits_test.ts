@@ -9,6 +9,7 @@ import { type Client, registerUser, type Reply } from "./helpers/http.ts";
 import { serverSuite } from "./helpers/suite.ts";
 import type { TestServer } from "./helpers/server.ts";
 import { uuidv7 } from "../src/lib/ids.ts";
+import { sourceOf } from "../src/accounts/login_limiter.ts";
 
 const suite = serverSuite("login limits");
 
@@ -29,6 +30,94 @@ async function failures(server: TestServer, accountKey: string) {
     .execute(server.app.services.db);
   return rows[0].n;
 }
+
+/**
+ * A login as if from `address`: the request goes to the server's handler with that remote
+ * address (the server takes the address from the connection, and every test connects from
+ * 127.0.0.1).
+ */
+async function loginFrom(
+  server: TestServer,
+  address: string,
+  identifier: string,
+  password: string,
+): Promise<Reply> {
+  const req = new Request(`${server.url}/auth/login`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ identifier, password }),
+  });
+  const info = {
+    remoteAddr: { transport: "tcp", hostname: address, port: 40_000 },
+    completed: Promise.resolve(),
+  } as Deno.ServeHandlerInfo<Deno.NetAddr>;
+  const res = await server.app.userHandler(req, info);
+  const text = await res.text();
+  return {
+    status: res.status,
+    headers: res.headers,
+    body: text ? JSON.parse(text) : null,
+    contentType: res.headers.get("content-type"),
+  };
+}
+
+suite.test(
+  "one address's failures never lock the owner out from another address",
+  async (api, server) => {
+    const user = await registerUser(api);
+    const attacker = "203.0.113.7";
+    for (let i = 0; i < 10; i++) {
+      expectError(await loginFrom(server, attacker, user.user.username, "wrong pass"), 401);
+    }
+    // The attacker's address is refused for this account, even with the right password.
+    expectLimited(await loginFrom(server, attacker, user.user.email, user.password), 15 * 60);
+    // The owner, from their own address, signs in; a typo there is a plain 401.
+    expectStatus(await login(api, user.user.email, user.password), 200);
+    expectError(await login(api, user.user.email, "wrong pass"), 401);
+    expectStatus(await login(api, user.user.username, user.password), 200);
+    // So do account deletion's and password change's checks: the owner's source is not limited.
+    expectStatus(
+      await api.put("/auth/me", {
+        token: user.accessToken,
+        body: { password: "another password", currentPassword: user.password },
+      }),
+      200,
+    );
+  },
+);
+
+suite.test(
+  "past the account's ceiling over every source, only sources without a failure get a check",
+  async (api, server) => {
+    const user = await registerUser(api);
+    const key = `user:${user.user.id}`;
+    // 99 failures from 99 addresses (a guesser spread wide), one short of the ceiling of 100.
+    await server.app.services.db.insertInto("login_failures").values(
+      Array.from(
+        { length: 99 },
+        (_, i) => ({ id: uuidv7(), account_key: key, ip: `198.51.100.${i}` }),
+      ),
+    ).execute();
+    expectError(await loginFrom(server, "203.0.113.9", user.user.email, "wrong pass"), 401);
+    // At the ceiling: every source that has failed for the account waits, right password or not.
+    expectLimited(await loginFrom(server, "203.0.113.9", user.user.email, user.password), 15 * 60);
+    expectLimited(await loginFrom(server, "198.51.100.5", user.user.email, user.password), 15 * 60);
+    // A source without a failure still gets its check: the owner signs in.
+    expectStatus(await loginFrom(server, "203.0.113.10", user.user.email, user.password), 200);
+    // A fresh source gets one guess, no more.
+    expectError(await loginFrom(server, "203.0.113.11", user.user.email, "wrong pass"), 401);
+    expectLimited(await loginFrom(server, "203.0.113.11", user.user.email, user.password), 15 * 60);
+    // An IPv6 host's whole /64 is one source.
+    expectError(await loginFrom(server, "2001:db8:1:2::5", user.user.email, "wrong pass"), 401);
+    expectLimited(
+      await loginFrom(server, "2001:db8:1:2:aaaa::6", user.user.email, user.password),
+      15 * 60,
+    );
+    expectStatus(await loginFrom(server, "2001:db8:1:3::1", user.user.email, user.password), 200);
+    // The owner's address, unlimited by all of it.
+    expectStatus(await login(api, user.user.email, user.password), 200);
+  },
+);
 
 suite.test(
   "the 11th failed login for one account is 429 with Retry-After, before any hashing",
@@ -197,3 +286,21 @@ ipSuite.test("over the IP limit every account is refused, even with the right pa
 });
 
 ipSuite.end();
+
+Deno.test("login limits: a source is an IPv4 address or an IPv6 address's /64", () => {
+  const cases: Array<[string, string]> = [
+    ["192.0.2.1", "192.0.2.1"],
+    ["::ffff:192.0.2.1", "192.0.2.1"],
+    ["::ffff:c000:201", "192.0.2.1"],
+    ["0:0:0:0:0:ffff:192.0.2.1", "192.0.2.1"],
+    ["2001:db8:aa:bb:1:2:3:4", "2001:db8:aa:bb::/64"],
+    ["2001:DB8:AA:BB::9", "2001:db8:aa:bb::/64"],
+    ["[2001:db8::1]", "2001:db8:0:0::/64"],
+    ["fe80::1%eth0", "fe80:0:0:0::/64"],
+    ["::1", "0:0:0:0::/64"],
+    // Not an address: counted as given.
+    ["1::2:3:4:5:6:7:8", "1::2:3:4:5:6:7:8"],
+    ["", ""],
+  ];
+  for (const [address, source] of cases) assertEquals(sourceOf(address), source, address);
+});

@@ -17,7 +17,11 @@ import {
   expectCode,
   hardcodePresentation,
   poll,
+  testPng,
+  upload,
 } from "./helpers/targetless.ts";
+import { eventually } from "./helpers/mqtt.ts";
+import { renderRenditionQueue } from "../src/targetless/queues.ts";
 
 const LIMITS = {
   TARGETLESS_MAX_RENDITION_PIXELS: "250000",
@@ -136,6 +140,69 @@ suite.test(
   },
 );
 
+suite.test(
+  "initial renditions of new contents wait for a free slot: accepted, never over the limit",
+  async (api, s) => {
+    const acct = await account(api);
+    const db = s.app.services.db;
+    const { presentation } = await hardcodePresentation(acct, acct.app, {
+      viewport: { width: 20, height: 20 },
+    });
+    // Both slots are taken: two renditions preparing, no job renders them yet.
+    await preparing(s, acct, presentation.id, [7, 8]);
+    const held = await db.selectFrom("renditions").select("id")
+      .where("presentation_id", "=", presentation.id).where("state", "=", "preparing").execute();
+    // Three new contents at once: each is accepted, none of their renditions starts.
+    const png = testPng(20, 20);
+    const contents = await Promise.all([1, 2, 3].map(async () => {
+      const created = expectStatus(
+        await acct.call(acct.sdk, "POST", "/contents", {
+          body: {
+            mode: "hardcode",
+            output: { viewport: { width: 20, height: 20 } },
+            assets: [{ type: "image", contentType: "image/png", sizeBytes: png.length }],
+          },
+        }),
+        201,
+      );
+      assertEquals(await upload(created.assets[0].upload, png), 204);
+      expectStatus(await acct.call(acct.sdk, "POST", `/contents/${created.id}/confirm`), 202);
+      return await poll(acct, acct.sdk, `/contents/${created.id}`, (c) => c.state === "ready");
+    }));
+    const ids = contents.map((c) => c.presentationIds[0] as string);
+    const shown = async () =>
+      await Promise.all(ids.map(async (id) => {
+        const reply = await acct.call(acct.sdk, "GET", `/presentations/${id}`);
+        return expectStatus(reply, 200);
+      }));
+    // A 20x20 rendition takes milliseconds: had one started, it would be done by now.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    for (const p of await shown()) {
+      assertEquals(p.state, "preparing");
+      assertEquals(p.renditions.map((r: any) => r.state), ["preparing"]);
+    }
+    // An explicit request still gets its 429 meanwhile.
+    expectCode(await add(acct, presentation.id, 9), 429, "rate_limited");
+    // The held renditions are rendered (their jobs sent now): as each finishes, the oldest
+    // waiting one starts, never more than two at once, until every presentation is ready.
+    for (const { id } of held) {
+      await s.app.services.jobs.send(renderRenditionQueue, { renditionId: id });
+    }
+    let most = 0;
+    await eventually(async () => {
+      const { n } = await db.selectFrom("renditions").select((eb) =>
+        eb.fn.countAll<string>().as("n")
+      )
+        .where("user_id", "=", acct.userId).where("state", "=", "preparing")
+        .where("waiting", "=", false).executeTakeFirstOrThrow();
+      most = Math.max(most, Number(n));
+      return (await shown()).every((p) => p.state === "ready");
+    }, "every presentation ready");
+    assert.ok(most <= 2, `${most} renditions were rendering at once`);
+    for (const p of await shown()) assertEquals(p.renditions.map((r: any) => r.state), ["ready"]);
+  },
+);
+
 suite.end();
 
 Deno.test({
@@ -200,6 +267,90 @@ Deno.test({
         Array.from({ length: 6 }, (_, i) => add(on(i), presentation.id, 50 + i)),
       );
       assertEquals(last.map((r) => r.status).sort(), [202, 409, 409, 409, 409, 409]);
+    } finally {
+      await sql.end();
+      await second.close();
+      await first.close();
+    }
+  },
+});
+
+Deno.test({
+  name: "targetless limits: initial renditions made by two processes at once stay under the limit",
+  ignore: !externalDatabaseUrl,
+  sanitizeOps: false,
+  sanitizeResources: false,
+  fn: async () => {
+    const first = await startTestServer(LIMITS);
+    const second = await startTestServer({ ...LIMITS, DATABASE_URL: first.env.DATABASE_URL });
+    const apis = [client(first.url), client(second.url)];
+    const sql = postgres(first.env.DATABASE_URL, { max: 1, onnotice: () => {} });
+    try {
+      const acct = await account(apis[0]);
+      const { presentation } = await hardcodePresentation(acct, acct.sdk, {
+        viewport: { width: 20, height: 20 },
+      });
+      // One of the two slots is taken for the whole test: one rendition at a time may render.
+      await preparing(first, acct, presentation.id, [7]);
+      const rendering = async () =>
+        Number(
+          (await sql`select count(*) as n from renditions where user_id = ${acct.userId}
+          and state = 'preparing' and not waiting`)[0].n,
+        );
+      const png = testPng(20, 20);
+      // Eight contents confirmed at once through both processes: their generation jobs run in
+      // both, each trying to start its rendition in the one free slot.
+      const made = Promise.all(Array.from({ length: 8 }, async (_, i) => {
+        const api = apis[i % 2];
+        const created = expectStatus(
+          await api.post("/api/sdk/v1/contents", {
+            token: acct.pat,
+            body: {
+              mode: "hardcode",
+              output: { viewport: { width: 20 + i, height: 20 } },
+              assets: [{ type: "image", contentType: "image/png", sizeBytes: png.length }],
+            },
+          }),
+          201,
+        );
+        assertEquals(await upload(created.assets[0].upload, png), 204);
+        expectStatus(
+          await api.post(`/api/sdk/v1/contents/${created.id}/confirm`, { token: acct.pat }),
+          202,
+        );
+        return created.id as string;
+      }));
+      let most = 0;
+      let done = false;
+      const sampler = (async () => {
+        while (!done) {
+          most = Math.max(most, await rendering());
+          await new Promise((resolve) => setTimeout(resolve, 2));
+        }
+      })();
+      const ids = await made;
+      try {
+        for (const id of ids) {
+          const content = await poll(
+            acct,
+            acct.sdk,
+            `/contents/${id}`,
+            (c) => c.state !== "processing",
+          );
+          assertEquals(content.state, "ready");
+          await poll(
+            acct,
+            acct.sdk,
+            `/presentations/${content.presentationIds[0]}`,
+            (p) => p.state === "ready",
+          );
+        }
+      } finally {
+        done = true;
+        await sampler;
+      }
+      assert.ok(most <= 2, `${most} renditions were rendering at once`);
+      assertEquals(await rendering(), 1);
     } finally {
       await sql.end();
       await second.close();

@@ -139,33 +139,37 @@ export function findRefreshToken(db: Db, digest: string) {
 }
 
 /**
- * Serialises password-check accounting for one account key and one IP until the transaction
- * ends, so counting and reserving are atomic across processes. Always account first, then IP:
- * every caller takes them in that order, so two reservations cannot deadlock.
+ * Serialises password-check accounting for one account key and one source until the transaction
+ * ends, so counting and reserving are atomic across processes. Always account first, then
+ * source: every caller takes them in that order, so two reservations cannot deadlock.
  */
-export async function lockLoginKeys(trx: Trx, accountKey: string, ip: string) {
+export async function lockLoginKeys(trx: Trx, accountKey: string, source: string) {
   await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`login:account:${accountKey}`}, 0))`
     .execute(trx);
-  await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`login:ip:${ip}`}, 0))`.execute(trx);
+  await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`login:ip:${source}`}, 0))`
+    .execute(trx);
 }
 
+/** Whose failures a count takes: an account key, a source, or both together. */
+export type FailureFilter = { account_key?: string; ip?: string };
+
 /**
- * Seconds until fewer than `limit` failures of a key fall in the last `windowSeconds`, or null
- * when there are fewer already: the `limit`-th newest failure in the window leaves it first.
+ * Seconds until fewer than `limit` failures matching `filter` fall in the last `windowSeconds`,
+ * or null when there are fewer already: the `limit`-th newest failure in the window leaves first.
  */
 export async function secondsUntilUnderLimit(
   db: Db,
-  column: "account_key" | "ip",
-  key: string,
+  filter: FailureFilter,
   limit: number,
   windowSeconds: number,
 ): Promise<number | null> {
   const window = sql`make_interval(secs => ${windowSeconds})`;
-  const row = await db.selectFrom("login_failures")
+  let query = db.selectFrom("login_failures")
     .select(sql<string>`extract(epoch from failed_at + ${window} - clock_timestamp())`.as("wait"))
-    .where(column, "=", key)
-    .where("failed_at", ">", sql<Date>`clock_timestamp() - ${window}`)
-    .orderBy("failed_at", "desc").offset(limit - 1).limit(1)
+    .where("failed_at", ">", sql<Date>`clock_timestamp() - ${window}`);
+  if (filter.account_key !== undefined) query = query.where("account_key", "=", filter.account_key);
+  if (filter.ip !== undefined) query = query.where("ip", "=", filter.ip);
+  const row = await query.orderBy("failed_at", "desc").offset(limit - 1).limit(1)
     .executeTakeFirst();
   return row ? Math.max(1, Math.ceil(Number(row.wait))) : null;
 }

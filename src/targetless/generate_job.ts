@@ -22,8 +22,8 @@ import type { TargetlessDeps } from "./deps.ts";
 import { imageIds } from "./contents.ts";
 import { decodeText, extractHtml, extractPlain, type LinkText } from "./links/extract.ts";
 import type { LinkFetcher } from "./links/fetch_link.ts";
-import { renderRenditionQueue } from "./queues.ts";
 import * as repo from "./repository.ts";
+import { startWaiting } from "./slots.ts";
 import { type SceneBrief, sceneOf, sceneRequest } from "./scene_prompt.ts";
 import type { OutputProfile, Problem, TargetlessContentsTable } from "./tables.ts";
 
@@ -258,7 +258,10 @@ export class GenerateSceneJob {
         failure: null,
       }, content.id);
       if (png) {
-        const rendition = await repo.insertRendition(trx, {
+        // Issue 25 finding 4: the initial rendition counts against the user's concurrent limit.
+        // It is not refused (the content was accepted): it waits for a slot (slots.ts).
+        await repo.lockUserRenditions(trx, content.user_id);
+        await repo.insertRendition(trx, {
           id: uuidv7(),
           presentation_id: presentation.id,
           user_id: content.user_id,
@@ -268,10 +271,11 @@ export class GenerateSceneJob {
           color_mode: profile.colorMode,
           initial: true,
           state: "preparing",
+          waiting: true,
           object_key: null,
           failure: null,
         });
-        await this.deps.jobs.send(renderRenditionQueue, { renditionId: rendition.id }, { trx });
+        await startWaiting(this.deps, trx, content.user_id);
       }
       await repo.setContentState(trx, content.id, "ready");
     });

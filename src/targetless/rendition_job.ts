@@ -14,6 +14,8 @@ import type { Renderer } from "../render/types.ts";
 import type { SceneEnvelope } from "../render/scene/types.ts";
 import type { TargetlessDeps } from "./deps.ts";
 import * as repo from "./repository.ts";
+import { startWaiting } from "./slots.ts";
+import type { Trx } from "../schema.ts";
 import type { Problem, RenditionsTable } from "./tables.ts";
 import { sceneFileIds } from "./views.ts";
 import type { Selectable, Updateable } from "kysely";
@@ -36,7 +38,8 @@ export class RenditionJob {
   async handle(job: { renditionId: string }, attempt?: Attempt): Promise<void> {
     const { db, store } = this.deps;
     const rendition = await repo.findRendition(db, job.renditionId);
-    if (!rendition || rendition.state !== "preparing") return;
+    // A waiting rendition has no slot yet (slots.ts): its job is sent when it gets one.
+    if (!rendition || rendition.state !== "preparing" || rendition.waiting) return;
     const presentation = await repo.findPresentationById(db, rendition.presentation_id);
     const scene = presentation?.scene as SceneEnvelope | null | undefined;
     if (!presentation || !scene) {
@@ -87,22 +90,34 @@ export class RenditionJob {
     return ownedPictures(this.deps, userId, sceneFileIds(scene), MAX_SCENE_PICTURES);
   }
 
-  /** Records the outcome; the presentation is ready once its initial renditions are done. */
+  /**
+   * Records the outcome; the presentation is ready once its initial renditions are done. The
+   * slot this rendition held is free then: the user's oldest waiting rendition starts (slots.ts).
+   */
   private async finish(
     rendition: RenditionRow,
     changes: Updateable<RenditionsTable>,
   ): Promise<boolean> {
     return await this.deps.db.transaction().execute(async (trx) => {
-      const presentation = await repo.lockPresentation(trx, rendition.presentation_id);
-      if (!presentation) return false;
-      if (!(await repo.finishRendition(trx, rendition.id, changes))) return false;
-      if (
-        rendition.initial && presentation.state === "preparing" &&
-        await repo.initialRenditionsDone(trx, presentation.id)
-      ) {
-        await repo.updatePresentation(trx, presentation.id, { state: "ready" });
-      }
-      return true;
+      const done = await this.record(trx, rendition, changes);
+      // The user's lock last: a finish waiting for its presentation's row never holds up the
+      // user's rendition requests meanwhile.
+      await repo.lockUserRenditions(trx, rendition.user_id);
+      await startWaiting(this.deps, trx, rendition.user_id);
+      return done;
     });
+  }
+
+  private async record(trx: Trx, rendition: RenditionRow, changes: Updateable<RenditionsTable>) {
+    const presentation = await repo.lockPresentation(trx, rendition.presentation_id);
+    if (!presentation) return false;
+    if (!(await repo.finishRendition(trx, rendition.id, changes))) return false;
+    if (
+      rendition.initial && presentation.state === "preparing" &&
+      await repo.initialRenditionsDone(trx, presentation.id)
+    ) {
+      await repo.updatePresentation(trx, presentation.id, { state: "ready" });
+    }
+    return true;
   }
 }

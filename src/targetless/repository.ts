@@ -217,7 +217,33 @@ export async function countRenditions(trx: Trx, presentationId: string): Promise
   return Number(row.n);
 }
 
-/** The user's renditions still preparing (SPEC 8 concurrent limit). */
+/**
+ * Starts the user's oldest waiting renditions while fewer than `limit` of theirs hold a slot
+ * (preparing and not waiting); returns the ids started, whose jobs the caller sends. The caller
+ * holds `lockUserRenditions`.
+ */
+export async function takeFreeSlots(trx: Trx, userId: string, limit: number): Promise<string[]> {
+  const row = await trx.selectFrom("renditions").select((eb) => eb.fn.countAll<string>().as("n"))
+    .where("user_id", "=", userId).where("state", "=", "preparing").where("waiting", "=", false)
+    .executeTakeFirstOrThrow();
+  const free = limit - Number(row.n);
+  if (free <= 0) return [];
+  const started = await trx.updateTable("renditions").set({
+    waiting: false,
+    updated_at: new Date(),
+  })
+    .where(
+      "id",
+      "in",
+      (eb) =>
+        eb.selectFrom("renditions").select("id").where("user_id", "=", userId)
+          .where("waiting", "=", true).orderBy("id").limit(free),
+    )
+    .returning("id").execute();
+  return started.map((r) => r.id);
+}
+
+/** The user's renditions still preparing, waiting ones included (SPEC 8 concurrent limit). */
 export async function countPreparing(trx: Trx, userId: string): Promise<number> {
   const row = await trx.selectFrom("renditions").select((eb) => eb.fn.countAll<string>().as("n"))
     .where("user_id", "=", userId).where("state", "=", "preparing").executeTakeFirstOrThrow();

@@ -87,6 +87,11 @@ export interface RenditionsTable {
   color_mode: ColorMode;
   initial: boolean;
   state: RenditionState;
+  /**
+   * Preparing, but not yet holding one of the user's concurrent slots: no job renders it until
+   * a slot frees (slots.ts). Only initial renditions wait; the API shows them `preparing`.
+   */
+  waiting: ColumnType<boolean, boolean | undefined, boolean>;
   object_key: string | null;
   failure: NullableJson<Problem>;
   created_at: Created;
