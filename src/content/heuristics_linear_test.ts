@@ -12,6 +12,7 @@ import { chooseTemplate, type NoteForPush } from "./offline_variables.ts";
 import { MAX_TEXT_CHARS } from "./service.ts";
 import { summaryRequest } from "./summary_prompt.ts";
 import type { SummaryContent } from "./views.ts";
+import { seededRandom as random } from "../../tests/helpers/random.ts";
 
 /** An em space: `\s`, and not folded by `[ \t]{2,}` as plain spaces are. */
 const EM = "\u2003";
@@ -116,16 +117,6 @@ const regex = {
     return clip(clean || line.trim(), max);
   },
 };
-
-/** Deterministic pseudo-random numbers in [0, 1) (mulberry32). */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const PIECES = [
   " ",

@@ -7,6 +7,7 @@ import { assertEquals } from "../../../tests/helpers/assert.ts";
 import { assertFast } from "../../../tests/helpers/cpu_time.ts";
 import { decodeEntities, extractHtml, LINK_TEXT_LIMIT, type LinkText } from "./extract.ts";
 import { LINK_MAX_BYTES } from "./fetch_link.ts";
+import { seededRandom as random } from "../../../tests/helpers/random.ts";
 
 /** A page of the largest size the fetcher lets through, `unit` repeated. */
 function page(unit: string, prefix = ""): string {
@@ -76,16 +77,6 @@ function regexExtractHtml(url: string, html: string): LinkText {
     title: title.slice(0, 300),
     description: description.slice(0, 1000),
     text: text.slice(0, LINK_TEXT_LIMIT),
-  };
-}
-
-/** Deterministic pseudo-random numbers in [0, 1) (mulberry32). */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
 
