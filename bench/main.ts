@@ -6,6 +6,7 @@ import { benchAuth } from "./auth.ts";
 import { benchBilling } from "./billing.ts";
 import { benchRender } from "./render.ts";
 import { benchScene } from "./scene.ts";
+import { benchFairness } from "./fairness.ts";
 import { benchTemplates } from "./templates.ts";
 import { benchPush } from "./push.ts";
 import { benchContent } from "./content.ts";
@@ -19,7 +20,8 @@ helpAndExit(
   Deno.args,
   `Usage: deno task bench
 
-Runs every benchmark (auth, billing, render, templates, scene, targetless, push, burst, content)
+Runs every benchmark (auth, billing, render, templates, scene, fairness, targetless, push, burst,
+content)
 and prints one table; progress lines on stderr. DATABASE_URL measures on a real PostgreSQL. The
 content benchmark needs wrk. Takes minutes and all the machine's cores.`,
 );
@@ -32,6 +34,7 @@ const steps: Array<[string, () => Promise<BenchRow[]>]> = [
   ["render", () => benchRender()],
   ["templates", () => benchTemplates()],
   ["scene", () => benchScene()],
+  ["fairness", () => benchFairness()],
   ["targetless", () => benchTargetless({ databaseUrl })],
   ["push", () => benchPush({ databaseUrl })],
   ["burst", () => benchBurst({ databaseUrl })],
