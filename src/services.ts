@@ -6,9 +6,9 @@
  */
 import type { Config } from "./config.ts";
 import type { Db } from "./schema.ts";
-import type { Authenticate } from "./caller.ts";
 import type { Secrets } from "./secrets.ts";
 import type { Log } from "./lib/log.ts";
+import type { Services } from "./services_type.ts";
 import { ChangeFeed } from "./db/cache/feed.ts";
 import type { Jobs } from "./jobs/types.ts";
 import type { Renderer } from "./render/types.ts";
@@ -22,7 +22,7 @@ import { PatsService } from "./pats/service.ts";
 import { BillingService } from "./billing/service.ts";
 import { createStripe } from "./billing/stripe_client.ts";
 import { OauthService } from "./oauth/service.ts";
-import { createFactory, type Factory } from "./factory/mod.ts";
+import { factory } from "./factory/mod.ts";
 import { BindingService } from "./binding/service.ts";
 import { type DeviceMessenger, type DeviceOutbox, DevicesService } from "./devices/service.ts";
 import * as fileKeys from "./files/keys.ts";
@@ -32,14 +32,14 @@ import { PushesService } from "./pushes/service.ts";
 import { PushRenderJob } from "./pushes/render_job.ts";
 import { forgetDevicePushes } from "./pushes/unlink.ts";
 import { createModel } from "./ai/create_model.ts";
-import type { Model, ModelResponse } from "./ai/model.ts";
+import type { ModelResponse } from "./ai/model.ts";
 import { ContentService } from "./content/service.ts";
 import { SummarizeJob } from "./content/summarize_job.ts";
 import { AGENT_TASK, AnalyzeService } from "./content/analyze.ts";
 import { TemplatesService } from "./content/templates.ts";
 import { SUMMARY_TASK } from "./content/summary_prompt.ts";
 import { offlineAgent } from "./content/offline_agent.ts";
-import { createTargetless, type Targetless } from "./targetless/mod.ts";
+import { targetless as targetlessDomain } from "./targetless/mod.ts";
 import { SCENE_TASK } from "./targetless/scene_prompt.ts";
 import { offlineSceneTask } from "./targetless/offline_scene.ts";
 
@@ -58,43 +58,6 @@ export interface Infrastructure {
   log: Log;
   /** The service's public origin; with PORT=0 it is known only once listening. */
   publicBaseUrl: () => string;
-}
-
-export interface Services {
-  config: Config;
-  db: Db;
-  /** Invalidation of the request path's caches (src/db/cache/). */
-  changes: ChangeFeed;
-  /** The one authentication check of every user endpoint. */
-  auth: Authenticate;
-  accounts: AccountsService;
-  accountDeletion: AccountDeletion;
-  pats: PatsService;
-  billing: BillingService;
-  oauth: OauthService;
-  factory: Factory;
-  binding: BindingService;
-  /** Background jobs (pg-boss). */
-  jobs: Jobs;
-  /** The render pool (Piscina). */
-  renderer: Renderer;
-  storage: ObjectStore;
-  devices: DevicesService;
-  pushes: PushesService;
-  /** The handler of `renderPushQueue`, registered at start-up. */
-  pushRenderJob: PushRenderJob;
-  /** The AI model: Claude with ANTHROPIC_API_KEY, else the offline model. */
-  model: Model;
-  /** Raw items and their files (SPEC 4.6). */
-  content: ContentService;
-  /** The handler of `summarizeQueue`. */
-  summarizeJob: SummarizeJob;
-  /** Analyze runs: trigger, schedule, the agent (handler of `analyzeQueue`). */
-  analyze: AnalyzeService;
-  /** Push templates: list and preview. */
-  templates: TemplatesService;
-  /** Targetless contents, presentations and renditions (SPEC 4.7) and their jobs. */
-  targetless: Targetless;
 }
 
 /** Builds the domain services in dependency order, each with the reactions it runs. */
@@ -152,7 +115,7 @@ export function createServices(
   // `auto` is gated by the plan (billing), `manual` checks the display's owner (devices) and
   // becomes a push (pushes); Scenes and renditions render in the pool; links are fetched by its
   // own SSRF-safe fetcher. A push whose render failed for good fails its display presentation.
-  const targetless = createTargetless({
+  const targetless = targetlessDomain.build({
     db,
     store: storage,
     jobs: infra.jobs,
@@ -161,7 +124,9 @@ export function createServices(
     devices,
     pushes,
     log,
-  }, { model, renderer: infra.renderer });
+    model,
+    renderer: infra.renderer,
+  });
   const pushRenderJob = new PushRenderJob(pushes, infra.renderer, {
     onFailedForGood: [(push, message) => targetless.pushFailedForGood(push.id, message)],
     log,
@@ -192,7 +157,7 @@ export function createServices(
     pats,
     billing,
     oauth,
-    factory: createFactory(db, config, secrets),
+    factory: factory.build({ db, config, keys: secrets }),
     binding: new BindingService(db, secrets.nfc, devices),
     jobs: infra.jobs,
     renderer: infra.renderer,

@@ -1,0 +1,5 @@
+/** The devices domain's face (SPEC 3): an owner's devices, their state, commands and unbinding. */
+import { defineDomain } from "../domain.ts";
+import { devicesRouter } from "./router.ts";
+
+export const devices = defineDomain({ name: "devices", router: devicesRouter });

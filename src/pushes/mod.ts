@@ -1,0 +1,16 @@
+/** The pushes domain's face (SPEC 4.2-4.6): pushes, uploads, and the render stage's queue. */
+import { defineDomain, queueOf } from "../domain.ts";
+import { renderPushQueue } from "./queues.ts";
+import { pushesRouter } from "./router.ts";
+
+export const pushes = defineDomain({
+  name: "pushes",
+  router: pushesRouter,
+  queues: [
+    queueOf(
+      renderPushQueue,
+      (services) => (job, attempt) => services.pushRenderJob.handle(job, attempt),
+      { concurrency: "pool" },
+    ),
+  ],
+});
