@@ -48,6 +48,8 @@ export interface DomainDefinition {
   readonly rawRoutes?: readonly RawRoute[];
   // deno-lint-ignore no-explicit-any -- queues of different payload types
   readonly queues?: readonly DomainQueue<any>[];
+  /** The prefixes of a user's stored objects, deleted with the account (after its rows). */
+  readonly objectKeys?: { userPrefixes(userId: string): string[] };
   /** Makes the domain's service from its dependencies (one object), called by `src/services.ts`. */
   // deno-lint-ignore no-explicit-any -- each domain names its own dependencies
   readonly build?: (deps: any) => unknown;

@@ -23,13 +23,13 @@ export const DOMAINS = [
   pats,
   billing,
   oauth,
-  files,
   // Infrastructure, not a domain: the embedded object store's signed routes, matched here.
   storage,
   factory,
   binding,
   devices,
   pushes,
+  files,
   content,
   targetless,
 ] as const;

@@ -18,28 +18,24 @@ import { AccountsService } from "./accounts/service.ts";
 import { AccountDeletion } from "./accounts/deletion.ts";
 import { Authenticator } from "./accounts/authenticator.ts";
 import { LoginLimiter } from "./accounts/login_limiter.ts";
-import { PatsService } from "./pats/service.ts";
-import { BillingService } from "./billing/service.ts";
-import { createStripe } from "./billing/stripe_client.ts";
-import { OauthService } from "./oauth/service.ts";
-import { factory } from "./factory/mod.ts";
-import { BindingService } from "./binding/service.ts";
-import { type DeviceMessenger, type DeviceOutbox, DevicesService } from "./devices/service.ts";
-import * as fileKeys from "./files/keys.ts";
-import * as pushKeys from "./pushes/keys.ts";
-import * as targetlessKeys from "./targetless/keys.ts";
+import type { DeviceMessenger, DeviceOutbox } from "./devices/service.ts";
 import { PushesService } from "./pushes/service.ts";
 import { PushRenderJob } from "./pushes/render_job.ts";
 import { forgetDevicePushes } from "./pushes/unlink.ts";
+import { DOMAINS } from "./domains.ts";
+import { billing as billingDomain } from "./billing/mod.ts";
+import { binding as bindingDomain } from "./binding/mod.ts";
+import { content as contentDomain } from "./content/mod.ts";
+import { devices as devicesDomain } from "./devices/mod.ts";
+import { factory as factoryDomain } from "./factory/mod.ts";
+import { oauth as oauthDomain } from "./oauth/mod.ts";
+import { pats as patsDomain } from "./pats/mod.ts";
+import { targetless as targetlessDomain } from "./targetless/mod.ts";
 import { createModel } from "./ai/create_model.ts";
 import type { ModelResponse } from "./ai/model.ts";
-import { ContentService } from "./content/service.ts";
-import { SummarizeJob } from "./content/summarize_job.ts";
-import { AGENT_TASK, AnalyzeService } from "./content/analyze.ts";
-import { TemplatesService } from "./content/templates.ts";
+import { AGENT_TASK } from "./content/analyze.ts";
 import { SUMMARY_TASK } from "./content/summary_prompt.ts";
 import { offlineAgent } from "./content/offline_agent.ts";
-import { targetless as targetlessDomain } from "./targetless/mod.ts";
 import { SCENE_TASK } from "./targetless/scene_prompt.ts";
 import { offlineSceneTask } from "./targetless/offline_scene.ts";
 
@@ -71,8 +67,8 @@ export function createServices(
   const changes = infra.changes ?? ChangeFeed.disabled();
   const tokens = new AccessTokens(secrets.jwtSecret, config.accessTokenTtlSeconds);
   const limiter = new LoginLimiter(db, config.loginFailures);
-  const pats = new PatsService(db, changes);
-  const billing = new BillingService(db, config, createStripe(config.stripe));
+  const pats = patsDomain.build({ db, changes });
+  const billing = billingDomain.build({ db, config });
   // GET /auth/me shows the billing summary (SPEC 2.1).
   const accounts = new AccountsService(
     db,
@@ -81,9 +77,12 @@ export function createServices(
     (userId) => billing.summary(userId),
     changes,
   );
-  const oauth = new OauthService(db, config, { accounts, pats }, infra.publicBaseUrl);
+  const oauth = oauthDomain.build({ db, config, accounts, pats, baseUrl: infra.publicBaseUrl });
   // SPEC 3.6 / 4.1: a device that leaves its owner takes its pushes, files and bitmaps with it.
-  const devices = new DevicesService(db, infra.messenger, infra.outbox, {
+  const devices = devicesDomain.build({
+    db,
+    messenger: infra.messenger,
+    outbox: infra.outbox,
     onUnlink: [forgetDevicePushes(storage)],
     log,
     changes,
@@ -102,15 +101,19 @@ export function createServices(
     },
     taskModels: { [SUMMARY_TASK]: config.anthropic.summaryModel },
   });
-  // --- Content pipeline (SPEC 4.6) ---
-  // Raw items enqueue their summary in the confirm transaction; the analyze agent's pushes go
-  // through `pushes.create` (render enqueued in the same transaction) on the user's devices.
-  const content = new ContentService(db, storage, infra.jobs, log);
-  const analyze = new AnalyzeService(db, infra.jobs, model, { devices, pushes }, {
-    maxSteps: config.analyze.maxSteps,
-    tokenBudget: config.analyze.tokenBudget,
+  // --- Content pipeline (SPEC 4.6): raw items, summaries, analyze runs, templates ---
+  const contentServices = contentDomain.build({
+    db,
+    store: storage,
+    jobs: infra.jobs,
     log,
+    model,
+    renderer: infra.renderer,
+    devices,
+    pushes,
+    limits: config.analyze,
   });
+  const { content } = contentServices;
   // --- Targetless presentations (SPEC 4.7) ---
   // `auto` is gated by the plan (billing), `manual` checks the display's owner (devices) and
   // becomes a push (pushes); Scenes and renditions render in the pool; links are fetched by its
@@ -143,9 +146,10 @@ export function createServices(
       (trx, userId) => targetless.deleteAllOf(trx, userId),
     ],
     // Stored objects of the user go once the rows are gone: each domain names its prefixes.
-    after: [pushKeys, fileKeys, targetlessKeys].map((keys) => async (userId: string) => {
-      for (const prefix of keys.userPrefixes(userId)) await storage.deletePrefix(prefix);
-    }),
+    after: DOMAINS.flatMap((domain) => "objectKeys" in domain ? [domain.objectKeys] : [])
+      .map((keys) => async (userId: string) => {
+        for (const prefix of keys.userPrefixes(userId)) await storage.deletePrefix(prefix);
+      }),
   }, log);
   return {
     config,
@@ -157,8 +161,8 @@ export function createServices(
     pats,
     billing,
     oauth,
-    factory: factory.build({ db, config, keys: secrets }),
-    binding: new BindingService(db, secrets.nfc, devices),
+    factory: factoryDomain.build({ db, config, keys: secrets }),
+    binding: bindingDomain.build({ db, keyring: secrets.nfc, devices }),
     jobs: infra.jobs,
     renderer: infra.renderer,
     storage,
@@ -166,10 +170,7 @@ export function createServices(
     pushes,
     pushRenderJob,
     model,
-    content,
-    summarizeJob: new SummarizeJob(content, infra.renderer, model, log),
-    analyze,
-    templates: new TemplatesService(content, infra.renderer),
+    ...contentServices,
     targetless,
   };
 }

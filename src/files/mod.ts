@@ -3,5 +3,6 @@
  * other domains reach through its repository and uploads; it shows no route of its own.
  */
 import { defineDomain } from "../domain.ts";
+import { userPrefixes } from "./keys.ts";
 
-export const files = defineDomain({ name: "files" });
+export const files = defineDomain({ name: "files", objectKeys: { userPrefixes } });

@@ -1,11 +1,13 @@
 /** The pushes domain's face (SPEC 4.2-4.6): pushes, uploads, and the render stage's queue. */
 import { defineDomain, queueOf } from "../domain.ts";
+import { userPrefixes } from "./keys.ts";
 import { renderPushQueue } from "./queues.ts";
 import { pushesRouter } from "./router.ts";
 
 export const pushes = defineDomain({
   name: "pushes",
   router: pushesRouter,
+  objectKeys: { userPrefixes },
   queues: [
     queueOf(
       renderPushQueue,

@@ -10,6 +10,7 @@ import { APP_SURFACE, SDK_SURFACE } from "../trpc/surfaces.ts";
 import { ContentsService } from "./contents.ts";
 import type { TargetlessDeps } from "./deps.ts";
 import { GenerateSceneJob } from "./generate_job.ts";
+import { userPrefixes } from "./keys.ts";
 import { LinkFetcher } from "./links/fetch_link.ts";
 import { PresentationsService } from "./presentations.ts";
 import { previewScene } from "./preview_scene.ts";
@@ -25,6 +26,7 @@ export const targetless = defineDomain({
   name: "targetless",
   versioned: targetlessProcedures,
   rawRoutes: [previewScene(APP_SURFACE), previewScene(SDK_SURFACE)],
+  objectKeys: { userPrefixes },
   // Scene generation waits mostly on links and the model; renditions on the pool.
   queues: [
     queueOf(
