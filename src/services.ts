@@ -19,7 +19,6 @@ import { AccountDeletion } from "./accounts/deletion.ts";
 import { Authenticator } from "./accounts/authenticator.ts";
 import { LoginLimiter } from "./accounts/login_limiter.ts";
 import type { DeviceMessenger, DeviceOutbox } from "./devices/service.ts";
-import { PushesService } from "./pushes/service.ts";
 import { PushRenderJob } from "./pushes/render_job.ts";
 import { forgetDevicePushes } from "./pushes/unlink.ts";
 import { DOMAINS } from "./domains.ts";
@@ -30,6 +29,7 @@ import { devices as devicesDomain } from "./devices/mod.ts";
 import { factory as factoryDomain } from "./factory/mod.ts";
 import { oauth as oauthDomain } from "./oauth/mod.ts";
 import { pats as patsDomain } from "./pats/mod.ts";
+import { pushes as pushesDomain } from "./pushes/mod.ts";
 import { targetless as targetlessDomain } from "./targetless/mod.ts";
 import { createModel } from "./ai/create_model.ts";
 import type { ModelResponse } from "./ai/model.ts";
@@ -87,7 +87,14 @@ export function createServices(
     log,
     changes,
   });
-  const pushes = new PushesService(db, devices, storage, infra.jobs, log, changes);
+  const pushes = pushesDomain.build({
+    db,
+    devices,
+    store: storage,
+    jobs: infra.jobs,
+    log,
+    changes,
+  });
   // The model, with the offline behaviour of every task (CONTRACT.md: deterministic, no network).
   const model = createModel(config, {
     offlineTasks: {
