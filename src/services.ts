@@ -2,7 +2,9 @@
  * The services every procedure and handler reaches through its context, built once from the
  * configuration and the infrastructure adapters. Read top to bottom it is the list of domains in
  * dependency order and of the reactions between them ("when X happens, Y follows"), each passed
- * in when a service is built: nothing is wired into a service after it exists.
+ * in when a service is built: nothing is wired into a service after it exists. Most domains
+ * build their own service from one object of dependencies (`build` in their face, `mod.ts`);
+ * the type of the result is `src/services_type.ts`.
  */
 import type { Config } from "./config.ts";
 import type { Db } from "./schema.ts";
