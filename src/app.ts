@@ -28,12 +28,11 @@ import { S3ObjectStore } from "./storage/s3.ts";
 import type { ObjectStore } from "./storage/object_store.ts";
 import { appRouter } from "./router.ts";
 import { QUEUES } from "./queues.ts";
-import { renderPushQueue } from "./pushes/queues.ts";
-import { analyzeQueue, analyzeScheduleQueue, summarizeQueue } from "./content/queues.ts";
-import { generateSceneQueue, renderRenditionQueue } from "./targetless/queues.ts";
+import { DOMAIN_QUEUES } from "./domains.ts";
 import type { DB } from "./schema.ts";
 import { loadSecrets } from "./secrets.ts";
-import { createServices, type Services } from "./services.ts";
+import { createServices } from "./services.ts";
+import type { Services } from "./services_type.ts";
 import { PromMetrics } from "./metrics/metrics.ts";
 import { metricsRoute, metricsServed } from "./metrics/route.ts";
 
@@ -226,7 +225,10 @@ export async function createApp(config: Config): Promise<App> {
   };
 }
 
-/** Registers every queue's handler: what a worker (or an `all`) process runs. */
+/**
+ * Registers every queue's handler: what a worker (or an `all`) process runs. Each domain's
+ * queues come from its face (`src/domains.ts`), then the device-message outbox's.
+ */
 async function workJobs(
   config: Config,
   services: Services,
@@ -234,35 +236,15 @@ async function workJobs(
   gateway: MqttGateway,
   threads: number,
 ) {
-  // As many render jobs at once as the pool has workers: more would only queue in the pool.
-  await jobs.work(
-    renderPushQueue,
-    (job, attempt) => services.pushRenderJob.handle(job, attempt),
-    { concurrency: threads },
-  );
-  // Content pipeline (SPEC 4.6): summaries (their pictures go through the pool), analyze runs
-  // (one per user at a time, the queue's policy), and the ANALYZE_SCHEDULE tick.
-  await jobs.work(summarizeQueue, (job, attempt) => services.summarizeJob.handle(job, attempt), {
-    concurrency: 2,
-  });
-  await jobs.work(analyzeQueue, (job, attempt) => services.analyze.handle(job, attempt), {
-    concurrency: 2,
-  });
-  await jobs.work(analyzeScheduleQueue, async () => {
-    await services.analyze.scheduled();
-  });
-  await jobs.schedule(analyzeScheduleQueue, config.analyze.schedule, {});
-  // Scene generation waits mostly on links and the model; renditions on the pool.
-  await jobs.work(
-    generateSceneQueue,
-    (job, attempt) => services.targetless.generateJob.handle(job, attempt),
-    { concurrency: 2 },
-  );
-  await jobs.work(
-    renderRenditionQueue,
-    (job, attempt) => services.targetless.renditionJob.handle(job, attempt),
-    { concurrency: threads },
-  );
+  for (const { queue, handler, concurrency, schedule } of DOMAIN_QUEUES) {
+    await jobs.work(queue, handler(services), {
+      concurrency: concurrency === "pool" ? threads : concurrency,
+    });
+    if (schedule) {
+      const { cron, data } = schedule(config);
+      await jobs.schedule(queue, cron, data);
+    }
+  }
   // The outbox (src/mqtt/outbox.ts): a failed publish throws, so pg-boss retries with backoff.
   await jobs.work(deviceMessageQueue, deviceMessageHandler(gateway), { concurrency: 2 });
 }

@@ -1,20 +1,14 @@
 /**
- * Every background queue of the service, declared by its domain. `createJobs` creates each one
- * at start; a new queue is its domain's `defineQueue` plus one line here.
+ * Every background queue of the service: the domains' (each declared in its `mod.ts`, in the
+ * order of `src/domains.ts`) and the device-message outbox's. `createJobs` creates each one
+ * at start.
  */
 import type { QueueDefinition } from "./jobs/types.ts";
-import { renderPushQueue } from "./pushes/queues.ts";
-import { analyzeQueue, analyzeScheduleQueue, summarizeQueue } from "./content/queues.ts";
-import { generateSceneQueue, renderRenditionQueue } from "./targetless/queues.ts";
+import { DOMAIN_QUEUES } from "./domains.ts";
 import { deviceMessageQueue } from "./mqtt/outbox.ts";
 
 // deno-lint-ignore no-explicit-any -- queues of different payload types
 export const QUEUES: QueueDefinition<any>[] = [
-  renderPushQueue,
-  summarizeQueue,
-  analyzeQueue,
-  analyzeScheduleQueue,
-  generateSceneQueue,
-  renderRenditionQueue,
+  ...DOMAIN_QUEUES.map((entry) => entry.queue),
   deviceMessageQueue,
 ];

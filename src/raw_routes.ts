@@ -1,32 +1,16 @@
-/** Every raw route of the service, in match order. Domains add theirs to `domainRawRoutes`. */
+/** Every raw route of the service, in match order. A domain declares its own in its `mod.ts`. */
 import type { RawRoute } from "./http/raw.ts";
 import { factoryOpenApiRoute, health, openApiRoute } from "./http/system_routes.ts";
-import { deleteAccount } from "./accounts/delete_account.ts";
-import { stripeWebhook } from "./billing/webhook.ts";
-import { appleStart, googleStart } from "./oauth/start.ts";
-import { appleCallback, googleCallback } from "./oauth/callbacks.ts";
-import { factoryRawRoutes } from "./factory/raw_routes.ts";
-import { storageDownload, storageUpload } from "./storage/routes.ts";
-import { contentRawRoutes } from "./content/raw_routes.ts";
-import { targetlessRawRoutes } from "./targetless/raw_routes.ts";
+import { DOMAINS } from "./domains.ts";
 import { docsRoutes } from "./pages/docs.ts";
 import { playgroundRoutes } from "./pages/playground.ts";
 import { metricsRoute } from "./metrics/route.ts";
 import { Readiness, readyRoute } from "./http/readiness.ts";
 
+/** `/health`, then each domain's raw routes in the order of `src/domains.ts`, then the pages. */
 export const domainRawRoutes: RawRoute[] = [
   health,
-  deleteAccount,
-  stripeWebhook,
-  googleStart,
-  googleCallback,
-  appleStart,
-  appleCallback,
-  storageUpload,
-  storageDownload,
-  ...factoryRawRoutes,
-  ...contentRawRoutes,
-  ...targetlessRawRoutes,
+  ...DOMAINS.flatMap((domain) => "rawRoutes" in domain ? domain.rawRoutes : []),
   // Pages for people: the API reference of each ingress and the render playground (issue 14).
   ...docsRoutes(""),
   ...docsRoutes("/internal/factory"),

@@ -2,13 +2,15 @@
  * The services every procedure and handler reaches through its context, built once from the
  * configuration and the infrastructure adapters. Read top to bottom it is the list of domains in
  * dependency order and of the reactions between them ("when X happens, Y follows"), each passed
- * in when a service is built: nothing is wired into a service after it exists.
+ * in when a service is built: nothing is wired into a service after it exists. Most domains
+ * build their own service from one object of dependencies (`build` in their face, `mod.ts`);
+ * the type of the result is `src/services_type.ts`.
  */
 import type { Config } from "./config.ts";
 import type { Db } from "./schema.ts";
-import type { Authenticate } from "./caller.ts";
 import type { Secrets } from "./secrets.ts";
 import type { Log } from "./lib/log.ts";
+import type { Services } from "./services_type.ts";
 import { ChangeFeed } from "./db/cache/feed.ts";
 import type { Jobs } from "./jobs/types.ts";
 import type { Renderer } from "./render/types.ts";
@@ -18,28 +20,24 @@ import { AccountsService } from "./accounts/service.ts";
 import { AccountDeletion } from "./accounts/deletion.ts";
 import { Authenticator } from "./accounts/authenticator.ts";
 import { LoginLimiter } from "./accounts/login_limiter.ts";
-import { PatsService } from "./pats/service.ts";
-import { BillingService } from "./billing/service.ts";
-import { createStripe } from "./billing/stripe_client.ts";
-import { OauthService } from "./oauth/service.ts";
-import { createFactory, type Factory } from "./factory/mod.ts";
-import { BindingService } from "./binding/service.ts";
-import { type DeviceMessenger, type DeviceOutbox, DevicesService } from "./devices/service.ts";
-import * as fileKeys from "./files/keys.ts";
-import * as pushKeys from "./pushes/keys.ts";
-import * as targetlessKeys from "./targetless/keys.ts";
-import { PushesService } from "./pushes/service.ts";
+import type { DeviceMessenger, DeviceOutbox } from "./devices/service.ts";
 import { PushRenderJob } from "./pushes/render_job.ts";
 import { forgetDevicePushes } from "./pushes/unlink.ts";
+import { DOMAINS } from "./domains.ts";
+import { billing as billingDomain } from "./billing/mod.ts";
+import { binding as bindingDomain } from "./binding/mod.ts";
+import { content as contentDomain } from "./content/mod.ts";
+import { devices as devicesDomain } from "./devices/mod.ts";
+import { factory as factoryDomain } from "./factory/mod.ts";
+import { oauth as oauthDomain } from "./oauth/mod.ts";
+import { pats as patsDomain } from "./pats/mod.ts";
+import { pushes as pushesDomain } from "./pushes/mod.ts";
+import { targetless as targetlessDomain } from "./targetless/mod.ts";
 import { createModel } from "./ai/create_model.ts";
-import type { Model, ModelResponse } from "./ai/model.ts";
-import { ContentService } from "./content/service.ts";
-import { SummarizeJob } from "./content/summarize_job.ts";
-import { AGENT_TASK, AnalyzeService } from "./content/analyze.ts";
-import { TemplatesService } from "./content/templates.ts";
+import type { ModelResponse } from "./ai/model.ts";
+import { AGENT_TASK } from "./content/analyze.ts";
 import { SUMMARY_TASK } from "./content/summary_prompt.ts";
 import { offlineAgent } from "./content/offline_agent.ts";
-import { createTargetless, type Targetless } from "./targetless/mod.ts";
 import { SCENE_TASK } from "./targetless/scene_prompt.ts";
 import { offlineSceneTask } from "./targetless/offline_scene.ts";
 
@@ -60,43 +58,6 @@ export interface Infrastructure {
   publicBaseUrl: () => string;
 }
 
-export interface Services {
-  config: Config;
-  db: Db;
-  /** Invalidation of the request path's caches (src/db/cache/). */
-  changes: ChangeFeed;
-  /** The one authentication check of every user endpoint. */
-  auth: Authenticate;
-  accounts: AccountsService;
-  accountDeletion: AccountDeletion;
-  pats: PatsService;
-  billing: BillingService;
-  oauth: OauthService;
-  factory: Factory;
-  binding: BindingService;
-  /** Background jobs (pg-boss). */
-  jobs: Jobs;
-  /** The render pool (Piscina). */
-  renderer: Renderer;
-  storage: ObjectStore;
-  devices: DevicesService;
-  pushes: PushesService;
-  /** The handler of `renderPushQueue`, registered at start-up. */
-  pushRenderJob: PushRenderJob;
-  /** The AI model: Claude with ANTHROPIC_API_KEY, else the offline model. */
-  model: Model;
-  /** Raw items and their files (SPEC 4.6). */
-  content: ContentService;
-  /** The handler of `summarizeQueue`. */
-  summarizeJob: SummarizeJob;
-  /** Analyze runs: trigger, schedule, the agent (handler of `analyzeQueue`). */
-  analyze: AnalyzeService;
-  /** Push templates: list and preview. */
-  templates: TemplatesService;
-  /** Targetless contents, presentations and renditions (SPEC 4.7) and their jobs. */
-  targetless: Targetless;
-}
-
 /** Builds the domain services in dependency order, each with the reactions it runs. */
 export function createServices(
   config: Config,
@@ -108,8 +69,8 @@ export function createServices(
   const changes = infra.changes ?? ChangeFeed.disabled();
   const tokens = new AccessTokens(secrets.jwtSecret, config.accessTokenTtlSeconds);
   const limiter = new LoginLimiter(db, config.loginFailures);
-  const pats = new PatsService(db, changes);
-  const billing = new BillingService(db, config, createStripe(config.stripe));
+  const pats = patsDomain.build({ db, changes });
+  const billing = billingDomain.build({ db, config });
   // GET /auth/me shows the billing summary (SPEC 2.1).
   const accounts = new AccountsService(
     db,
@@ -118,14 +79,24 @@ export function createServices(
     (userId) => billing.summary(userId),
     changes,
   );
-  const oauth = new OauthService(db, config, { accounts, pats }, infra.publicBaseUrl);
+  const oauth = oauthDomain.build({ db, config, accounts, pats, baseUrl: infra.publicBaseUrl });
   // SPEC 3.6 / 4.1: a device that leaves its owner takes its pushes, files and bitmaps with it.
-  const devices = new DevicesService(db, infra.messenger, infra.outbox, {
+  const devices = devicesDomain.build({
+    db,
+    messenger: infra.messenger,
+    outbox: infra.outbox,
     onUnlink: [forgetDevicePushes(storage)],
     log,
     changes,
   });
-  const pushes = new PushesService(db, devices, storage, infra.jobs, log, changes);
+  const pushes = pushesDomain.build({
+    db,
+    devices,
+    store: storage,
+    jobs: infra.jobs,
+    log,
+    changes,
+  });
   // The model, with the offline behaviour of every task (CONTRACT.md: deterministic, no network).
   const model = createModel(config, {
     offlineTasks: {
@@ -139,20 +110,24 @@ export function createServices(
     },
     taskModels: { [SUMMARY_TASK]: config.anthropic.summaryModel },
   });
-  // --- Content pipeline (SPEC 4.6) ---
-  // Raw items enqueue their summary in the confirm transaction; the analyze agent's pushes go
-  // through `pushes.create` (render enqueued in the same transaction) on the user's devices.
-  const content = new ContentService(db, storage, infra.jobs, log);
-  const analyze = new AnalyzeService(db, infra.jobs, model, { devices, pushes }, {
-    maxSteps: config.analyze.maxSteps,
-    tokenBudget: config.analyze.tokenBudget,
+  // --- Content pipeline (SPEC 4.6): raw items, summaries, analyze runs, templates ---
+  const contentServices = contentDomain.build({
+    db,
+    store: storage,
+    jobs: infra.jobs,
     log,
+    model,
+    renderer: infra.renderer,
+    devices,
+    pushes,
+    limits: config.analyze,
   });
+  const { content } = contentServices;
   // --- Targetless presentations (SPEC 4.7) ---
   // `auto` is gated by the plan (billing), `manual` checks the display's owner (devices) and
   // becomes a push (pushes); Scenes and renditions render in the pool; links are fetched by its
   // own SSRF-safe fetcher. A push whose render failed for good fails its display presentation.
-  const targetless = createTargetless({
+  const targetless = targetlessDomain.build({
     db,
     store: storage,
     jobs: infra.jobs,
@@ -161,7 +136,9 @@ export function createServices(
     devices,
     pushes,
     log,
-  }, { model, renderer: infra.renderer });
+    model,
+    renderer: infra.renderer,
+  });
   const pushRenderJob = new PushRenderJob(pushes, infra.renderer, {
     onFailedForGood: [(push, message) => targetless.pushFailedForGood(push.id, message)],
     log,
@@ -178,9 +155,10 @@ export function createServices(
       (trx, userId) => targetless.deleteAllOf(trx, userId),
     ],
     // Stored objects of the user go once the rows are gone: each domain names its prefixes.
-    after: [pushKeys, fileKeys, targetlessKeys].map((keys) => async (userId: string) => {
-      for (const prefix of keys.userPrefixes(userId)) await storage.deletePrefix(prefix);
-    }),
+    after: DOMAINS.flatMap((domain) => "objectKeys" in domain ? [domain.objectKeys] : [])
+      .map((keys) => async (userId: string) => {
+        for (const prefix of keys.userPrefixes(userId)) await storage.deletePrefix(prefix);
+      }),
   }, log);
   return {
     config,
@@ -192,8 +170,8 @@ export function createServices(
     pats,
     billing,
     oauth,
-    factory: createFactory(db, config, secrets),
-    binding: new BindingService(db, secrets.nfc, devices),
+    factory: factoryDomain.build({ db, config, keys: secrets }),
+    binding: bindingDomain.build({ db, keyring: secrets.nfc, devices }),
     jobs: infra.jobs,
     renderer: infra.renderer,
     storage,
@@ -201,10 +179,7 @@ export function createServices(
     pushes,
     pushRenderJob,
     model,
-    content,
-    summarizeJob: new SummarizeJob(content, infra.renderer, model, log),
-    analyze,
-    templates: new TemplatesService(content, infra.renderer),
+    ...contentServices,
     targetless,
   };
 }

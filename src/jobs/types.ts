@@ -1,8 +1,9 @@
 /**
  * Background jobs as the domains see them; pg-boss on the same PostgreSQL behind it. A domain
- * declares each of its queues once (`defineQueue`: name, payload schema, retry policy) and
- * `src/queues.ts` lists them; the service sends to a queue, often inside the transaction that
- * makes the work necessary, and registers one handler per queue at start-up.
+ * declares each of its queues once (`defineQueue`: name, payload schema, retry policy) and lists
+ * it with its handler in its face (`queueOf`, src/domain.ts); the service sends to a queue, often
+ * inside the transaction that makes the work necessary, and a worker registers one handler per
+ * queue at start-up.
  */
 import type { z } from "zod";
 import type { Trx } from "../schema.ts";
