@@ -43,7 +43,8 @@ async function arrivals(pool: RenderPool, light: SceneRenderRequest, fair: boole
   };
   const waits: Promise<void>[] = [];
   for (let i = 0; i < ARRIVALS; i++) {
-    const call: RenderCall = fair ? { previewOf: "b" } : {};
+    // Each arrival is another user (B1, B2, …): one preview each.
+    const call: RenderCall = fair ? { previewOf: `b${i}` } : {};
     waits.push(timed(preview, () => pool.renderScene(light, call)));
     waits.push(timed(job, () => pool.renderScene(light)));
     await sleep(500);
@@ -64,8 +65,16 @@ export async function benchFairness(): Promise<BenchRow[]> {
   const report = (label: string, r: { preview: number[]; job: number[] }) => {
     const max = (v: number[]) => Math.max(...v);
     rows.push(
-      { name: `fairness: ${label}: B's preview, median`, value: median(r.preview), unit: "ms" },
-      { name: `fairness: ${label}: B's preview, worst`, value: max(r.preview), unit: "ms" },
+      {
+        name: `fairness: ${label}: another user's preview, median`,
+        value: median(r.preview),
+        unit: "ms",
+      },
+      {
+        name: `fairness: ${label}: another user's preview, worst`,
+        value: max(r.preview),
+        unit: "ms",
+      },
       { name: `fairness: ${label}: push render, median`, value: median(r.job), unit: "ms" },
       { name: `fairness: ${label}: push render, worst`, value: max(r.job), unit: "ms" },
     );
