@@ -273,6 +273,8 @@ suite.test(
   },
 );
 
+suite.end();
+
 // ---- text work off the request loop (finding 3) ----------------------------------------------
 
 Deno.test("worker pool: page text and the offline summary run in a worker, as in-process", async () => {
