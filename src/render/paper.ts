@@ -6,6 +6,7 @@
  * divides the light out, so the paper is white everywhere, and stretches the ink to black, ready for
  * a threshold. Integer and typed-array arithmetic on the fitted grey picture (at most 800x480).
  */
+import { boxBlur } from "./tone.ts";
 
 /** How an uploaded picture is treated: decided from the picture (`auto`) or by the upload. */
 export const IMAGE_MODES = ["auto", "photo", "document"] as const;
@@ -144,10 +145,20 @@ export interface PaperFigures {
   ink: number;
   /** Share between 50% and 80%: mid-tones a page has little of beyond its strokes' edges. */
   middle: number;
+  /**
+   * Share of the marks (ink and mid-tones) inside a 7x7 square of marks: strokes are thin, so
+   * little of a page's marks is; a photo's darker areas (hills, a face, a board) are areas.
+   */
+  solid: number;
 }
 
 /** The figures of a grey picture against its paper light. */
-export function paperFigures(grey: Uint8Array, estimate: PaperLight): PaperFigures {
+export function paperFigures(
+  grey: Uint8Array,
+  width: number,
+  height: number,
+  estimate: PaperLight,
+): PaperFigures {
   const { light, blocks } = estimate;
   let brightest = 0;
   for (let i = 0; i < blocks.length; i++) brightest = Math.max(brightest, blocks[i]);
@@ -155,30 +166,38 @@ export function paperFigures(grey: Uint8Array, estimate: PaperLight): PaperFigur
   for (let i = 0; i < blocks.length; i++) if (blocks[i] * 10 < brightest * 3) dark++;
   let paper = 0;
   let ink = 0;
+  const marks = new Uint8Array(grey.length);
   for (let i = 0; i < grey.length; i++) {
     const g = grey[i] * 100;
     const l = light[i];
     if (g >= l * 80) paper++;
-    else if (g < l * 50) ink++;
+    else {
+      marks[i] = 255;
+      if (g < l * 50) ink++;
+    }
   }
+  const around = boxBlur(marks, width, height, 3);
+  let solid = 0;
+  for (let i = 0; i < grey.length; i++) if (marks[i] && around[i] >= 250) solid++;
   const n = Math.max(1, grey.length);
   return {
     darkBlocks: dark / blocks.length,
     paper: paper / n,
     ink: ink / n,
     middle: (n - paper - ink) / n,
+    solid: solid / Math.max(1, n - paper),
   };
 }
 
 /**
  * Paper with marks on it: nearly all of the picture lit like paper (no dark ground, no dark
- * objects), most of it at the paper's own brightness once the light is divided out, some ink
- * (a blank or foggy picture has none), and few mid-tones (a photo's texture and shading are
- * mostly mid-tones even against their local brightest).
+ * objects), at least three quarters at the paper's own brightness once the light is divided out,
+ * some marks (a blank or foggy picture has none; faint pencil counts), and the marks thin: little
+ * of them inside a solid 7x7 square (a photo's shading and objects are areas, strokes are lines).
  */
 export function looksLikeDocument(figures: PaperFigures): boolean {
-  return figures.darkBlocks <= 0.05 && figures.paper >= 0.75 && figures.ink >= 0.004 &&
-    figures.ink <= 0.3 && figures.middle <= 0.1;
+  return figures.darkBlocks <= 0.05 && figures.paper >= 0.75 && figures.paper <= 0.995 &&
+    figures.solid <= 0.2;
 }
 
 /**
@@ -226,6 +245,6 @@ export function isDocument(grey: Uint8Array, width: number, height: number): {
   figures: PaperFigures;
 } {
   const estimate = paperLight(grey, width, height);
-  const figures = paperFigures(grey, estimate);
+  const figures = paperFigures(grey, width, height, estimate);
   return { document: looksLikeDocument(figures), estimate, figures };
 }

@@ -10,8 +10,14 @@ import { layoutSvg, rasterise } from "../layout/engine.ts";
 import { FONT_FAMILY } from "../layout/fonts.ts";
 import type { LayoutNode } from "../layout/html.ts";
 
-export type PaperKind = "page" | "note" | "receipt";
-export const PAPER_KINDS: readonly PaperKind[] = ["page", "note", "receipt"];
+export type PaperKind = "page" | "note" | "receipt" | "pencil" | "whiteboard";
+export const PAPER_KINDS: readonly PaperKind[] = [
+  "page",
+  "note",
+  "receipt",
+  "pencil",
+  "whiteboard",
+];
 
 export interface PaperPhoto {
   /** JPEG bytes. */
@@ -43,6 +49,20 @@ const NOTE = [
   "Return library books (3)",
   "Pick up Anna at 4:15",
   "Water the tomatoes",
+];
+
+const PENCIL = [
+  "Bins out Tuesday night",
+  "Dentist moved to 10:30",
+  "Milk, flour, lemons",
+  "Ring grandma Sunday",
+];
+
+const WHITEBOARD = [
+  "Sprint 14 goals",
+  "Ship the export page",
+  "Fix login on tablets",
+  "Review: Thursday 3pm",
 ];
 
 const RECEIPT = [
@@ -139,6 +159,12 @@ function lamp(x: number, y: number): number {
   return (1 - 0.4 * d) * vignette;
 }
 
+/** A whiteboard under ceiling lights: a glare spot, darker towards the bottom corners. */
+function glare(x: number, y: number): number {
+  const spot = Math.exp(-((x - 0.7) ** 2 + (y - 0.25) ** 2) * 14);
+  return 0.62 + 0.38 * spot - 0.15 * y * Math.abs(x - 0.5) * 2;
+}
+
 /** The phone's shadow across one side, soft-edged, over the lamp's gradient. */
 function lampAndShadow(x: number, y: number): number {
   const edge = 1 / (1 + Math.exp(-(x + 0.3 * y - 0.85) * 18));
@@ -171,6 +197,37 @@ export async function paperPhoto(kind: PaperKind, seed = 1): Promise<PaperPhoto>
     const ink = wobble(flat, width, height);
     const bytes = await photograph(width, height, ink, [246, 240, 214], lamp, seed);
     return { bytes, text: NOTE.join("\n") };
+  }
+  if (kind === "pencil") {
+    // Soft pencil: a light grey, thin stroke, on white paper under the lamp and the shadow.
+    const [width, height] = [1600, 1200];
+    const flat = await lines(width, height, PENCIL, {
+      left: 160,
+      top: 140,
+      size: 64,
+      gap: 220,
+      color: "#8c8c8c",
+    });
+    const ink = wobble(flat, width, height);
+    const bytes = await photograph(width, height, ink, [236, 236, 232], lampAndShadow, seed);
+    return { bytes, text: PENCIL.join("\n") };
+  }
+  if (kind === "whiteboard") {
+    const [width, height] = [1600, 1200];
+    const flat = await lines(width, height, WHITEBOARD, {
+      left: 140,
+      top: 130,
+      size: 84,
+      gap: 240,
+      color: "#1d3fa8",
+    });
+    const ink = wobble(flat, width, height);
+    // Red headings on a whiteboard: the first line redrawn in red.
+    for (let p = 0; p < width * 330 * 4; p += 4) {
+      if (ink[p + 3]) ink[p] = 190, ink[p + 1] = 40, ink[p + 2] = 40;
+    }
+    const bytes = await photograph(width, height, ink, [232, 236, 238], glare, seed);
+    return { bytes, text: WHITEBOARD.join("\n") };
   }
   const [width, height] = [900, 1600];
   const ink = await lines(width, height, RECEIPT, {
