@@ -6,7 +6,6 @@
  * divides the light out, so the paper is white everywhere, and stretches the ink to black, ready for
  * a threshold. Integer and typed-array arithmetic on the fitted grey picture (at most 800x480).
  */
-import { boxBlur } from "./tone.ts";
 
 /** How an uploaded picture is treated: decided from the picture (`auto`) or by the upload. */
 export const IMAGE_MODES = ["auto", "photo", "document"] as const;
@@ -14,6 +13,9 @@ export type ImageMode = typeof IMAGE_MODES[number];
 
 /** Side of the square blocks the paper's light is sampled in (pixels of the fitted picture). */
 const BLOCK = 16;
+
+/** Paper has at most this share of blocks darker than 30% of its brightest. */
+const MAX_DARK_BLOCKS = 0.05;
 
 /** The paper's light, one value per pixel, and the figures the classifier reads from it. */
 export interface PaperLight {
@@ -58,6 +60,15 @@ function blockPercentile(
  * over 16 pixels); then a 3x3 mean (no seams), interpolated bilinearly back to pixels.
  */
 export function paperLight(grey: Uint8Array, width: number, height: number): PaperLight {
+  return lightOf(paperBlocks(grey, width, height), width, height);
+}
+
+/** The per-block estimate of `paperLight` (before interpolation). */
+function paperBlocks(
+  grey: Uint8Array,
+  width: number,
+  height: number,
+): Omit<PaperLight, "light"> {
   const columns = Math.max(1, Math.ceil(width / BLOCK));
   const rows = Math.max(1, Math.ceil(height / BLOCK));
   const raw = new Uint8Array(columns * rows);
@@ -83,28 +94,43 @@ export function paperLight(grey: Uint8Array, width: number, height: number): Pap
   // an ink area two blocks wide is filled from its edges.
   let blocks: Uint8Array = raw;
   for (let pass = 0; pass < 2; pass++) blocks = fillDips(blocks, columns, rows);
-  // Bilinear, block centres at (b + 0.5)·BLOCK; edges hold the outermost centre's value.
+  return { columns, rows, blocks };
+}
+
+/** The blocks' estimate interpolated to every pixel. */
+function lightOf(
+  estimate: Omit<PaperLight, "light">,
+  width: number,
+  height: number,
+): PaperLight {
+  const { columns, rows, blocks } = estimate;
+  // Bilinear, block centres at (b + 0.5)·BLOCK; edges hold the outermost centre's value. Each
+  // row first interpolates its two block rows (one value per block), then each pixel along it.
   const light = new Uint8Array(width * height);
   const fx = new Float32Array(width);
   const ix = new Int32Array(width);
+  const jx = new Int32Array(width);
   for (let x = 0; x < width; x++) {
     const u = Math.min(columns - 1, Math.max(0, (x + 0.5) / BLOCK - 0.5));
-    ix[x] = Math.min(columns - 2, Math.floor(u));
-    fx[x] = columns === 1 ? 0 : u - ix[x];
-    if (columns === 1) ix[x] = 0;
+    ix[x] = Math.max(0, Math.min(columns - 2, Math.floor(u)));
+    jx[x] = Math.min(columns - 1, ix[x] + 1);
+    fx[x] = u - ix[x];
   }
+  const line = new Float32Array(columns);
   for (let y = 0; y < height; y++) {
     const v = Math.min(rows - 1, Math.max(0, (y + 0.5) / BLOCK - 0.5));
-    const iy = rows === 1 ? 0 : Math.min(rows - 2, Math.floor(v));
-    const fy = rows === 1 ? 0 : v - iy;
+    const iy = Math.max(0, Math.min(rows - 2, Math.floor(v)));
+    const fy = v - iy;
     const top = iy * columns;
-    const bottom = rows === 1 ? top : top + columns;
+    const bottom = Math.min(rows - 1, iy + 1) * columns;
+    for (let c = 0; c < columns; c++) {
+      line[c] = blocks[top + c] + (blocks[bottom + c] - blocks[top + c]) * fy;
+    }
+    const row = y * width;
     for (let x = 0; x < width; x++) {
-      const i = ix[x];
-      const j = columns === 1 ? i : i + 1;
-      const a = blocks[top + i] + (blocks[top + j] - blocks[top + i]) * fx[x];
-      const b = blocks[bottom + i] + (blocks[bottom + j] - blocks[bottom + i]) * fx[x];
-      light[y * width + x] = Math.max(1, Math.round(a + (b - a) * fy));
+      const left = line[ix[x]];
+      const value = (left + (line[jx[x]] - left) * fx[x] + 0.5) | 0;
+      light[row + x] = value < 1 ? 1 : value;
     }
   }
   return { light, columns, rows, blocks };
@@ -146,10 +172,20 @@ export interface PaperFigures {
   /** Share between 50% and 80%: mid-tones a page has little of beyond its strokes' edges. */
   middle: number;
   /**
-   * Share of the marks (ink and mid-tones) inside a 7x7 square of marks: strokes are thin, so
-   * little of a page's marks is; a photo's darker areas (hills, a face, a board) are areas.
+   * Share of the marks (ink and mid-tones) whose 8 neighbours 3 pixels away are marks too (inside
+   * a 7x7 square of marks, roughly): strokes are thin, so little of a page's marks is; a photo's
+   * darker areas (hills, a face, a board) are areas.
    */
   solid: number;
+}
+
+/** Share of blocks whose paper is darker than 30% of the brightest. */
+function darkBlocks(blocks: Uint8Array): number {
+  let brightest = 0;
+  for (let i = 0; i < blocks.length; i++) brightest = Math.max(brightest, blocks[i]);
+  let dark = 0;
+  for (let i = 0; i < blocks.length; i++) if (blocks[i] * 10 < brightest * 3) dark++;
+  return dark / blocks.length;
 }
 
 /** The figures of a grey picture against its paper light. */
@@ -160,10 +196,6 @@ export function paperFigures(
   estimate: PaperLight,
 ): PaperFigures {
   const { light, blocks } = estimate;
-  let brightest = 0;
-  for (let i = 0; i < blocks.length; i++) brightest = Math.max(brightest, blocks[i]);
-  let dark = 0;
-  for (let i = 0; i < blocks.length; i++) if (blocks[i] * 10 < brightest * 3) dark++;
   let paper = 0;
   let ink = 0;
   const marks = new Uint8Array(grey.length);
@@ -172,16 +204,24 @@ export function paperFigures(
     const l = light[i];
     if (g >= l * 80) paper++;
     else {
-      marks[i] = 255;
+      marks[i] = 1;
       if (g < l * 50) ink++;
     }
   }
-  const around = boxBlur(marks, width, height, 3);
+  // Solid: the 8 pixels 3 away (across, down, diagonally) are marks too, as inside a 7x7 square.
   let solid = 0;
-  for (let i = 0; i < grey.length; i++) if (marks[i] && around[i] >= 250) solid++;
+  for (let y = 3; y < height - 3; y++) {
+    for (let x = 3, i = y * width + 3; x < width - 3; x++, i++) {
+      if (
+        marks[i] && marks[i - 3] && marks[i + 3] && marks[i - 3 * width] && marks[i + 3 * width] &&
+        marks[i - 3 * width - 3] && marks[i - 3 * width + 3] && marks[i + 3 * width - 3] &&
+        marks[i + 3 * width + 3]
+      ) solid++;
+    }
+  }
   const n = Math.max(1, grey.length);
   return {
-    darkBlocks: dark / blocks.length,
+    darkBlocks: darkBlocks(blocks),
     paper: paper / n,
     ink: ink / n,
     middle: (n - paper - ink) / n,
@@ -196,7 +236,7 @@ export function paperFigures(
  * of them inside a solid 7x7 square (a photo's shading and objects are areas, strokes are lines).
  */
 export function looksLikeDocument(figures: PaperFigures): boolean {
-  return figures.darkBlocks <= 0.05 && figures.paper >= 0.75 && figures.paper <= 0.995 &&
+  return figures.darkBlocks <= MAX_DARK_BLOCKS && figures.paper >= 0.75 && figures.paper <= 0.995 &&
     figures.solid <= 0.2;
 }
 
@@ -238,13 +278,25 @@ export function flattenPaper(
   return grey;
 }
 
-/** Decides `auto`: is this grey picture (fitted, without the frame's white bands) a document? */
+/**
+ * Decides `auto`: is this grey picture (fitted, without the frame's white bands) a document? A
+ * picture with a dark ground is decided from the blocks alone (the other figures are then NaN),
+ * so most photos pay only for the block estimate; `estimate` is there for `flattenPaper`.
+ */
 export function isDocument(grey: Uint8Array, width: number, height: number): {
   document: boolean;
-  estimate: PaperLight;
+  estimate?: PaperLight;
   figures: PaperFigures;
 } {
-  const estimate = paperLight(grey, width, height);
+  const blocks = paperBlocks(grey, width, height);
+  const dark = darkBlocks(blocks.blocks);
+  if (dark > MAX_DARK_BLOCKS) {
+    return {
+      document: false,
+      figures: { darkBlocks: dark, paper: NaN, ink: NaN, middle: NaN, solid: NaN },
+    };
+  }
+  const estimate = lightOf(blocks, width, height);
   const figures = paperFigures(grey, width, height, estimate);
   return { document: looksLikeDocument(figures), estimate, figures };
 }
