@@ -1,7 +1,7 @@
 /**
  * The whole custom-image render (SPEC 4.6 render stage): decode (upright, fitted inside 800x480
- * while decoding), grey, then for a picture the tone stage, for a photo of paper its light flattened
- * (`paper.ts`), centre on white, dither, pack, PNG. The Piscina worker runs it off
+ * while decoding), grey, then the tone stage for a picture or the paper's light flattened for a
+ * photo of paper (`paper.ts`), centre on white, dither, pack, PNG. The Piscina worker runs it off
  * the request loop; it reports failures as values because custom errors do not cross the thread
  * boundary.
  */
