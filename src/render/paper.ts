@@ -1,10 +1,10 @@
 /**
  * Photos of paper (issue 26): a page, a receipt, a whiteboard or a handwritten note photographed
  * under uneven light. `paperLight` estimates the paper's brightness across the picture (a high
- * percentile per block, spread over the neighbouring blocks and smoothed, then interpolated);
- * `looksLikeDocument` decides from it whether the picture is paper with marks on it; `flattenPaper`
- * divides the light out, so the paper is white everywhere, and stretches the ink to black, ready for
- * a threshold. Integer and typed-array arithmetic on the fitted grey picture (at most 800x480).
+ * percentile per block, ink blocks filled from their neighbours, interpolated); `isDocument`
+ * decides from it whether the picture is paper with thin marks on it; `flattenPaper` divides the
+ * light out, so the paper is white everywhere, and stretches the ink to black, ready for a
+ * threshold. Typed-array arithmetic on the fitted grey picture (at most 800x480).
  */
 
 /** How an uploaded picture is treated: decided from the picture (`auto`) or by the upload. */

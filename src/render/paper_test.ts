@@ -38,7 +38,7 @@ Deno.test("paper: photos of a page, notes, a receipt and a whiteboard are docume
   }
 });
 
-Deno.test("paper: the test photos (circuit board, portrait, misty landscape) are pictures", async () => {
+Deno.test("paper: the test photos (circuit board, portrait, misty) are pictures", async () => {
   for (const name of ["circuit.jpg", "portrait.jpg", "misty.jpg"]) {
     const { document, figures } = await classify(await Deno.readFile(new URL(name, PHOTOS)));
     assert.ok(!document, `${name}: ${JSON.stringify(figures)}`);
@@ -98,7 +98,7 @@ Deno.test("paper: flattening divides the lamp's gradient out (paper white, strok
   assert.ok(paperDark / grey.length < 0.01, `paper not white: ${paperDark} pixels`);
 });
 
-Deno.test("paper: the mode overrides the decision both ways; auto equals the decided mode", async () => {
+Deno.test("paper: the mode overrides the decision both ways; auto is the decision", async () => {
   const page = await Deno.readFile(new URL("paper-page.jpg", PHOTOS));
   const portrait = await Deno.readFile(new URL("portrait.jpg", PHOTOS));
   const raw = async (bytes: Uint8Array, mode?: "auto" | "photo" | "document") => {
