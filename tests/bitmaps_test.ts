@@ -153,6 +153,48 @@ suite.test("dither: confirm takes a kernel per push; anything else is 400", asyn
   );
 });
 
+suite.test(
+  "mode: confirm takes auto, photo or document per push (stored, rendered); anything else is 400",
+  async (api, s) => {
+    const o = await owner(api, s);
+    const page = await Deno.readFile(
+      new URL("../src/render/testdata/photos/paper-page.jpg", import.meta.url),
+    );
+    const rendered = async (extra: Record<string, unknown>) => {
+      const row = await queued(s, await customPush(api, o, page, "image/jpeg", extra));
+      const raw2 = await s.app.services.storage.get(`${row.render_prefix}image2.raw`);
+      assert.ok(raw2);
+      return { params: row.params as { mode?: string }, raw2 };
+    };
+    const auto = await rendered({});
+    const document = await rendered({ mode: "document" });
+    const photo = await rendered({ mode: "photo" });
+    assertEquals(auto.params.mode, undefined);
+    assertEquals(document.params.mode, "document");
+    assertEquals(photo.params.mode, "photo");
+    // auto takes the page for a document; photo keeps the tone stage's dither of its shading.
+    assertEquals(auto.raw2, document.raw2);
+    assert.notDeepStrictEqual(photo.raw2, document.raw2);
+    const ticket = expectStatus(
+      await api.post(`${o.base}/custom-push/upload`, {
+        token: o.token,
+        body: { contentType: "image/jpeg" },
+      }),
+      200,
+    );
+    assertEquals(await upload(ticket, page), 204);
+    for (const mode of ["scan", "", 1, null]) {
+      expectError(
+        await api.post(`${o.base}/custom-push/confirm`, {
+          token: o.token,
+          body: { fileId: ticket.fileId, mode },
+        }),
+        400,
+      );
+    }
+  },
+);
+
 /** A renderer whose output is broken in one way. */
 function brokenRenderer(broken: (good: PushBitmaps) => PushBitmaps, real: Renderer): Renderer {
   return {

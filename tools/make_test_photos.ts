@@ -5,7 +5,9 @@
  * - `circuit.jpg`: a circuit board under uneven light with small printed labels (fine detail);
  * - `portrait.jpg`: a face-like figure, smooth skin-tone gradients on a dark ground (mid-tones);
  * - `misty.jpg`: a dull, low-contrast landscape whose greys sit between 90 and 170 (levels);
- * - `text.png`: black text and line art on white, crisp (threshold, no speckle).
+ * - `text.png`: black text and line art on white, crisp (threshold, no speckle);
+ * - `paper-page.jpg`, `paper-note.jpg`: a printed page and a handwritten-like note photographed
+ *   under a lamp (issue 26: documents; `src/render/testing/paper_photos.ts`).
  * Run: `deno run -A tools/make_test_photos.ts`.
  */
 import { Buffer } from "node:buffer";
@@ -13,6 +15,7 @@ import sharp, { type Sharp } from "sharp";
 import { layoutSvg, rasterise } from "../src/render/layout/engine.ts";
 import { FONT_FAMILY } from "../src/render/layout/fonts.ts";
 import type { LayoutNode } from "../src/render/layout/html.ts";
+import { paperPhoto } from "../src/render/testing/paper_photos.ts";
 
 const OUT = new URL("../src/render/testdata/photos/", import.meta.url);
 
@@ -273,6 +276,8 @@ if (import.meta.main) {
     "portrait.jpg": await portrait(),
     "misty.jpg": await misty(),
     "text.png": await text(),
+    "paper-page.jpg": (await paperPhoto("page")).bytes,
+    "paper-note.jpg": (await paperPhoto("note")).bytes,
   };
   for (const [name, bytes] of Object.entries(files)) {
     await Deno.writeFile(new URL(name, OUT), bytes);

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { uuidParam } from "../lib/params.ts";
-import { DITHER_KERNELS } from "../render/types.ts";
+import { DITHER_KERNELS, IMAGE_MODES } from "../render/types.ts";
 import { userOrPatProcedure } from "../trpc/auth.ts";
 import { confirmCustomUpload } from "./custom.ts";
 import { PUSH_ERRORS } from "./meta.ts";
@@ -29,7 +29,12 @@ export const confirmUpload = userOrPatProcedure
       // Issue 12 (docs/decisions.md): the error diffusion of this push; default atkinson.
       dither: z.enum(DITHER_KERNELS).optional().meta({
         description:
-          "Error diffusion: atkinson (default, photos), floyd-steinberg (smooth gradients) or threshold (line art and text)",
+          "Error diffusion: atkinson (default for photos), floyd-steinberg (smooth gradients) or threshold (default for documents; line art and text)",
+      }),
+      // Issue 26 (docs/decisions.md): a photo of paper or a picture; default auto.
+      mode: z.enum(IMAGE_MODES).optional().meta({
+        description:
+          "auto (default): decided from the image; document: a photo of a page, receipt, whiteboard or note, its uneven light flattened to black on white; photo: toned and dithered as a picture",
       }),
     }),
     {

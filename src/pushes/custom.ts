@@ -6,7 +6,12 @@
 import { notFound } from "../errors.ts";
 import * as files from "../files/repository.ts";
 import { confirmUpload as confirmFileUpload, issueUploadTicket } from "../files/uploads.ts";
-import { type DitherKernel, RENDERABLE_NAMES, RENDERABLE_TYPES } from "../render/types.ts";
+import {
+  type DitherKernel,
+  type ImageMode,
+  RENDERABLE_NAMES,
+  RENDERABLE_TYPES,
+} from "../render/types.ts";
 import { CUSTOM_IMAGE_TEMPLATE, type PushesService } from "./service.ts";
 
 /** `POST .../custom-push/upload`: 400 for a non-image type, 413 for a declared size over 10 MB. */
@@ -36,7 +41,7 @@ export async function confirmCustomUpload(
   pushes: PushesService,
   userId: string,
   deviceId: string,
-  input: { fileId: string; title?: string; dither?: DitherKernel },
+  input: { fileId: string; title?: string; dither?: DitherKernel; mode?: ImageMode },
 ) {
   await pushes.devices.owned(userId, deviceId);
   const file = await files.findFile(pushes.db, input.fileId);
@@ -55,7 +60,11 @@ export async function confirmCustomUpload(
         deviceId,
         title: input.title ?? "",
         template: CUSTOM_IMAGE_TEMPLATE,
-        params: { fileId: file.id, ...(input.dither ? { dither: input.dither } : {}) },
+        params: {
+          fileId: file.id,
+          ...(input.dither ? { dither: input.dither } : {}),
+          ...(input.mode ? { mode: input.mode } : {}),
+        },
         sourceKey: confirmed.key,
       }, trx),
   );

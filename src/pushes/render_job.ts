@@ -18,6 +18,8 @@ import type { Attempt } from "../jobs/types.ts";
 import {
   DITHER_KERNELS,
   type DitherKernel,
+  IMAGE_MODES,
+  type ImageMode,
   type PushBitmaps,
   type Renderer,
   type TemplateRenderRequest,
@@ -45,6 +47,12 @@ async function sha256Hex(bytes: Uint8Array): Promise<string> {
 function ditherOf(push: PushRow): DitherKernel | undefined {
   const dither = (push.params as { dither?: unknown } | null)?.dither;
   return DITHER_KERNELS.find((kernel) => kernel === dither);
+}
+
+/** Whether a custom push said it is a document or a photo (its params), if it did. */
+function modeOf(push: PushRow): ImageMode | undefined {
+  const mode = (push.params as { mode?: unknown } | null)?.mode;
+  return IMAGE_MODES.find((known) => known === mode);
 }
 
 /** What follows when a push's render failed for good (no retry follows). */
@@ -168,7 +176,7 @@ export class PushRenderJob {
     }
     const bytes = push.source_key ? await this.store.get(push.source_key) : null;
     if (!bytes) throw new PermanentRenderFailure("Uploaded source image is missing");
-    return await this.renderer.renderImage(bytes, { dither: ditherOf(push) });
+    return await this.renderer.renderImage(bytes, { dither: ditherOf(push), mode: modeOf(push) });
   }
 
   /**

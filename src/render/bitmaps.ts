@@ -1,6 +1,7 @@
 /**
  * The whole custom-image render (SPEC 4.6 render stage): decode (upright, fitted inside 800x480
- * while decoding), grey, tone, centre on white, dither, pack, PNG. The Piscina worker runs it off
+ * while decoding), grey, then the tone stage for a picture or the paper's light flattened for a
+ * photo of paper (`paper.ts`), centre on white, dither, pack, PNG. The Piscina worker runs it off
  * the request loop; it reports failures as values because custom errors do not cross the thread
  * boundary.
  */
@@ -8,6 +9,7 @@ import { decodeImage } from "./decode.ts";
 import { type DitherKernel, ditherPacked, PHOTO_DITHER } from "./dither.ts";
 import { toGrey } from "./grey.ts";
 import type { Refusal } from "./limits.ts";
+import { flattenPaper, type ImageMode, isDocument } from "./paper.ts";
 import { encodePng1Bit } from "./png.ts";
 import { tone } from "./tone.ts";
 import { FRAME_HEIGHT, FRAME_WIDTH, type PushBitmaps } from "./types.ts";
@@ -20,7 +22,15 @@ export type RenderResult = { ok: true; bitmaps: PushBitmaps } | Refusal;
 export interface ImageRenderOptions {
   /** Default `PHOTO_DITHER`. */
   dither?: DitherKernel;
+  /**
+   * `document` flattens the paper's light and thresholds (unless `dither` says otherwise);
+   * `photo` is the tone stage and `dither`; `auto` (default) decides from the picture.
+   */
+  mode?: ImageMode;
 }
+
+/** The kernel of a document unless the push chose one: strokes stay whole, paper stays clean. */
+export const DOCUMENT_DITHER: DitherKernel = "threshold";
 
 /**
  * The three push formats of an 800x480 grey frame. `image.png` and `image2.raw` share the 1 bpp
@@ -60,8 +70,17 @@ export async function renderImageBitmaps(
   });
   if (!decoded.ok) return decoded;
   const { width, height } = decoded;
-  // The tone stage sees the picture alone: white bands must not count as its white point.
-  const grey = tone(toGrey(decoded), width, height);
-  const frame = centreOnWhite(grey, width, height);
+  const grey = toGrey(decoded);
+  const mode = options.mode ?? "auto";
+  // Both stages see the picture alone: white bands must not count as its white point or paper.
+  if (mode !== "photo") {
+    const decided = mode === "document" ? null : isDocument(grey, width, height);
+    if (!decided || decided.document) {
+      flattenPaper(grey, width, height, decided?.estimate);
+      const frame = centreOnWhite(grey, width, height);
+      return { ok: true, bitmaps: bitmapsFromFrame(frame, options.dither ?? DOCUMENT_DITHER) };
+    }
+  }
+  const frame = centreOnWhite(tone(grey, width, height), width, height);
   return { ok: true, bitmaps: bitmapsFromFrame(frame, options.dither ?? PHOTO_DITHER) };
 }

@@ -1,8 +1,11 @@
 /**
  * Golden images of the photo pipeline (issue 12): the tone stage on its own (8-bit grey, the
  * picture as the dither sees it) and each diffusion kernel on the committed test photos and the
- * text sample (`tools/make_test_photos.ts` made them). Pixel-for-pixel, so a change to decoding,
- * tone defaults or a kernel fails here until the goldens are updated and looked at.
+ * text sample (`tools/make_test_photos.ts` made them), and the photos of paper as `auto` renders
+ * them (issue 26: taken for documents, light flattened, thresholded). The text sample is a
+ * document too, so it is flattened before its kernel. Pixel-for-pixel, so a change to decoding,
+ * tone defaults, the document stage or a kernel fails here until the goldens are updated and
+ * looked at.
  */
 import { assert } from "../../tests/helpers/assert.ts";
 import { renderImageBitmaps } from "./bitmaps.ts";
@@ -33,6 +36,16 @@ for (const [photo, kernels] of CASES) {
       await assertGolden(result.bitmaps.png, new URL(`${name}-${kernel}.png`, GOLDENS));
     });
   }
+}
+
+for (const photo of ["paper-page.jpg", "paper-note.jpg"]) {
+  const name = photo.replace(/\.\w+$/, "");
+  Deno.test(`photo golden: ${name} rendered as a document (auto)`, async () => {
+    const bytes = await Deno.readFile(new URL(photo, PHOTOS));
+    const result = await renderImageBitmaps(bytes);
+    assert.ok(result.ok, result.ok ? "" : result.message);
+    await assertGolden(result.bitmaps.png, new URL(`${name}-document.png`, GOLDENS));
+  });
 }
 
 for (const photo of ["portrait.jpg", "misty.jpg"]) {

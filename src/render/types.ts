@@ -1,9 +1,11 @@
 /** What the render pool produces for one 800x480 push (SPEC 4.5 formats, 4.6 render stage). */
 import type { ImageFacts } from "./inspect.ts";
 import type { DitherKernel } from "./dither.ts";
+import type { ImageMode } from "./paper.ts";
 import type { ColorMode, SceneMode } from "./scene/types.ts";
 
 export { DITHER_KERNELS, type DitherKernel, PHOTO_DITHER } from "./dither.ts";
+export { IMAGE_MODES, type ImageMode } from "./paper.ts";
 
 /** Content types the render pool decodes (docs/decisions.md, render): the rest never render. */
 export const RENDERABLE_TYPES: ReadonlySet<string> = new Set([
@@ -71,8 +73,16 @@ export interface SceneRenderRequest {
 
 /** Options of an uploaded picture's render (issue 12). */
 export interface ImageRenderRequest {
-  /** Error diffusion: `atkinson` (default for photos), `floyd-steinberg` or `threshold`. */
+  /**
+   * Error diffusion: `atkinson` (default for photos), `floyd-steinberg` or `threshold` (default
+   * for documents).
+   */
   dither?: DitherKernel;
+  /**
+   * `document`: a photo of paper, its light flattened (issue 26); `photo`: toned as a picture;
+   * `auto` (default): decided from the picture.
+   */
+  mode?: ImageMode;
 }
 
 /** A picture measured and downsized for a vision model (the summary stage, SPEC 4.6). */
