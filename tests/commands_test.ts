@@ -67,6 +67,7 @@ const HELP_ONLY = [
   "scene:render",
   "bench", // never run here: minutes of every core
   "bench:http",
+  "bench:paper", // needs tesseract
 ];
 
 interface Run {
