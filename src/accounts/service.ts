@@ -6,7 +6,8 @@ import { tag } from "../db/cache/announced.ts";
 import { ChangeFeed } from "../db/cache/feed.ts";
 import type { TaggedCache } from "../db/cache/tagged_cache.ts";
 import type { Db, Trx } from "../schema.ts";
-import { badRequest, conflict, notFound, unauthorized } from "../errors.ts";
+import { badRequest, conflict, unauthorized } from "../errors.ts";
+import * as access from "../access/mod.ts";
 import { uuidv7 } from "../lib/ids.ts";
 import { randomToken, sha256Hex } from "../lib/crypto.ts";
 import { isUniqueViolation } from "../db/errors.ts";
@@ -267,7 +268,7 @@ export class AccountsService {
   /** Ends one of the caller's sessions; another user's session is 404 (SPEC 5.8). */
   async deleteSession(userId: string, sessionId: string) {
     if ((await repo.deleteSession(this.db, userId, sessionId)) === 0) {
-      throw notFound("Session not found");
+      throw access.missing("session");
     }
   }
 }

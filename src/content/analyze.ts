@@ -8,7 +8,8 @@
 import type { Selectable } from "kysely";
 import { type Log, silentLog } from "../lib/log.ts";
 import type { Db } from "../schema.ts";
-import { AppError, notFound } from "../errors.ts";
+import { AppError } from "../errors.ts";
+import * as access from "../access/mod.ts";
 import { uuidv7 } from "../lib/ids.ts";
 import type { Attempt, Jobs } from "../jobs/types.ts";
 import { type Model, ModelError } from "../ai/model.ts";
@@ -125,8 +126,7 @@ export class AnalyzeService {
 
   /** `GET /api/analyze/runs/{id}`: 404 unless it is the caller's. */
   async getRun(userId: string, id: string) {
-    const row = await repo.findOwnedRun(this.db, userId, id);
-    if (!row) throw notFound("Analyze run not found");
+    const row = access.found("analyzeRun", await repo.findOwnedRun(this.db, userId, id));
     return (await this.views([row]))[0];
   }
 
