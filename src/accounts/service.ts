@@ -29,16 +29,29 @@ export interface ClientInfo {
 /** What `GET /auth/me` adds about billing; supplied by the billing domain. */
 export type SubscriptionSummaryReader = (userId: string) => Promise<SubscriptionSummary | null>;
 
+/** What `AccountsService` is built from (one object, like every domain's service). */
+export interface AccountsDeps {
+  db: Db;
+  tokens: AccessTokens;
+  limiter: LoginLimiter;
+  /** What `GET /auth/me` shows of billing; the billing domain supplies it. */
+  subscriptionOf?: SubscriptionSummaryReader;
+  /** Invalidation of `getMe`'s cache; without it nothing is cached. */
+  changes?: ChangeFeed;
+}
+
 export class AccountsService {
-  constructor(
-    private readonly db: Db,
-    private readonly tokens: AccessTokens,
-    private readonly limiter: LoginLimiter,
-    /** What `GET /auth/me` shows of billing; the billing domain supplies it. */
-    private readonly subscriptionOf: SubscriptionSummaryReader = () => Promise.resolve(null),
-    changes: ChangeFeed = ChangeFeed.disabled(),
-  ) {
-    this.me = changes.cache();
+  private readonly db: Db;
+  private readonly tokens: AccessTokens;
+  private readonly limiter: LoginLimiter;
+  private readonly subscriptionOf: SubscriptionSummaryReader;
+
+  constructor(deps: AccountsDeps) {
+    this.db = deps.db;
+    this.tokens = deps.tokens;
+    this.limiter = deps.limiter;
+    this.subscriptionOf = deps.subscriptionOf ?? (() => Promise.resolve(null));
+    this.me = (deps.changes ?? ChangeFeed.disabled()).cache();
   }
 
   /**
