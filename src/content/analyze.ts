@@ -55,17 +55,31 @@ function systemPrompt(now: Date): string {
   ].join(" ");
 }
 
+/** What `AnalyzeService` is built from (one object, like every domain's service). */
+export interface AnalyzeDeps extends AnalyzeOptions {
+  db: Db;
+  jobs: Jobs;
+  model: Model;
+  devices: DevicesService;
+  pushes: PushesService;
+}
+
 export class AnalyzeService {
   private readonly log: Log;
   private readonly now: () => Date;
 
-  constructor(
-    private readonly db: Db,
-    private readonly jobs: Jobs,
-    private readonly model: Model,
-    private readonly deps: { devices: DevicesService; pushes: PushesService },
-    private readonly options: AnalyzeOptions,
-  ) {
+  private readonly db: Db;
+  private readonly jobs: Jobs;
+  private readonly model: Model;
+  private readonly deps: { devices: DevicesService; pushes: PushesService };
+  private readonly options: AnalyzeOptions;
+
+  constructor({ db, jobs, model, devices, pushes, ...options }: AnalyzeDeps) {
+    this.db = db;
+    this.jobs = jobs;
+    this.model = model;
+    this.deps = { devices, pushes };
+    this.options = options;
     this.log = options.log ?? silentLog;
     this.now = options.now ?? (() => new Date());
   }

@@ -46,13 +46,26 @@ function checkText(name: string, value: string | undefined, max: number) {
   if (value.includes("\u0000")) throw badRequest(`${name} must not contain NUL characters`);
 }
 
+/** What `ContentService` is built from (one object, like every domain's service). */
+export interface ContentServiceDeps {
+  db: Db;
+  store: ObjectStore;
+  jobs: Jobs;
+  log?: Log;
+}
+
 export class ContentService {
-  constructor(
-    readonly db: Db,
-    readonly store: ObjectStore,
-    private readonly jobs: Jobs,
-    private readonly log: Log = silentLog,
-  ) {}
+  readonly db: Db;
+  readonly store: ObjectStore;
+  private readonly jobs: Jobs;
+  private readonly log: Log;
+
+  constructor(deps: ContentServiceDeps) {
+    this.db = deps.db;
+    this.store = deps.store;
+    this.jobs = deps.jobs;
+    this.log = deps.log ?? silentLog;
+  }
 
   /** 404 unless the item is the caller's (SPEC 5.8). */
   async owned(userId: string, id: string): Promise<RawItemRow> {

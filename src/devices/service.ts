@@ -63,6 +63,13 @@ export interface DevicesOptions {
   changes?: ChangeFeed;
 }
 
+/** What `DevicesService` is built from (one object, like every domain's service). */
+export interface DevicesDeps extends DevicesOptions {
+  db: Db;
+  messenger: DeviceMessenger;
+  outbox: DeviceOutbox;
+}
+
 /** What the push fast path needs of a device: its owner and latest push. */
 export type DeviceHead = Pick<DeviceRow, "id" | "owner_id" | "latest_push_id">;
 
@@ -79,15 +86,17 @@ export class DevicesService {
    */
   private readonly heads: TaggedCache<DeviceHead | undefined>;
 
-  constructor(
-    private readonly db: Db,
-    private readonly messenger: DeviceMessenger,
-    readonly outbox: DeviceOutbox,
-    options: DevicesOptions = {},
-  ) {
-    this.onUnlink = options.onUnlink ?? [];
-    this.log = options.log ?? silentLog;
-    this.heads = (options.changes ?? ChangeFeed.disabled()).cache();
+  private readonly db: Db;
+  private readonly messenger: DeviceMessenger;
+  readonly outbox: DeviceOutbox;
+
+  constructor(deps: DevicesDeps) {
+    this.db = deps.db;
+    this.messenger = deps.messenger;
+    this.outbox = deps.outbox;
+    this.onUnlink = deps.onUnlink ?? [];
+    this.log = deps.log ?? silentLog;
+    this.heads = (deps.changes ?? ChangeFeed.disabled()).cache();
   }
 
   /**

@@ -64,16 +64,31 @@ export interface HistoryInput {
   limit?: number;
 }
 
+/** What `PushesService` is built from (one object, like every domain's service). */
+export interface PushesDeps {
+  db: Db;
+  devices: DevicesService;
+  store: ObjectStore;
+  jobs: Jobs;
+  log?: Log;
+  /** Invalidation of the push cache; without it nothing is cached. */
+  changes?: ChangeFeed;
+}
+
 export class PushesService {
-  constructor(
-    readonly db: Db,
-    readonly devices: DevicesService,
-    readonly store: ObjectStore,
-    readonly jobs: Jobs,
-    private readonly log: Log = silentLog,
-    private readonly changes: ChangeFeed = ChangeFeed.disabled(),
-  ) {
-    this.pushes = changes.cache();
+  readonly db: Db;
+  readonly devices: DevicesService;
+  readonly store: ObjectStore;
+  readonly jobs: Jobs;
+  private readonly log: Log;
+
+  constructor(deps: PushesDeps) {
+    this.db = deps.db;
+    this.devices = deps.devices;
+    this.store = deps.store;
+    this.jobs = deps.jobs;
+    this.log = deps.log ?? silentLog;
+    this.pushes = (deps.changes ?? ChangeFeed.disabled()).cache();
   }
 
   /**
