@@ -72,13 +72,13 @@ export function createServices(
   const pats = patsDomain.build({ db, changes });
   const billing = billingDomain.build({ db, config });
   // GET /auth/me shows the billing summary (SPEC 2.1).
-  const accounts = new AccountsService(
+  const accounts = new AccountsService({
     db,
     tokens,
     limiter,
-    (userId) => billing.summary(userId),
+    subscriptionOf: (userId) => billing.summary(userId),
     changes,
-  );
+  });
   const oauth = oauthDomain.build({ db, config, accounts, pats, baseUrl: infra.publicBaseUrl });
   // SPEC 3.6 / 4.1: a device that leaves its owner takes its pushes, files and bitmaps with it.
   const devices = devicesDomain.build({
@@ -143,28 +143,33 @@ export function createServices(
     onFailedForGood: [(push, message) => targetless.pushFailedForGood(push.id, message)],
     log,
   });
-  const accountDeletion = new AccountDeletion(db, limiter, {
-    // SPEC 4.1: before deleting, revoke the Apple authorization and cancel a live subscription.
-    before: [(user) => oauth.revokeApple(user.id), (user) => billing.cancelForDeletion(user.id)],
-    // SPEC 4.1: devices are unlinked (claimable again) with their pushes, and told `unbound`.
-    inTransaction: [
-      (trx, userId) => devices.unlinkAllOf(trx, userId),
-      // SPEC 4.1: raw upload items, their files and the analyze runs (render tasks) go too.
-      (trx, userId) => content.deleteAllOf(trx, userId),
-      // SPEC 4.1: the user's contents, presentations and renditions go too.
-      (trx, userId) => targetless.deleteAllOf(trx, userId),
-    ],
-    // Stored objects of the user go once the rows are gone: each domain names its prefixes.
-    after: DOMAINS.flatMap((domain) => "objectKeys" in domain ? [domain.objectKeys] : [])
-      .map((keys) => async (userId: string) => {
-        for (const prefix of keys.userPrefixes(userId)) await storage.deletePrefix(prefix);
-      }),
-  }, log);
+  const accountDeletion = new AccountDeletion({
+    db,
+    limiter,
+    log,
+    steps: {
+      // SPEC 4.1: before deleting, revoke the Apple authorization and cancel a live subscription.
+      before: [(user) => oauth.revokeApple(user.id), (user) => billing.cancelForDeletion(user.id)],
+      // SPEC 4.1: devices are unlinked (claimable again) with their pushes, and told `unbound`.
+      inTransaction: [
+        (trx, userId) => devices.unlinkAllOf(trx, userId),
+        // SPEC 4.1: raw upload items, their files and the analyze runs (render tasks) go too.
+        (trx, userId) => content.deleteAllOf(trx, userId),
+        // SPEC 4.1: the user's contents, presentations and renditions go too.
+        (trx, userId) => targetless.deleteAllOf(trx, userId),
+      ],
+      // Stored objects of the user go once the rows are gone: each domain names its prefixes.
+      after: DOMAINS.flatMap((domain) => "objectKeys" in domain ? [domain.objectKeys] : [])
+        .map((keys) => async (userId: string) => {
+          for (const prefix of keys.userPrefixes(userId)) await storage.deletePrefix(prefix);
+        }),
+    },
+  });
   return {
     config,
     db,
     changes,
-    auth: new Authenticator(db, tokens, pats, changes),
+    auth: new Authenticator({ db, tokens, pats, changes }),
     accounts,
     accountDeletion,
     pats,

@@ -171,7 +171,8 @@ suite.test(
 /** The server's account deletion with extra steps, as another domain would contribute them. */
 function deletionWith(server: TestServer, steps: DeletionSteps) {
   const { db, config } = server.app.services;
-  return new AccountDeletion(db, new LoginLimiter(db, config.loginFailures), steps, silentLog);
+  const limiter = new LoginLimiter(db, config.loginFailures);
+  return new AccountDeletion({ db, limiter, steps, log: silentLog });
 }
 
 suite.test(

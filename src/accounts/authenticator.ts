@@ -30,6 +30,15 @@ const WRONG_KIND: Record<CallerKind, string> = {
   user: "This endpoint accepts personal access tokens only",
 };
 
+/** What `Authenticator` is built from (one object, like every domain's service). */
+export interface AuthenticatorDeps {
+  db: Db;
+  tokens: AccessTokens;
+  pats: PatsService;
+  /** Invalidation of the session cache; without it nothing is cached. */
+  changes?: ChangeFeed;
+}
+
 export class Authenticator implements Authenticate {
   /**
    * Live sessions by id, dropped when the session or its user changes (logout, deletion, refresh
@@ -37,13 +46,15 @@ export class Authenticator implements Authenticate {
    */
   private readonly sessions: TaggedCache<ActiveSession>;
 
-  constructor(
-    private readonly db: Db,
-    private readonly tokens: AccessTokens,
-    private readonly pats: PatsService,
-    changes: ChangeFeed = ChangeFeed.disabled(),
-  ) {
-    this.sessions = changes.cache();
+  private readonly db: Db;
+  private readonly tokens: AccessTokens;
+  private readonly pats: PatsService;
+
+  constructor(deps: AuthenticatorDeps) {
+    this.db = deps.db;
+    this.tokens = deps.tokens;
+    this.pats = deps.pats;
+    this.sessions = (deps.changes ?? ChangeFeed.disabled()).cache();
   }
 
   /** `Authenticate.require`: the one check (CONTRACT.md "Who may call what"). */

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { userProcedure } from "../trpc/auth.ts";
-import { notFound } from "../errors.ts";
+import * as access from "../access/mod.ts";
 import { isUuid } from "../lib/ids.ts";
 import { messageSchema } from "./views.ts";
 
@@ -18,7 +18,7 @@ export const deleteSession = userProcedure
   .input(z.object({ id: z.string() }))
   .output(messageSchema)
   .mutation(async ({ ctx, input }) => {
-    if (!isUuid(input.id)) throw notFound("Session not found");
+    if (!isUuid(input.id)) throw access.missing("session");
     await ctx.services.accounts.deleteSession(ctx.caller.userId, input.id);
     return { message: "Session deleted" };
   });

@@ -23,13 +23,26 @@ export interface DeletionSteps {
   after?: Array<(userId: string) => Promise<void>>;
 }
 
+/** What `AccountDeletion` is built from (one object, like every domain's service). */
+export interface AccountDeletionDeps {
+  db: Db;
+  limiter: LoginLimiter;
+  steps: DeletionSteps;
+  log: Log;
+}
+
 export class AccountDeletion {
-  constructor(
-    private readonly db: Db,
-    private readonly limiter: LoginLimiter,
-    private readonly steps: DeletionSteps,
-    private readonly log: Log,
-  ) {}
+  private readonly db: Db;
+  private readonly limiter: LoginLimiter;
+  private readonly steps: DeletionSteps;
+  private readonly log: Log;
+
+  constructor(deps: AccountDeletionDeps) {
+    this.db = deps.db;
+    this.limiter = deps.limiter;
+    this.steps = deps.steps;
+    this.log = deps.log;
+  }
 
   /**
    * Deletes an account for good: password check when the user has one, the `before` steps

@@ -6,7 +6,8 @@ import { tag } from "../db/cache/announced.ts";
 import { ChangeFeed } from "../db/cache/feed.ts";
 import type { TaggedCache } from "../db/cache/tagged_cache.ts";
 import type { Db, Trx } from "../schema.ts";
-import { badRequest, conflict, notFound, unauthorized } from "../errors.ts";
+import { badRequest, conflict, unauthorized } from "../errors.ts";
+import * as access from "../access/mod.ts";
 import { uuidv7 } from "../lib/ids.ts";
 import { randomToken, sha256Hex } from "../lib/crypto.ts";
 import { isUniqueViolation } from "../db/errors.ts";
@@ -28,16 +29,29 @@ export interface ClientInfo {
 /** What `GET /auth/me` adds about billing; supplied by the billing domain. */
 export type SubscriptionSummaryReader = (userId: string) => Promise<SubscriptionSummary | null>;
 
+/** What `AccountsService` is built from (one object, like every domain's service). */
+export interface AccountsDeps {
+  db: Db;
+  tokens: AccessTokens;
+  limiter: LoginLimiter;
+  /** What `GET /auth/me` shows of billing; the billing domain supplies it. */
+  subscriptionOf?: SubscriptionSummaryReader;
+  /** Invalidation of `getMe`'s cache; without it nothing is cached. */
+  changes?: ChangeFeed;
+}
+
 export class AccountsService {
-  constructor(
-    private readonly db: Db,
-    private readonly tokens: AccessTokens,
-    private readonly limiter: LoginLimiter,
-    /** What `GET /auth/me` shows of billing; the billing domain supplies it. */
-    private readonly subscriptionOf: SubscriptionSummaryReader = () => Promise.resolve(null),
-    changes: ChangeFeed = ChangeFeed.disabled(),
-  ) {
-    this.me = changes.cache();
+  private readonly db: Db;
+  private readonly tokens: AccessTokens;
+  private readonly limiter: LoginLimiter;
+  private readonly subscriptionOf: SubscriptionSummaryReader;
+
+  constructor(deps: AccountsDeps) {
+    this.db = deps.db;
+    this.tokens = deps.tokens;
+    this.limiter = deps.limiter;
+    this.subscriptionOf = deps.subscriptionOf ?? (() => Promise.resolve(null));
+    this.me = (deps.changes ?? ChangeFeed.disabled()).cache();
   }
 
   /**
@@ -267,7 +281,7 @@ export class AccountsService {
   /** Ends one of the caller's sessions; another user's session is 404 (SPEC 5.8). */
   async deleteSession(userId: string, sessionId: string) {
     if ((await repo.deleteSession(this.db, userId, sessionId)) === 0) {
-      throw notFound("Session not found");
+      throw access.missing("session");
     }
   }
 }

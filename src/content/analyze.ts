@@ -8,7 +8,8 @@
 import type { Selectable } from "kysely";
 import { type Log, silentLog } from "../lib/log.ts";
 import type { Db } from "../schema.ts";
-import { AppError, notFound } from "../errors.ts";
+import { AppError } from "../errors.ts";
+import * as access from "../access/mod.ts";
 import { uuidv7 } from "../lib/ids.ts";
 import type { Attempt, Jobs } from "../jobs/types.ts";
 import { type Model, ModelError } from "../ai/model.ts";
@@ -54,17 +55,31 @@ function systemPrompt(now: Date): string {
   ].join(" ");
 }
 
+/** What `AnalyzeService` is built from (one object, like every domain's service). */
+export interface AnalyzeDeps extends AnalyzeOptions {
+  db: Db;
+  jobs: Jobs;
+  model: Model;
+  devices: DevicesService;
+  pushes: PushesService;
+}
+
 export class AnalyzeService {
   private readonly log: Log;
   private readonly now: () => Date;
 
-  constructor(
-    private readonly db: Db,
-    private readonly jobs: Jobs,
-    private readonly model: Model,
-    private readonly deps: { devices: DevicesService; pushes: PushesService },
-    private readonly options: AnalyzeOptions,
-  ) {
+  private readonly db: Db;
+  private readonly jobs: Jobs;
+  private readonly model: Model;
+  private readonly deps: { devices: DevicesService; pushes: PushesService };
+  private readonly options: AnalyzeOptions;
+
+  constructor({ db, jobs, model, devices, pushes, ...options }: AnalyzeDeps) {
+    this.db = db;
+    this.jobs = jobs;
+    this.model = model;
+    this.deps = { devices, pushes };
+    this.options = options;
     this.log = options.log ?? silentLog;
     this.now = options.now ?? (() => new Date());
   }
@@ -125,8 +140,7 @@ export class AnalyzeService {
 
   /** `GET /api/analyze/runs/{id}`: 404 unless it is the caller's. */
   async getRun(userId: string, id: string) {
-    const row = await repo.findOwnedRun(this.db, userId, id);
-    if (!row) throw notFound("Analyze run not found");
+    const row = access.found("analyzeRun", await repo.findOwnedRun(this.db, userId, id));
     return (await this.views([row]))[0];
   }
 

@@ -61,15 +61,20 @@ export const content = defineDomain({
    */
   build(deps: ContentDeps) {
     const { db, store, jobs, log, model, renderer, limits } = deps;
-    const content = new ContentService(db, store, jobs, log);
+    const content = new ContentService({ db, store, jobs, log });
     return {
       content,
-      analyze: new AnalyzeService(db, jobs, model, { devices: deps.devices, pushes: deps.pushes }, {
+      analyze: new AnalyzeService({
+        db,
+        jobs,
+        model,
+        devices: deps.devices,
+        pushes: deps.pushes,
         maxSteps: limits.maxSteps,
         tokenBudget: limits.tokenBudget,
         log,
       }),
-      summarizeJob: new SummarizeJob(content, renderer, model, log),
+      summarizeJob: new SummarizeJob({ content, renderer, model, log }),
       templates: new TemplatesService(content, renderer),
     };
   },

@@ -6,7 +6,8 @@
 import type { Selectable } from "kysely";
 import { type Log, silentLog } from "../lib/log.ts";
 import type { Db, Trx } from "../schema.ts";
-import { badRequest, notFound } from "../errors.ts";
+import { badRequest } from "../errors.ts";
+import * as access from "../access/mod.ts";
 import { uuidv7 } from "../lib/ids.ts";
 import type { Jobs } from "../jobs/types.ts";
 import type { ObjectStore } from "../storage/object_store.ts";
@@ -45,19 +46,30 @@ function checkText(name: string, value: string | undefined, max: number) {
   if (value.includes("\u0000")) throw badRequest(`${name} must not contain NUL characters`);
 }
 
+/** What `ContentService` is built from (one object, like every domain's service). */
+export interface ContentServiceDeps {
+  db: Db;
+  store: ObjectStore;
+  jobs: Jobs;
+  log?: Log;
+}
+
 export class ContentService {
-  constructor(
-    readonly db: Db,
-    readonly store: ObjectStore,
-    private readonly jobs: Jobs,
-    private readonly log: Log = silentLog,
-  ) {}
+  readonly db: Db;
+  readonly store: ObjectStore;
+  private readonly jobs: Jobs;
+  private readonly log: Log;
+
+  constructor(deps: ContentServiceDeps) {
+    this.db = deps.db;
+    this.store = deps.store;
+    this.jobs = deps.jobs;
+    this.log = deps.log ?? silentLog;
+  }
 
   /** 404 unless the item is the caller's (SPEC 5.8). */
   async owned(userId: string, id: string): Promise<RawItemRow> {
-    const item = await repo.findOwnedRawItem(this.db, userId, id);
-    if (!item) throw notFound("Raw item not found");
-    return item;
+    return access.found("rawItem", await repo.findOwnedRawItem(this.db, userId, id));
   }
 
   /** The wire shapes of rows: attachments and the agent's pushes joined in. */
@@ -246,7 +258,7 @@ export class ContentService {
    */
   async fileUrl(userId: string, fileId: string): Promise<string> {
     const file = await files.findUserFile(this.db, userId, fileId);
-    if (!file || file.status !== "confirmed") throw notFound("File not found");
+    if (!file || file.status !== "confirmed") throw access.missing("file");
     return await this.store.signedGetUrl(file.object_key, URL_TTL_SECONDS);
   }
 

@@ -19,13 +19,26 @@ import { parseSummary, type SummaryPicture, summaryRequest } from "./summary_pro
 /** A model answer without a usable summary: another try may do better. */
 class NoSummary extends Error {}
 
+/** What `SummarizeJob` is built from (one object, like every domain's service). */
+export interface SummarizeJobDeps {
+  content: ContentService;
+  renderer: Renderer;
+  model: Model;
+  log?: Log;
+}
+
 export class SummarizeJob {
-  constructor(
-    private readonly content: ContentService,
-    private readonly renderer: Renderer,
-    private readonly model: Model,
-    private readonly log: Log = silentLog,
-  ) {}
+  private readonly content: ContentService;
+  private readonly renderer: Renderer;
+  private readonly model: Model;
+  private readonly log: Log;
+
+  constructor(deps: SummarizeJobDeps) {
+    this.content = deps.content;
+    this.renderer = deps.renderer;
+    this.model = deps.model;
+    this.log = deps.log ?? silentLog;
+  }
 
   /** The handler of `summarizeQueue`; a throw tells the queue to retry with backoff. */
   async handle(job: { rawItemId: string }, attempt: Attempt): Promise<void> {

@@ -1,11 +1,13 @@
 /**
  * Devices as their owners see them (SPEC 2.7, 2.8, 3.6, 4.5) and as they report over MQTT
- * (CONTRACT.md topics). Authorization lives in `owned()`: every owner endpoint goes through it.
+ * (CONTRACT.md topics). Authorization lives in `owned()`: every owner endpoint goes through it,
+ * and its answers are the access module's rule for a device.
  */
 import { type Log, silentLog } from "../lib/log.ts";
 import type { Selectable } from "kysely";
 import type { Db, Trx } from "../schema.ts";
-import { badRequest, forbidden, notFound } from "../errors.ts";
+import { badRequest, notFound } from "../errors.ts";
+import * as access from "../access/mod.ts";
 import { uuidv7 } from "../lib/ids.ts";
 import { newClaimCode } from "./claim_code.ts";
 import { isStorableJson, isStorableText } from "./report_payload.ts";
@@ -61,6 +63,13 @@ export interface DevicesOptions {
   changes?: ChangeFeed;
 }
 
+/** What `DevicesService` is built from (one object, like every domain's service). */
+export interface DevicesDeps extends DevicesOptions {
+  db: Db;
+  messenger: DeviceMessenger;
+  outbox: DeviceOutbox;
+}
+
 /** What the push fast path needs of a device: its owner and latest push. */
 export type DeviceHead = Pick<DeviceRow, "id" | "owner_id" | "latest_push_id">;
 
@@ -77,26 +86,25 @@ export class DevicesService {
    */
   private readonly heads: TaggedCache<DeviceHead | undefined>;
 
-  constructor(
-    private readonly db: Db,
-    private readonly messenger: DeviceMessenger,
-    readonly outbox: DeviceOutbox,
-    options: DevicesOptions = {},
-  ) {
-    this.onUnlink = options.onUnlink ?? [];
-    this.log = options.log ?? silentLog;
-    this.heads = (options.changes ?? ChangeFeed.disabled()).cache();
+  private readonly db: Db;
+  private readonly messenger: DeviceMessenger;
+  readonly outbox: DeviceOutbox;
+
+  constructor(deps: DevicesDeps) {
+    this.db = deps.db;
+    this.messenger = deps.messenger;
+    this.outbox = deps.outbox;
+    this.onUnlink = deps.onUnlink ?? [];
+    this.log = deps.log ?? silentLog;
+    this.heads = (deps.changes ?? ChangeFeed.disabled()).cache();
   }
 
   /**
    * The one authorization check of owner endpoints (SPEC 4.5): 400 for a malformed id, 404
-   * for an unknown device, 403 for a device that is not the caller's.
+   * for an unknown device, 403 for a device that is not the caller's (`src/access/mod.ts`).
    */
   async owned(userId: string, deviceId: string, db: Db = this.db): Promise<DeviceRow> {
-    const row = await repo.findDevice(db, deviceId);
-    if (!row) throw notFound("Device not found");
-    if (row.owner_id !== userId) throw forbidden("You do not own this device");
-    return row;
+    return access.owned("device", await repo.findDevice(db, deviceId), userId);
   }
 
   /** `owned`'s check on the device's owner and latest push only, cached (`GET .../push`). */
@@ -110,17 +118,12 @@ export class DevicesService {
           { id: found.id, owner_id: found.owner_id, latest_push_id: found.latest_push_id };
       },
     );
-    if (!row) throw notFound("Device not found");
-    if (row.owner_id !== userId) throw forbidden("You do not own this device");
-    return row;
+    return access.owned("device", row, userId);
   }
 
   /** Same check on a locked row, for transactions that change the device. */
   async lockOwned(trx: Trx, userId: string, deviceId: string): Promise<DeviceRow> {
-    const row = await repo.lockDevice(trx, deviceId);
-    if (!row) throw notFound("Device not found");
-    if (row.owner_id !== userId) throw forbidden("You do not own this device");
-    return row;
+    return access.owned("device", await repo.lockDevice(trx, deviceId), userId);
   }
 
   /** Locks a device by id for a push transaction (MQTT paths, where the thing is the caller). */

@@ -48,16 +48,25 @@ export interface CallbackResult {
   setCookie: string;
 }
 
+/** What `OauthService` is built from (one object, like every domain's service). */
+export interface OauthDeps extends LinkingDeps {
+  config: Config;
+  /** The public base URL of the callbacks; known once the server listens. */
+  baseUrl?: () => string;
+}
+
 export class OauthService {
   private readonly deps: LinkingDeps;
 
-  constructor(
-    private readonly db: Db,
-    private readonly config: Config,
-    domains: Omit<LinkingDeps, "db">,
-    private readonly baseUrl: () => string = () => config.publicBaseUrl,
-  ) {
-    this.deps = { db, ...domains };
+  private readonly db: Db;
+  private readonly config: Config;
+  private readonly baseUrl: () => string;
+
+  constructor({ config, baseUrl, ...linking }: OauthDeps) {
+    this.db = linking.db;
+    this.config = config;
+    this.baseUrl = baseUrl ?? (() => config.publicBaseUrl);
+    this.deps = linking;
   }
 
   private callbackUrl(provider: ProviderName) {

@@ -1,6 +1,7 @@
 /** Personal access tokens (SPEC 4.3, 5.4, 5.5): creation, listing, revocation, verification. */
 import type { Db, Trx } from "../schema.ts";
-import { badRequest, notFound } from "../errors.ts";
+import { badRequest } from "../errors.ts";
+import * as access from "../access/mod.ts";
 import { uuidv7 } from "../lib/ids.ts";
 import { randomString, sha256Hex } from "../lib/crypto.ts";
 import * as repo from "./repository.ts";
@@ -62,7 +63,7 @@ export class PatsService {
    * unknown id, is 404 and changes nothing (SPEC 5.8, CONTRACT.md).
    */
   async revoke(userId: string, id: string) {
-    if (!(await repo.revokePat(this.db, userId, id))) throw notFound("Token not found");
+    if (!(await repo.revokePat(this.db, userId, id))) throw access.missing("pat");
   }
 
   /**

@@ -3,7 +3,7 @@
  * uploaded object and creates the push in PREPARE with its render job, in one transaction. The
  * ticket mechanism itself is the files module's (src/files/uploads.ts).
  */
-import { notFound } from "../errors.ts";
+import * as access from "../access/mod.ts";
 import * as files from "../files/repository.ts";
 import { confirmUpload as confirmFileUpload, issueUploadTicket } from "../files/uploads.ts";
 import {
@@ -44,11 +44,10 @@ export async function confirmCustomUpload(
   input: { fileId: string; title?: string; dither?: DitherKernel; mode?: ImageMode },
 ) {
   await pushes.devices.owned(userId, deviceId);
-  const file = await files.findFile(pushes.db, input.fileId);
-  if (
-    !file || file.purpose !== "custom_push_source" || file.device_id !== deviceId ||
-    file.user_id !== userId
-  ) throw notFound("Upload not found");
+  const file = access.owned("upload", await files.findFile(pushes.db, input.fileId), userId);
+  if (file.purpose !== "custom_push_source" || file.device_id !== deviceId) {
+    throw access.missing("upload");
+  }
   const push = await confirmFileUpload(
     pushes.db,
     pushes.store,

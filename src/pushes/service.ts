@@ -8,6 +8,7 @@ import { type Log, silentLog } from "../lib/log.ts";
 import type { Selectable } from "kysely";
 import type { Db, Trx } from "../schema.ts";
 import { notFound } from "../errors.ts";
+import * as access from "../access/mod.ts";
 import { isUuid, uuidv7 } from "../lib/ids.ts";
 import type { Jobs } from "../jobs/types.ts";
 import { renderPushQueue } from "./queues.ts";
@@ -63,16 +64,31 @@ export interface HistoryInput {
   limit?: number;
 }
 
+/** What `PushesService` is built from (one object, like every domain's service). */
+export interface PushesDeps {
+  db: Db;
+  devices: DevicesService;
+  store: ObjectStore;
+  jobs: Jobs;
+  log?: Log;
+  /** Invalidation of the push cache; without it nothing is cached. */
+  changes?: ChangeFeed;
+}
+
 export class PushesService {
-  constructor(
-    readonly db: Db,
-    readonly devices: DevicesService,
-    readonly store: ObjectStore,
-    readonly jobs: Jobs,
-    private readonly log: Log = silentLog,
-    private readonly changes: ChangeFeed = ChangeFeed.disabled(),
-  ) {
-    this.pushes = changes.cache();
+  readonly db: Db;
+  readonly devices: DevicesService;
+  readonly store: ObjectStore;
+  readonly jobs: Jobs;
+  private readonly log: Log;
+
+  constructor(deps: PushesDeps) {
+    this.db = deps.db;
+    this.devices = deps.devices;
+    this.store = deps.store;
+    this.jobs = deps.jobs;
+    this.log = deps.log ?? silentLog;
+    this.pushes = (deps.changes ?? ChangeFeed.disabled()).cache();
   }
 
   /**
@@ -185,7 +201,7 @@ export class PushesService {
   async getById(userId: string, deviceId: string, pushId: string, format: PushFormat) {
     await this.devices.owned(userId, deviceId);
     const push = await repo.findDevicePush(this.db, deviceId, pushId);
-    if (!push || !push.render_prefix) throw notFound("Push not found");
+    if (!push || !push.render_prefix) throw access.missing("push");
     return await this.urlOf(push, format, false);
   }
 
@@ -198,7 +214,7 @@ export class PushesService {
       const device = await this.devices.lockOwned(trx, userId, deviceId);
       const target = await repo.findDevicePush(trx, deviceId, pushId);
       if (!target || target.status === "PREPARE" || !target.render_prefix) {
-        throw notFound("Push not found or not rendered");
+        throw access.missing("push", "Push not found or not rendered");
       }
       if (device.latest_push_id !== pushId) {
         if (device.latest_push_id) {

@@ -4,7 +4,8 @@
  * and the read clients poll. `manual` contents become a push at confirm (`manual.ts`).
  */
 import type { Selectable } from "kysely";
-import { AppError, badRequest, notFound } from "../errors.ts";
+import { AppError, badRequest } from "../errors.ts";
+import * as access from "../access/mod.ts";
 import { isUniqueViolation } from "../db/errors.ts";
 import { uuidv7 } from "../lib/ids.ts";
 import * as files from "../files/repository.ts";
@@ -145,9 +146,7 @@ export class ContentsService {
   }
 
   private async owned(userId: string, id: string): Promise<ContentRow> {
-    const row = await repo.findContent(this.deps.db, userId, id);
-    if (!row) throw notFound("Content not found");
-    return row;
+    return access.found("content", await repo.findContent(this.deps.db, userId, id));
   }
 
   /** The content as the API shows it: fresh tickets while uploading, manual state derived. */

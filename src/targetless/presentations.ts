@@ -4,7 +4,8 @@
  * renders, publishes, enqueues or wakes a display.
  */
 import { decodeBase64urlIgnorePadding, encodeBase64urlNoPadding } from "@oslojs/encoding";
-import { AppError, badRequest } from "../errors.ts";
+import { type AppError, badRequest } from "../errors.ts";
+import * as access from "../access/mod.ts";
 import { isUuid } from "../lib/ids.ts";
 import * as files from "../files/repository.ts";
 import type { TargetlessDeps } from "./deps.ts";
@@ -139,5 +140,5 @@ export class PresentationsService {
 
 /** SPEC 7: a presentation that is missing or not the caller's. */
 export function presentationNotFound(): AppError {
-  return new AppError("presentation_not_found", "Presentation not found");
+  return access.missing("presentation");
 }
