@@ -3,8 +3,10 @@
  * publish; handlers wait on the database. Without a bound, a device flooding `up/get_push` would
  * make the service hold one pending handler (and its payload) per message. Here each thing's
  * messages run one at a time and in order (a status `offline` never overtakes the `online` before
- * it), at most `concurrency` things run at once, and past `maxQueued` messages in all, or
- * `maxPerThing` waiting for one thing, new messages are dropped.
+ * it), at most `concurrency` things run at once, and a message is refused when its thing already
+ * has `maxPerThing` waiting (one device flooding) or when the backlog holds `maxQueued` messages
+ * or `maxQueuedBytes` (a fleet past what the service can take: the caller sheds it, telling
+ * the device to retry; docs/decisions.md "The fleet burst").
  */
 
 export interface QueueLimits {
@@ -12,25 +14,44 @@ export interface QueueLimits {
   concurrency: number;
   /** Messages waiting, across things. */
   maxQueued: number;
+  /** Bytes waiting (payloads plus `ITEM_OVERHEAD_BYTES` each), across things. */
+  maxQueuedBytes: number;
   /** Messages waiting for one thing. */
   maxPerThing: number;
 }
 
-/** Defaults: a few handlers at once (each holds a database connection), modest backlogs. */
-export const DEFAULT_LIMITS: QueueLimits = { concurrency: 8, maxQueued: 512, maxPerThing: 16 };
+/** What a waiting message costs besides its payload (topic parts, lane entry), roughly. */
+export const ITEM_OVERHEAD_BYTES = 256;
+
+/**
+ * Defaults: handlers enough to fill the batched reads of a burst (each waits on a batch or a
+ * pooled connection), a backlog that holds a reconnecting fleet of tens of thousands of devices
+ * (a `get_push` is a few hundred bytes) within a fixed memory cap, and a small per-thing backlog.
+ */
+export const DEFAULT_LIMITS: QueueLimits = {
+  concurrency: 64,
+  maxQueued: 50_000,
+  maxQueuedBytes: 32 * 1024 * 1024,
+  maxPerThing: 16,
+};
+
+/** `queued`, or why not: the thing's own backlog is full, or the whole backlog is. */
+export type PushResult = "queued" | "thing_full" | "full";
 
 interface Lane<T> {
-  waiting: T[];
+  waiting: Array<{ item: T; bytes: number }>;
   running: boolean;
 }
 
 /** Per-key FIFO lanes under a global concurrency limit; `push` says whether it was accepted. */
 export class InboundQueue<T> {
   private readonly lanes = new Map<string, Lane<T>>();
-  /** Keys with waiting messages and nothing running, in arrival order. */
-  private readonly ready: string[] = [];
+  /** Keys with waiting messages and nothing running, in arrival order (`head` is the next). */
+  private ready: string[] = [];
+  private head = 0;
   private running = 0;
   private queued = 0;
+  private queuedBytes = 0;
 
   constructor(
     private readonly handle: (item: T) => Promise<void>,
@@ -43,33 +64,49 @@ export class InboundQueue<T> {
     return this.queued;
   }
 
+  /** Bytes of the messages accepted and not yet started (with their overhead). */
+  get bytes(): number {
+    return this.queuedBytes;
+  }
+
   /** Things with a lane (waiting or running); bounded by the limits, never by history. */
   get lanesInUse(): number {
     return this.lanes.size;
   }
 
-  /** Queues `item` behind earlier ones of `key`; false (dropped) when a limit is reached. */
-  push(key: string, item: T): boolean {
+  /** Queues `item` (of `payloadBytes`) behind earlier ones of `key`, unless a limit is reached. */
+  push(key: string, item: T, payloadBytes = 0): PushResult {
     let lane = this.lanes.get(key);
-    if (lane && lane.waiting.length >= this.limits.maxPerThing) return false;
-    if (this.queued >= this.limits.maxQueued) return false;
+    if (lane && lane.waiting.length >= this.limits.maxPerThing) return "thing_full";
+    const bytes = payloadBytes + ITEM_OVERHEAD_BYTES;
+    if (
+      this.queued >= this.limits.maxQueued ||
+      this.queuedBytes + bytes > this.limits.maxQueuedBytes
+    ) return "full";
     if (!lane) {
       lane = { waiting: [], running: false };
       this.lanes.set(key, lane);
       this.ready.push(key);
     }
-    lane.waiting.push(item);
+    lane.waiting.push({ item, bytes });
     this.queued++;
+    this.queuedBytes += bytes;
     this.pump();
-    return true;
+    return "queued";
   }
 
   private pump() {
-    while (this.running < this.limits.concurrency && this.ready.length > 0) {
-      const key = this.ready.shift()!;
+    while (this.running < this.limits.concurrency && this.head < this.ready.length) {
+      // An index rather than `shift()`: a fleet's backlog is tens of thousands of keys.
+      const key = this.ready[this.head++];
+      if (this.head > 1024 && this.head * 2 > this.ready.length) {
+        this.ready = this.ready.slice(this.head);
+        this.head = 0;
+      }
       const lane = this.lanes.get(key)!;
-      const item = lane.waiting.shift()!;
+      const { item, bytes } = lane.waiting.shift()!;
       this.queued--;
+      this.queuedBytes -= bytes;
       this.running++;
       lane.running = true;
       void this.run(key, lane, item);
