@@ -5,6 +5,9 @@
  * first answer and to the last push, for 1,000 and 10,000 devices beside 100 in the same run.
  * The service runs in this process (its database is reached directly to create the fleet in
  * bulk); the devices run in a worker, so they do not share the service's event loop.
+ * On an external broker the figures include its own limits: Mosquitto's default
+ * `max_queued_messages` (1,000 for the service's one client) drops most of a 10,000 burst before
+ * the service sees it (docs/deploy.md).
  * Run alone: `deno run -A bench/fleet.ts [--database-url postgres://…] [--mqtt-url mqtt://…]`.
  */
 import { encodeBase64 } from "@oslojs/encoding";
@@ -71,6 +74,8 @@ export async function benchFleet(
     LOG_LEVEL: "silent",
     DATABASE_URL: scratch?.url,
     MQTT_URL: options.mqttUrl,
+    // Its own share group: on a shared broker no other service takes this fleet's messages.
+    MQTT_SHARE_GROUP: `bench-${crypto.randomUUID().slice(0, 8)}`,
     MQTT_DEVICE_KEY: encodeBase64(deviceKey),
   }));
   const setup = `${scratch ? "PostgreSQL" : "PGlite"}, ${

@@ -22,9 +22,9 @@ helpAndExit(
   `Usage: deno task bench
 
 Runs every benchmark (auth, billing, render, templates, scene, fairness, targetless, push, burst,
-fleet, content)
-and prints one table; progress lines on stderr. DATABASE_URL measures on a real PostgreSQL (MQTT_URL: the fleet on that broker). The
-content benchmark needs wrk. Takes minutes and all the machine's cores.`,
+fleet, content) and prints one table; progress lines on stderr. DATABASE_URL measures on a real
+PostgreSQL, MQTT_URL runs the fleet on that broker. The content benchmark needs wrk.
+Takes minutes and all the machine's cores.`,
 );
 
 const databaseUrl = Deno.env.get("DATABASE_URL");
