@@ -152,7 +152,12 @@ export async function benchFleet(
       rows.push(
         { name: `${label}: answered with their push`, value: r.answered, unit: "devices" },
         { name: `${label}: told to retry (busy answers)`, value: r.busyAnswers, unit: "answers" },
-        { name: `${label}: never answered (60 s)`, value: r.unanswered, unit: "devices" },
+        { name: `${label}: without their push (60 s)`, value: r.unanswered, unit: "devices" },
+        {
+          name: `${label}: without any answer (60 s)`,
+          value: r.devices - r.firstAnswered,
+          unit: "devices",
+        },
         {
           name: `${label}: time to the last first answer`,
           value: round(r.lastFirstAnswerMs / 1000, 2),

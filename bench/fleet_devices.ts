@@ -94,7 +94,7 @@ function burst(timeoutMs: number) {
           setTimeout(() => {
             pending--;
             ask();
-          }, (Number(body.retryAfter) || 1) * 1000 * (0.5 + Math.random()));
+          }, (Number(body.retryAfter) || 1) * 1000 * (1 + 0.2 * Math.random()));
           return;
         }
         if (done.has(thing)) return;

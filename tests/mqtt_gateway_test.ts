@@ -194,3 +194,54 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "gateway: a get_push that would wait too long is answered busy before the backlog is full",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const b = await broker(0);
+    const url = `mqtt://127.0.0.1:${b.port}`;
+    const metrics = new PromMetrics();
+    // Each message takes 100 ms: with 5 waiting, a new one would wait about 0.5 s.
+    const gateway = await MqttGateway.connect({
+      url,
+      username: SERVICE_USERNAME,
+      password: SECRET,
+      onMessage: () => new Promise((resolve) => setTimeout(resolve, 100)),
+      inbound: { concurrency: 1, maxQueued: 1_000, maxQueuedBytes: 1 << 20, maxPerThing: 100 },
+      shedding: { minBacklog: 3, maxWaitSeconds: 0.2 },
+      metrics,
+    });
+    const device = await mqtt.connectAsync(url, {
+      clientId: "thing-1",
+      username: "thing-1",
+      password: deviceMqttPassword(KEY, "thing-1", 1),
+      protocolVersion: 4,
+      reconnectPeriod: 0,
+    });
+    const answers: Array<Record<string, unknown>> = [];
+    try {
+      device.on("message", (_topic, payload) => answers.push(JSON.parse(payload.toString())));
+      await device.subscribeAsync("devices/thing-1/down/push", { qos: 1 });
+      for (let i = 0; i < 12; i++) {
+        await device.publishAsync("devices/thing-1/up/get_push", "{}", { qos: 1 });
+      }
+      await eventually(() => Promise.resolve(gateway.backlog === 0), "the backlog drains");
+      // The first ones measured the rate; once it was known, a request finding 3 or more
+      // waiting (0.3 s or more) is answered busy at once instead of queued.
+      for (let i = 0; i < 12; i++) {
+        await device.publishAsync("devices/thing-1/up/get_push", "{}", { qos: 1 });
+      }
+      await eventually(() => Promise.resolve(answers.length > 0), "a busy answer");
+      assert.ok(answers.every((a) => a.error === "busy" && typeof a.retryAfter === "number"));
+      const { text } = await metrics.scrape();
+      assert.match(text, /mqtt_dropped_total\{reason="backlog_wait"\} [1-9]/);
+      assert.match(text, /mqtt_dropped_total\{reason="backlog_full"\} 0\n/);
+    } finally {
+      await device.endAsync(true);
+      await gateway.close();
+      await b.close();
+    }
+  },
+});

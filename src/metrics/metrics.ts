@@ -19,7 +19,12 @@ export interface QueueDepth {
 }
 
 /** Why a device message was not handled (a closed set: the label of `mqtt_dropped_total`). */
-export const MQTT_DROP_REASONS = ["oversize", "device_backlog", "backlog_full"] as const;
+export const MQTT_DROP_REASONS = [
+  "oversize",
+  "device_backlog",
+  "backlog_full",
+  "backlog_wait",
+] as const;
 export type MqttDropReason = typeof MQTT_DROP_REASONS[number];
 
 /** What infrastructure reports; every method is cheap and never throws. */
@@ -34,7 +39,8 @@ export interface Metrics {
   mqttMessage(direction: "in" | "out", channel: string): void;
   /**
    * A device message not handled: `oversize`, `device_backlog` (its thing already has a full
-   * backlog), `backlog_full` (shed: a `get_push`/`refresh_push` among them is answered busy).
+   * backlog), `backlog_full` (shed: a `get_push`/`refresh_push` among them is answered busy),
+   * `backlog_wait` (a `get_push`/`refresh_push` that would wait too long, answered busy).
    */
   mqttDropped(reason: MqttDropReason): void;
   /** A `down/push` `{"error":"busy","retryAfter"}` sent (`sent`) or not (`skipped`: too many in flight). */
@@ -149,7 +155,7 @@ export class PromMetrics implements Metrics {
     this.#mqttDropped = new Counter({
       name: "mqtt_dropped_total",
       help: "Device messages not handled: oversize, device_backlog (one device's backlog full), " +
-        "backlog_full (the service shed them)",
+        "backlog_full (the service shed them), backlog_wait (requests that would wait too long)",
       labelNames: ["reason"],
       registers,
     });

@@ -36,6 +36,8 @@ export interface GatewayOptions {
   inbound?: QueueLimits;
   /** Messages by direction and channel (`/metrics`). */
   metrics?: Metrics;
+  /** When requests are answered busy before the backlog is full (tests lower it). */
+  shedding?: { minBacklog: number; maxWaitSeconds: number };
 }
 
 /**
@@ -53,8 +55,18 @@ const ASKING = new Set(["up/get_push", "up/refresh_push"]);
  * random, so that a fleet told to retry does not come back in step (docs/devices.md).
  */
 export const BUSY_RETRY_SECONDS = 10;
-/** Busy answers awaiting their PUBACK at most; past it a shed message gets none (counted). */
-const MAX_BUSY_IN_FLIGHT = 1_000;
+/**
+ * A request that would wait longer than this for its handler is answered busy at once (the goal:
+ * every device gets an answer within 10 s), once the backlog holds at least `SHED_MIN_BACKLOG`.
+ */
+export const MAX_WAIT_SECONDS = 8;
+const SHED_MIN_BACKLOG = 1_000;
+/**
+ * Busy answers awaiting their PUBACK at most (each holds a small packet and a timer): enough for
+ * a fleet shed at once; past it a shed message gets none (counted), so a flood through an
+ * external broker cannot make the service hold one per message.
+ */
+const MAX_BUSY_IN_FLIGHT = 10_000;
 
 /** The `down/push` answer to a shed `get_push`/`refresh_push` (CONTRACT.md "MQTT topics"). */
 export function busyAnswer(random = Math.random): { error: "busy"; retryAfter: number } {
@@ -178,6 +190,10 @@ export class MqttGateway {
       if (payload.byteLength > MAX_UP_PAYLOAD_BYTES) {
         return this.noteDropped(parsed.thingName, "oversize");
       }
+      if (ASKING.has(parsed.channel) && this.overloaded()) {
+        this.noteDropped(parsed.thingName, "backlog_wait");
+        return this.answerBusy(parsed.thingName);
+      }
       const result = this.inbound.push(
         parsed.thingName,
         { ...parsed, payload },
@@ -190,6 +206,14 @@ export class MqttGateway {
         if (ASKING.has(parsed.channel)) this.answerBusy(parsed.thingName);
       }
     });
+  }
+
+  /** True when a request queued now would wait past `MAX_WAIT_SECONDS` (tests lower it). */
+  private overloaded(): boolean {
+    const { minBacklog, maxWaitSeconds } = this.options.shedding ??
+      { minBacklog: SHED_MIN_BACKLOG, maxWaitSeconds: MAX_WAIT_SECONDS };
+    return this.inbound.size >= minBacklog &&
+      this.inbound.expectedWaitSeconds() > maxWaitSeconds;
   }
 
   /**

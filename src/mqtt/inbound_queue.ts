@@ -52,12 +52,44 @@ export class InboundQueue<T> {
   private running = 0;
   private queued = 0;
   private queuedBytes = 0;
+  /**
+   * The drain rate, measured only while every handler slot is taken and messages wait, so it
+   * is the service's capacity rather than the arrival rate: handlers finished meanwhile, and time.
+   */
+  private completed = 0;
+  private busyMs = 0;
+  private busySince = 0;
+  private saturated = false;
+  private sample = { completed: 0, busyMs: 0 };
+  private rate = 0;
+  private measured = false;
 
   constructor(
     private readonly handle: (item: T) => Promise<void>,
     private readonly onFailure: (error: unknown, item: T) => void,
     private readonly limits: QueueLimits = DEFAULT_LIMITS,
+    private readonly now: () => number = () => performance.now(),
   ) {}
+
+  /**
+   * Seconds a message queued now would wait before its handler starts: the backlog over the
+   * handlers finished per second while messages waited (idle time, and time when messages come
+   * slower than they are handled, do not count: neither says how fast the service can go),
+   * smoothed over samples of at least 500 ms. 0 until a first sample is measured; Infinity when a sample finished nothing.
+   */
+  expectedWaitSeconds(): number {
+    const busy = this.busyMs + (this.saturated ? this.now() - this.busySince : 0);
+    const measured = busy - this.sample.busyMs;
+    if (measured >= 500) {
+      const rate = (this.completed - this.sample.completed) / (measured / 1000);
+      this.rate = this.measured ? (this.rate + rate) / 2 : rate;
+      this.measured = true;
+      this.sample = { completed: this.completed, busyMs: busy };
+    }
+    if (!this.measured || this.queued === 0) return 0;
+    // Handlers that finished nothing in a sample (stuck on the database): no end in sight.
+    return this.rate > 0 ? this.queued / this.rate : Infinity;
+  }
 
   /** Messages accepted and not yet started. */
   get size(): number {
@@ -92,6 +124,7 @@ export class InboundQueue<T> {
     this.queued++;
     this.queuedBytes += bytes;
     this.pump();
+    this.noteSaturation();
     return "queued";
   }
 
@@ -124,11 +157,25 @@ export class InboundQueue<T> {
         // Reporting must not stop the queue.
       }
     } finally {
+      if (this.saturated) this.completed++;
       this.running--;
       lane.running = false;
       if (lane.waiting.length > 0) this.ready.push(key);
       else this.lanes.delete(key);
       this.pump();
+      this.noteSaturation();
     }
+  }
+
+  /** Starts or ends a stretch of time with messages waiting (the drain rate's clock). */
+  private noteSaturation() {
+    // Every slot taken and more waiting (one device's messages waiting on its own lane, with
+    // slots free, says nothing of the capacity).
+    const waiting = this.queued > 0 && this.running >= this.limits.concurrency;
+    if (waiting === this.saturated) return;
+    const now = this.now();
+    if (waiting) this.busySince = now;
+    else this.busyMs += now - this.busySince;
+    this.saturated = waiting;
   }
 }

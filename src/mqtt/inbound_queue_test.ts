@@ -118,3 +118,27 @@ Deno.test("inbound queue: a fleet-size burst of small messages is all taken and 
   while (handled.size < 20_000) await new Promise((resolve) => setTimeout(resolve, 1));
   assertEquals([q.size, q.bytes, q.lanesInUse], [0, 0, 0]);
 });
+
+Deno.test("inbound queue: the expected wait is the backlog over the rate while messages wait", async () => {
+  let now = 0;
+  const g = gated();
+  const q = new InboundQueue(g.handle, () => {}, {
+    concurrency: 1,
+    maxQueued: 100,
+    maxQueuedBytes: 1 << 20,
+    maxPerThing: 100,
+  }, () => now);
+  now = 10_000; // idle time before the burst does not count
+  q.push("b", "b0"); // runs alone: nothing waits, so its time does not count either
+  now += 5_000;
+  await g.finish("b0");
+  for (let i = 0; i < 21; i++) q.push("a", `a${i}`);
+  assertEquals(q.expectedWaitSeconds(), 0, "nothing measured yet");
+  // 10 handlers in 1 s of work: 10 per second, 10 waiting -> 1 s.
+  for (let i = 0; i < 10; i++) {
+    now += 100;
+    await g.finish(`a${i}`);
+  }
+  assertEquals(q.size, 10);
+  assertEquals(q.expectedWaitSeconds(), 1);
+});
