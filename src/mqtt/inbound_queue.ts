@@ -75,14 +75,16 @@ export class InboundQueue<T> {
    * Seconds a message queued now would wait before its handler starts: the backlog over the
    * handlers finished per second while messages waited (idle time, and time when messages come
    * slower than they are handled, do not count: neither says how fast the service can go),
-   * smoothed over samples of at least 500 ms. 0 until a first sample is measured; Infinity when a sample finished nothing.
+   * over samples of at least 500 ms (a higher rate is taken at once, a lower one by halves). 0 until a first sample is measured; Infinity when a sample finished nothing.
    */
   expectedWaitSeconds(): number {
     const busy = this.busyMs + (this.saturated ? this.now() - this.busySince : 0);
     const measured = busy - this.sample.busyMs;
     if (measured >= 500) {
       const rate = (this.completed - this.sample.completed) / (measured / 1000);
-      this.rate = this.measured ? (this.rate + rate) / 2 : rate;
+      // Up at once, down by halves: the first samples of a burst are taken while the loop also
+      // parses the burst's arrivals, and would shed devices the service then answers in time.
+      this.rate = this.measured ? Math.max(rate, (this.rate + rate) / 2) : rate;
       this.measured = true;
       this.sample = { completed: this.completed, busyMs: busy };
     }
