@@ -12,6 +12,7 @@ import { benchPush } from "./push.ts";
 import { benchContent } from "./content.ts";
 import { benchBurst } from "./burst.ts";
 import { benchTargetless } from "./targetless.ts";
+import { benchFleet } from "./fleet.ts";
 import { type BenchRow, printTable } from "./lib.ts";
 import { Progress } from "../src/lib/progress.ts";
 import { helpAndExit } from "../src/lib/usage.ts";
@@ -21,9 +22,9 @@ helpAndExit(
   `Usage: deno task bench
 
 Runs every benchmark (auth, billing, render, templates, scene, fairness, targetless, push, burst,
-content)
-and prints one table; progress lines on stderr. DATABASE_URL measures on a real PostgreSQL. The
-content benchmark needs wrk. Takes minutes and all the machine's cores.`,
+fleet, content) and prints one table; progress lines on stderr. DATABASE_URL measures on a real
+PostgreSQL, MQTT_URL runs the fleet on that broker. The content benchmark needs wrk.
+Takes minutes and all the machine's cores.`,
 );
 
 const databaseUrl = Deno.env.get("DATABASE_URL");
@@ -38,6 +39,7 @@ const steps: Array<[string, () => Promise<BenchRow[]>]> = [
   ["targetless", () => benchTargetless({ databaseUrl })],
   ["push", () => benchPush({ databaseUrl })],
   ["burst", () => benchBurst({ databaseUrl })],
+  ["fleet", () => benchFleet({ databaseUrl, mqttUrl: Deno.env.get("MQTT_URL") })],
   ["content", () => benchContent(env)],
 ];
 // A line per benchmark on stderr (counts, ETA); the table alone on stdout.

@@ -1,5 +1,5 @@
 /** SQL of devices as their owners and the MQTT gateway see them. */
-import type { Insertable, Updateable } from "kysely";
+import type { Insertable, Selectable, Updateable } from "kysely";
 import type { Db, Trx } from "../schema.ts";
 import type { DeviceCommandsTable, DevicesTable } from "./tables.ts";
 
@@ -8,10 +8,15 @@ export function findDevice(db: Db, id: string) {
   return db.selectFrom("devices").selectAll().where("id", "=", id).executeTakeFirst();
 }
 
-/** One device by thing name (MQTT identity). */
-export function findDeviceByThing(db: Db, thingName: string) {
-  return db.selectFrom("devices").selectAll().where("thing_name", "=", thingName)
-    .executeTakeFirst();
+/** Devices by thing name, many at once (a burst of device messages reads them in batches). */
+export async function findDevicesByThings(
+  db: Db,
+  thingNames: string[],
+): Promise<Map<string, Selectable<DevicesTable>>> {
+  if (thingNames.length === 0) return new Map();
+  const rows = await db.selectFrom("devices").selectAll().where("thing_name", "in", thingNames)
+    .execute();
+  return new Map(rows.map((row) => [row.thing_name, row]));
 }
 
 /** Locks one device row for the rest of the transaction (push promotion, unbind). */

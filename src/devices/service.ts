@@ -15,6 +15,7 @@ import { tag } from "../db/cache/announced.ts";
 import { ChangeFeed } from "../db/cache/feed.ts";
 import type { TaggedCache } from "../db/cache/tagged_cache.ts";
 import * as repo from "./repository.ts";
+import { Batcher } from "../lib/batcher.ts";
 import type { DevicesTable } from "./tables.ts";
 import { toCommand, toDevice, toDeviceListItem, toHealth } from "./views.ts";
 
@@ -85,6 +86,13 @@ export class DevicesService {
    * (unbind, promotion, account deletion; src/db/cache/feed.ts).
    */
   private readonly heads: TaggedCache<DeviceHead | undefined>;
+  /**
+   * Devices by thing name for device messages, read in batches: a reconnecting fleet's burst of
+   * `get_push` costs one query per few hundred devices (docs/decisions.md "The fleet burst").
+   */
+  private readonly things = new Batcher((names: string[]) =>
+    repo.findDevicesByThings(this.db, names)
+  );
 
   private readonly db: Db;
   private readonly messenger: DeviceMessenger;
@@ -146,8 +154,8 @@ export class DevicesService {
   }
 
   /** A device by thing name (MQTT). */
-  byThing(thingName: string) {
-    return repo.findDeviceByThing(this.db, thingName);
+  byThing(thingName: string): Promise<DeviceRow | undefined> {
+    return this.things.load(thingName);
   }
 
   /** Current credential versions of registered things (embedded broker authentication). */

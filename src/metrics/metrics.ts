@@ -18,6 +18,15 @@ export interface QueueDepth {
   active: number;
 }
 
+/** Why a device message was not handled (a closed set: the label of `mqtt_dropped_total`). */
+export const MQTT_DROP_REASONS = [
+  "oversize",
+  "device_backlog",
+  "backlog_full",
+  "backlog_wait",
+] as const;
+export type MqttDropReason = typeof MQTT_DROP_REASONS[number];
+
 /** What infrastructure reports; every method is cheap and never throws. */
 export interface Metrics {
   /** One answered HTTP request: its route template (never the raw path) and status. */
@@ -28,6 +37,14 @@ export interface Metrics {
   render(kind: string, outcome: "ok" | "rejected" | "error", seconds: number): void;
   /** One MQTT message handled (`in`, from devices) or published (`out`, to devices). */
   mqttMessage(direction: "in" | "out", channel: string): void;
+  /**
+   * A device message not handled: `oversize`, `device_backlog` (its thing already has a full
+   * backlog), `backlog_full` (shed: a `get_push`/`refresh_push` among them is answered busy),
+   * `backlog_wait` (a `get_push`/`refresh_push` that would wait too long, answered busy).
+   */
+  mqttDropped(reason: MqttDropReason): void;
+  /** A `down/push` `{"error":"busy","retryAfter"}` sent (`sent`) or not (`skipped`: too many in flight). */
+  mqttBusy(outcome: "sent" | "skipped"): void;
   /** A database connection taken from (+1) or given back to (-1) the pool. */
   dbConnection(delta: 1 | -1): void;
   /** A caller starts (+1) or stops (-1) waiting for a database connection. */
@@ -46,6 +63,8 @@ export const NO_METRICS: Metrics = {
   jobRun() {},
   render() {},
   mqttMessage() {},
+  mqttDropped() {},
+  mqttBusy() {},
   dbConnection() {},
   dbWaiting() {},
   dbPoolSize() {},
@@ -81,6 +100,8 @@ export class PromMetrics implements Metrics {
   readonly #jobFailures: Counter;
   readonly #render: Histogram;
   readonly #mqtt: Counter;
+  readonly #mqttDropped: Counter;
+  readonly #mqttBusy: Counter;
   #dbInUse = 0;
   #dbWaiting = 0;
   #dbSize?: number;
@@ -131,6 +152,23 @@ export class PromMetrics implements Metrics {
       labelNames: ["direction", "channel"],
       registers,
     });
+    this.#mqttDropped = new Counter({
+      name: "mqtt_dropped_total",
+      help: "Device messages not handled: oversize, device_backlog (one device's backlog full), " +
+        "backlog_full (the service shed them), backlog_wait (requests that would wait too long)",
+      labelNames: ["reason"],
+      registers,
+    });
+    this.#mqttBusy = new Counter({
+      name: "mqtt_busy_answers_total",
+      help: "down/push busy answers (retry after a delay) to shed get_push/refresh_push: sent, " +
+        "or skipped while too many were in flight",
+      labelNames: ["outcome"],
+      registers,
+    });
+    // Every series from the start at 0, so a dashboard sees a rate rather than a missing line.
+    for (const reason of MQTT_DROP_REASONS) this.#mqttDropped.inc({ reason }, 0);
+    for (const outcome of ["sent", "skipped"]) this.#mqttBusy.inc({ outcome }, 0);
     // Gauges read at scrape time; arrows keep this object in reach of prom-client's `collect`.
     const inUse = () => this.#dbInUse;
     const waiting = () => this.#dbWaiting;
@@ -225,6 +263,14 @@ export class PromMetrics implements Metrics {
 
   mqttMessage(direction: "in" | "out", channel: string): void {
     this.#mqtt.inc({ direction, channel: CHANNELS.has(channel) ? channel : "other" });
+  }
+
+  mqttDropped(reason: MqttDropReason): void {
+    this.#mqttDropped.inc({ reason });
+  }
+
+  mqttBusy(outcome: "sent" | "skipped"): void {
+    this.#mqttBusy.inc({ outcome });
   }
 
   dbConnection(delta: 1 | -1): void {

@@ -10,7 +10,7 @@ import type { Socket } from "node:net";
 import { AppError } from "../errors.ts";
 import { DEFAULT_LIMITS, InboundQueue, type QueueLimits } from "./inbound_queue.ts";
 import { parseTopic, SERVICE_SUBSCRIPTION, topicOf } from "./topics.ts";
-import type { Metrics } from "../metrics/metrics.ts";
+import type { Metrics, MqttDropReason } from "../metrics/metrics.ts";
 
 export interface InboundMessage {
   thingName: string;
@@ -36,6 +36,8 @@ export interface GatewayOptions {
   inbound?: QueueLimits;
   /** Messages by direction and channel (`/metrics`). */
   metrics?: Metrics;
+  /** When requests are answered busy before the backlog is full (tests lower it). */
+  shedding?: { minBacklog: number; maxWaitSeconds: number };
 }
 
 /**
@@ -45,6 +47,34 @@ export interface GatewayOptions {
 export const MAX_UP_PAYLOAD_BYTES = 64 * 1024;
 /** Dropped messages are logged at most this often, with a count (a flood must not flood logs). */
 const DROP_LOG_MS = 10_000;
+
+/** Channels that ask for an answer on `down/push`: shed, they are answered busy. */
+const ASKING = new Set(["up/get_push", "up/refresh_push"]);
+/**
+ * A shed device waits at least this long before asking again, plus up to as much again at
+ * random, so that a fleet told to retry does not come back in step (docs/devices.md).
+ */
+export const BUSY_RETRY_SECONDS = 10;
+/**
+ * A request that would wait longer than this for its handler is answered busy at once (the goal:
+ * every device gets an answer within 10 s), once the backlog holds at least `SHED_MIN_BACKLOG`.
+ */
+export const MAX_WAIT_SECONDS = 8;
+const SHED_MIN_BACKLOG = 1_000;
+/**
+ * Busy answers awaiting their PUBACK at most (each holds a small packet and a timer): enough for
+ * a fleet shed at once; past it a shed message gets none (counted), so a flood through an
+ * external broker cannot make the service hold one per message.
+ */
+const MAX_BUSY_IN_FLIGHT = 10_000;
+
+/** The `down/push` answer to a shed `get_push`/`refresh_push` (CONTRACT.md "MQTT topics"). */
+export function busyAnswer(random = Math.random): { error: "busy"; retryAfter: number } {
+  return {
+    error: "busy",
+    retryAfter: BUSY_RETRY_SECONDS + Math.floor(random() * (BUSY_RETRY_SECONDS + 1)),
+  };
+}
 
 const FIRST_RETRY_MS = 250;
 const MAX_RETRY_MS = 15_000;
@@ -64,6 +94,7 @@ export class MqttGateway {
   private readonly inbound: InboundQueue<InboundMessage>;
   private dropped = 0;
   private lastDropLog = 0;
+  private busyInFlight = 0;
   #client?: MqttClient;
   #handler?: MessageHandler;
   #filter = SERVICE_SUBSCRIPTION;
@@ -156,19 +187,61 @@ export class MqttGateway {
       const parsed = parseTopic(topic);
       if (!parsed || !parsed.channel.startsWith("up/")) return;
       options.metrics?.mqttMessage("in", parsed.channel);
-      const accepted = payload.byteLength <= MAX_UP_PAYLOAD_BYTES &&
-        this.inbound.push(parsed.thingName, { ...parsed, payload });
-      if (!accepted) this.noteDropped(parsed.thingName);
+      if (payload.byteLength > MAX_UP_PAYLOAD_BYTES) {
+        return this.noteDropped(parsed.thingName, "oversize");
+      }
+      if (ASKING.has(parsed.channel) && this.overloaded()) {
+        this.noteDropped(parsed.thingName, "backlog_wait");
+        return this.answerBusy(parsed.thingName);
+      }
+      const result = this.inbound.push(
+        parsed.thingName,
+        { ...parsed, payload },
+        payload.byteLength,
+      );
+      // One device's own backlog full: its earlier requests are still answered.
+      if (result === "thing_full") this.noteDropped(parsed.thingName, "device_backlog");
+      else if (result === "full") {
+        this.noteDropped(parsed.thingName, "backlog_full");
+        if (ASKING.has(parsed.channel)) this.answerBusy(parsed.thingName);
+      }
     });
   }
 
-  private noteDropped(thingName: string) {
+  /** True when a request queued now would wait past `MAX_WAIT_SECONDS` (tests lower it). */
+  private overloaded(): boolean {
+    const { minBacklog, maxWaitSeconds } = this.options.shedding ??
+      { minBacklog: SHED_MIN_BACKLOG, maxWaitSeconds: MAX_WAIT_SECONDS };
+    return this.inbound.size >= minBacklog &&
+      this.inbound.expectedWaitSeconds() > maxWaitSeconds;
+  }
+
+  /**
+   * Sheds a request: tells the device to ask again later rather than leave it waiting for an
+   * answer that never comes. The answers in flight are bounded, so a flood of requests through
+   * an external broker (which passes anything) cannot make the service hold one each.
+   */
+  private answerBusy(thingName: string) {
+    if (this.busyInFlight >= MAX_BUSY_IN_FLIGHT || !this.connected) {
+      this.options.metrics?.mqttBusy("skipped");
+      return;
+    }
+    this.busyInFlight++;
+    this.publish(thingName, "down/push", busyAnswer()).then(
+      () => this.options.metrics?.mqttBusy("sent"),
+      () => this.options.metrics?.mqttBusy("skipped"),
+    ).finally(() => this.busyInFlight--);
+  }
+
+  private noteDropped(thingName: string, reason: MqttDropReason) {
+    this.options.metrics?.mqttDropped(reason);
     this.dropped++;
     const now = Date.now();
     if (now - this.lastDropLog < DROP_LOG_MS) return;
     this.options.onError?.("mqtt messages dropped (oversize or backlog full)", {
       count: this.dropped,
       lastThingName: thingName,
+      lastReason: reason,
     });
     this.dropped = 0;
     this.lastDropLog = now;

@@ -1,5 +1,5 @@
 /** SQL of pushes. Functions that lock or promote take a transaction. */
-import { type Insertable, sql, type Updateable } from "kysely";
+import { type Insertable, type Selectable, sql, type Updateable } from "kysely";
 import type { Db, Trx } from "../schema.ts";
 import type { Anchor } from "../lib/cursor.ts";
 import type { PushesTable, PushStatus } from "./tables.ts";
@@ -15,6 +15,16 @@ export function insertPush(db: Db, row: Insertable<PushesTable>) {
 
 export function findPush(db: Db, id: string) {
   return db.selectFrom("pushes").selectAll().where("id", "=", id).executeTakeFirst();
+}
+
+/** Pushes by id, many at once (the latest pushes of a burst of `get_push`). */
+export async function findPushes(
+  db: Db,
+  ids: string[],
+): Promise<Map<string, Selectable<PushesTable>>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.selectFrom("pushes").selectAll().where("id", "in", ids).execute();
+  return new Map(rows.map((row) => [row.id, row]));
 }
 
 /** A push of one device, or undefined when it belongs elsewhere. */

@@ -1,0 +1,191 @@
+/**
+ * Fleet burst benchmark (issue 26): N bound devices connect at once, as after a broker restart,
+ * and each publishes `up/get_push`. Reports how many got their push, how many were told to retry
+ * (`{"error":"busy","retryAfter"}` on `down/push`), how many got nothing, and the time to the last
+ * first answer and to the last push, for 1,000 and 10,000 devices beside 100 in the same run.
+ * The service runs in this process (its database is reached directly to create the fleet in
+ * bulk); the devices run in a worker, so they do not share the service's event loop.
+ * On an external broker the figures include its own limits: Mosquitto's default
+ * `max_queued_messages` (1,000 for the service's one client) drops most of a 10,000 burst before
+ * the service sees it (docs/deploy.md).
+ * Run alone: `deno run -A bench/fleet.ts [--database-url postgres://…] [--mqtt-url mqtt://…]`.
+ */
+import { encodeBase64 } from "@oslojs/encoding";
+import { sql } from "kysely";
+import { splitLines } from "./fleet_devices.ts";
+import { type BenchRow, printTable } from "./lib.ts";
+import { parseConfig } from "../src/config.ts";
+import { uuidv7 } from "../src/lib/ids.ts";
+import { deviceMqttPassword } from "../src/mqtt/device_secret.ts";
+import { startServer } from "../src/server.ts";
+import { createDatabase } from "../tests/helpers/server.ts";
+
+const round = (value: number, digits = 1) => Number(value.toFixed(digits));
+
+/** One burst of `devices` from a fresh child process; resolves with its counts. */
+async function burst(url: string, devices: Array<[string, string]>, timeoutMs: number) {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", new URL("./fleet_devices.ts", import.meta.url).pathname],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  const lines = child.stdout.pipeThrough(new TextDecoderStream()).pipeThrough(splitLines())
+    .getReader();
+  const ask = async (message: unknown) => {
+    await writer.write(new TextEncoder().encode(JSON.stringify(message) + "\n"));
+    const { value } = await lines.read();
+    if (value === undefined) throw new Error("the device process ended");
+    return JSON.parse(value as string) as Record<string, number>;
+  };
+  try {
+    const connected = await ask({ kind: "start", url, devices });
+    if (connected.count !== devices.length) {
+      throw new Error(
+        `only ${connected.count} of ${devices.length} devices connected: ${
+          JSON.stringify(connected.failures)
+        }`,
+      );
+    }
+    const result = await ask({ kind: "burst", timeoutMs });
+    await ask({ kind: "close" });
+    return result;
+  } finally {
+    await writer.close().catch(() => {});
+    await child.status;
+  }
+}
+
+/** Runs the fleet benchmark and returns its rows. */
+export async function benchFleet(
+  options: { sizes?: number[]; databaseUrl?: string; mqttUrl?: string } = {},
+): Promise<BenchRow[]> {
+  const sizes = options.sizes ?? [100, 1_000, 10_000];
+  Deno.env.set("NODE_ENV", "production");
+  const dataDir = await Deno.makeTempDir({ prefix: "dds-bench-" });
+  const scratch = options.databaseUrl ? await createDatabase(options.databaseUrl) : undefined;
+  const deviceKey = crypto.getRandomValues(new Uint8Array(32));
+  const server = await startServer(parseConfig({
+    PORT: "0",
+    HOST: "127.0.0.1",
+    MQTT_PORT: "0",
+    DATA_DIR: dataDir,
+    LOG_LEVEL: "silent",
+    DATABASE_URL: scratch?.url,
+    MQTT_URL: options.mqttUrl,
+    // Its own share group: on a shared broker no other service takes this fleet's messages.
+    MQTT_SHARE_GROUP: `bench-${crypto.randomUUID().slice(0, 8)}`,
+    MQTT_DEVICE_KEY: encodeBase64(deviceKey),
+  }));
+  const setup = `${scratch ? "PostgreSQL" : "PGlite"}, ${
+    options.mqttUrl ? "Mosquitto" : "embedded broker"
+  }`;
+  try {
+    const { services } = server.app;
+    const mqttUrl = options.mqttUrl ?? server.app.mqttUrl;
+    const reg = await fetch(`${server.url}/auth/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        email: "fleet@example.com",
+        username: "fleet",
+        password: "benchmark-password",
+      }),
+    }).then((r) => r.json());
+    const userId = reg.user.id as string;
+    // One set of rendered files shared by every push (the answer is a signed URL to them).
+    const prefix = `render/${userId}/fleet/`;
+    await services.storage.put(
+      `${prefix}image.png`,
+      new Uint8Array([137, 80, 78, 71]),
+      "image/png",
+    );
+    await services.storage.put(
+      `${prefix}image2.raw`,
+      new Uint8Array(48000),
+      "application/octet-stream",
+    );
+    await services.storage.put(
+      `${prefix}image4.raw`,
+      new Uint8Array(96000),
+      "application/octet-stream",
+    );
+    const largest = Math.max(...sizes);
+    const run = crypto.randomUUID().slice(0, 6);
+    const fleet: Array<[string, string]> = [];
+    for (let start = 0; start < largest; start += 500) {
+      const devices = [], pushes = [];
+      for (let i = start; i < Math.min(largest, start + 500); i++) {
+        const id = uuidv7();
+        const thingName = `fleet-${run}-${i}`;
+        devices.push({
+          id,
+          hw_id: crypto.randomUUID().replaceAll("-", ""),
+          thing_name: thingName,
+          owner_id: userId,
+          bound_at: new Date(),
+          credential_version: 1,
+        });
+        pushes.push({
+          id: uuidv7(),
+          device_id: id,
+          user_id: userId,
+          title: "",
+          status: "PUBLISHED" as const,
+          priority: 0,
+          template: "fleet",
+          render_prefix: prefix,
+          published_at: new Date(),
+        });
+        fleet.push([thingName, deviceMqttPassword(deviceKey, thingName, 1)]);
+      }
+      await services.db.insertInto("devices").values(devices).execute();
+      await services.db.insertInto("pushes").values(pushes).execute();
+    }
+    await sql`update devices set latest_push_id = p.id from pushes p
+      where p.device_id = devices.id and devices.latest_push_id is null`.execute(services.db);
+    const rows: BenchRow[] = [];
+    for (const size of sizes) {
+      const r = await burst(mqttUrl, fleet.slice(0, size), 60_000);
+      const label = `fleet burst, ${size} devices (${setup})`;
+      rows.push(
+        { name: `${label}: answered with their push`, value: r.answered, unit: "devices" },
+        { name: `${label}: told to retry (busy answers)`, value: r.busyAnswers, unit: "answers" },
+        { name: `${label}: without their push (60 s)`, value: r.unanswered, unit: "devices" },
+        {
+          name: `${label}: without any answer (60 s)`,
+          value: r.devices - r.firstAnswered,
+          unit: "devices",
+        },
+        {
+          name: `${label}: time to the last first answer`,
+          value: round(r.lastFirstAnswerMs / 1000, 2),
+          unit: "s",
+        },
+        {
+          name: `${label}: time to the last push`,
+          value: round(r.lastFinalAnswerMs / 1000, 2),
+          unit: "s",
+        },
+      );
+    }
+    return rows;
+  } finally {
+    await server.shutdown();
+    await Deno.remove(dataDir, { recursive: true }).catch(() => {});
+    await scratch?.drop();
+  }
+}
+
+if (import.meta.main) {
+  const flag = (name: string) => {
+    const i = Deno.args.indexOf(name);
+    return i >= 0 ? Deno.args[i + 1] : undefined;
+  };
+  const sizes = flag("--sizes")?.split(",").map(Number);
+  printTable(
+    await benchFleet({ sizes, databaseUrl: flag("--database-url"), mqttUrl: flag("--mqtt-url") }),
+  );
+  Deno.exit(0);
+}
