@@ -28,6 +28,7 @@ import { billing as billingDomain } from "./billing/mod.ts";
 import { binding as bindingDomain } from "./binding/mod.ts";
 import { content as contentDomain } from "./content/mod.ts";
 import { devices as devicesDomain } from "./devices/mod.ts";
+import { displays as displaysDomain } from "./displays/mod.ts";
 import { factory as factoryDomain } from "./factory/mod.ts";
 import { oauth as oauthDomain } from "./oauth/mod.ts";
 import { pats as patsDomain } from "./pats/mod.ts";
@@ -96,6 +97,17 @@ export function createServices(
     jobs: infra.jobs,
     log,
     changes,
+  });
+  // Displays people already own: a claimed one is a device (devices) showing its pushes (pushes).
+  const displays = displaysDomain.build({
+    db,
+    devices,
+    pushes,
+    store: storage,
+    renderer: infra.renderer,
+    setupsPerMinute: config.displaySetupsPerMinute,
+    baseUrl: infra.publicBaseUrl,
+    log,
   });
   // The model, with the offline behaviour of every task (CONTRACT.md: deterministic, no network).
   const model = createModel(config, {
@@ -182,6 +194,7 @@ export function createServices(
     storage,
     devices,
     pushes,
+    displays,
     pushRenderJob,
     model,
     ...contentServices,

@@ -1,0 +1,36 @@
+/** Table types of displays (migrations/0901_displays.sql). */
+import type { ColumnType, Generated } from "kysely";
+
+export type DisplayStatus = "pending" | "claimed" | "replaced";
+
+export interface DisplaysTable {
+  id: string;
+  /** The Wi-Fi MAC as 12 lower-case hex characters. */
+  mac: string;
+  /** SHA-256 (hex) of the display's `api_key`. */
+  key_hash: string;
+  /** The key itself, kept only while pending. */
+  api_key: string | null;
+  /** The claim code while pending. */
+  friendly_id: string | null;
+  code_expires_at: Date | null;
+  status: DisplayStatus;
+  /** The device row it became (devices domain), once claimed. */
+  device_id: string | null;
+  model: string | null;
+  refresh_rate: Generated<number>;
+  created_at: ColumnType<Date, Date | undefined, never>;
+  claimed_at: Date | null;
+}
+
+/** `GET /api/setup` hits per client address and minute. */
+export interface DisplayRateWindowsTable {
+  key: string;
+  window_start: Date;
+  hits: number;
+}
+
+export interface DisplayTables {
+  displays: DisplaysTable;
+  display_rate_windows: DisplayRateWindowsTable;
+}

@@ -1,0 +1,351 @@
+/**
+ * Displays people already own (CONTRACT.md, TRMNL's pull protocol): the service spoken to
+ * exactly as TRMNL's firmware and its clients speak (their header names and cases, a plain GET
+ * of `image_url`), and every refused case. No reply of any display endpoint may carry a body
+ * `status` of 500 or `reset_firmware: true` (the firmware wipes itself on either).
+ */
+import { decode as decodePng } from "fast-png";
+import { assert, assertEquals, expectError, expectStatus } from "./helpers/assert.ts";
+import { type CallOptions, type Client, registerUser, type Reply } from "./helpers/http.ts";
+import { serverSuite } from "./helpers/suite.ts";
+import { fetchChecked } from "./helpers/openapi.ts";
+import { insertPush } from "./helpers/devices.ts";
+import type { TestServer } from "./helpers/server.ts";
+
+const suite = serverSuite("displays", { DISPLAY_SETUPS_PER_MINUTE: "40" });
+
+/** Every reply of a display endpoint in this file, for the "never wipe" check at the end. */
+const seen: Reply[] = [];
+
+let macCounter = 0x10;
+/** A fresh MAC, as the firmware sends it: upper-case hex pairs with colons. */
+function newMac(): string {
+  const n = (Date.now() * 256 + macCounter++) % 2 ** 40;
+  return ("A4" + n.toString(16).padStart(10, "0")).toUpperCase().match(/../g)!.join(":");
+}
+
+/** `GET /api/setup` with the firmware's headers. */
+async function setup(api: Client, mac: string | null, extra: Record<string, string> = {}) {
+  const headers: Record<string, string> = {
+    "FW-Version": "1.6.2",
+    Model: "og",
+    "Content-Type": "application/json",
+    ...extra,
+  };
+  if (mac !== null) headers.ID = mac;
+  const reply = await api.get("/api/setup", { headers });
+  seen.push(reply);
+  return reply;
+}
+
+/** `GET /api/display` with every header the firmware sends on a wake. */
+async function poll(api: Client, mac: string, key: string, extra: Record<string, string> = {}) {
+  const headers: Record<string, string> = {
+    ID: mac,
+    "Access-Token": key,
+    "Refresh-Rate": "900",
+    "Battery-Voltage": "3.90",
+    "FW-Version": "1.6.2",
+    Model: "og",
+    RSSI: "-61",
+    Width: "800",
+    Height: "480",
+    "Update-Source": "timer",
+    "Image-Cached": "false",
+    "Wake-Time": "123",
+    "Temperature-Profile": "default",
+    ...extra,
+  };
+  const reply = await api.get("/api/display", { headers });
+  seen.push(reply);
+  return reply;
+}
+
+async function call(api: Client, path: string, options: CallOptions) {
+  const reply = await api.get(path, options);
+  seen.push(reply);
+  return reply;
+}
+
+/** A plain GET of `image_url`, no header, as the Kindle and Raspberry Pi clients do. */
+async function image(url: string) {
+  const res = await fetchChecked(url);
+  assert.equal(res.status, 200);
+  assert.equal(res.headers.get("content-type"), "image/png");
+  return new Uint8Array(await res.arrayBuffer());
+}
+
+/** A display set up and claimed by a fresh user. */
+async function claimed(api: Client) {
+  const user = await registerUser(api);
+  const mac = newMac();
+  const s = expectStatus(await setup(api, mac), 200);
+  const claim = expectStatus(
+    await api.post("/api/devices/claim", {
+      token: user.accessToken,
+      body: { code: s.friendly_id },
+    }),
+    200,
+  );
+  return { user, mac, key: s.api_key as string, device: claim.device };
+}
+
+suite.test("setup: a pending display with a key, a claim code and a claim screen", async (api) => {
+  const mac = newMac();
+  const body = expectStatus(await setup(api, mac), 200);
+  assertEquals(Object.keys(body).sort(), [
+    "api_key",
+    "friendly_id",
+    "image_url",
+    "message",
+    "status",
+  ]);
+  assert.equal(body.status, 200);
+  assert.match(body.api_key, /^[A-Za-z0-9_-]{43}$/); // 32 random bytes
+  assert.match(body.friendly_id, /^[23456789ABCDEFGHJKMNPQRSTUVWXYZ]{6}$/);
+  assert.ok(body.message.includes(body.friendly_id));
+  const png = decodePng(await image(body.image_url));
+  assertEquals([png.width, png.height, png.depth], [800, 480, 1]);
+
+  // The same pending MAC (any case, any separator) is the same display.
+  const again = expectStatus(await setup(api, mac.toLowerCase().replaceAll(":", "")), 200);
+  assertEquals([again.api_key, again.friendly_id], [body.api_key, body.friendly_id]);
+
+  // Polling while pending: body status 202 and the claim screen.
+  const pending = expectStatus(await poll(api, mac, body.api_key), 200);
+  assert.equal(pending.status, 202);
+  assert.equal(pending.reset_firmware, false);
+  assert.match(pending.filename, /^[0-9a-f]{64}$/);
+  const shown = await image(pending.image_url);
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", shown)).toHex();
+  assert.equal(pending.filename, digest);
+});
+
+suite.test("setup: a missing or malformed ID is 400", async (api) => {
+  expectError(await setup(api, null), 400);
+  expectError(await setup(api, "not-a-mac"), 400);
+  expectError(await setup(api, "AA:BB:CC:DD:EE"), 400);
+  expectError(await setup(api, "GG:BB:CC:DD:EE:FF"), 400);
+});
+
+suite.test("claim: the display becomes the caller's device; GET /api/devices lists it", async (api) => {
+  const { user, mac, device } = await claimed(api);
+  const hwId = mac.replaceAll(":", "").toLowerCase();
+  assertEquals([device.hwId, device.thingName, device.transport, device.ownerId], [
+    hwId,
+    `display-${hwId}`,
+    "http",
+    user.user.id,
+  ]);
+  const list = expectStatus(await api.get("/api/devices", { token: user.accessToken }), 200);
+  const listed = (list as Array<{ id: string; transport: string }>).find((d) => d.id === device.id);
+  assert.equal(listed?.transport, "http");
+});
+
+suite.test(
+  "claim: unknown, expired, already claimed and malformed codes are one 404",
+  async (api, s) => {
+    const user = await registerUser(api);
+    const other = await registerUser(api);
+    const token = user.accessToken;
+    expectError(await api.post("/api/devices/claim", { token, body: { code: "ZZZZZZ" } }), 404);
+    expectError(await api.post("/api/devices/claim", { token, body: { code: "x" } }), 404);
+    // Expired.
+    const mac = newMac();
+    const body = expectStatus(await setup(api, mac), 200);
+    await expire(s, body.friendly_id);
+    const expired = await api.post("/api/devices/claim", {
+      token,
+      body: { code: body.friendly_id },
+    });
+    expectError(expired, 404);
+    // Claimed by another user first: the same 404, same message.
+    const mac2 = newMac();
+    const fresh = expectStatus(await setup(api, mac2), 200);
+    expectStatus(
+      await api.post("/api/devices/claim", {
+        token: other.accessToken,
+        body: { code: fresh.friendly_id.toLowerCase() },
+      }),
+      200,
+    );
+    const taken = await api.post("/api/devices/claim", {
+      token,
+      body: { code: fresh.friendly_id },
+    });
+    expectError(taken, 404);
+    assert.equal(taken.body.error, expired.body.error);
+    // Without a credential.
+    expectError(await api.post("/api/devices/claim", { body: { code: fresh.friendly_id } }), 401);
+    // The other user's display is not the caller's.
+    const devices = expectStatus(await api.get("/api/devices", { token }), 200);
+    assert.equal(devices.length, 0);
+  },
+);
+
+suite.test("poll: an expired code of a pending display is renewed at its poll", async (api, s) => {
+  const mac = newMac();
+  const body = expectStatus(await setup(api, mac), 200);
+  await expire(s, body.friendly_id);
+  const pending = expectStatus(await poll(api, mac, body.api_key), 200);
+  assert.equal(pending.status, 202);
+  const again = expectStatus(await setup(api, mac), 200);
+  assert.equal(again.api_key, body.api_key);
+  assert.notEqual(again.friendly_id, body.friendly_id);
+});
+
+suite.test(
+  "poll: claimed without a push shows a 'nothing yet' screen, then its pushes",
+  async (api, s) => {
+    const { user, mac, key, device } = await claimed(api);
+    const first = expectStatus(await poll(api, mac, key), 200);
+    assertEquals(Object.keys(first).sort(), [
+      "filename",
+      "firmware_url",
+      "image_url",
+      "refresh_rate",
+      "reset_firmware",
+      "special_function",
+      "status",
+      "update_firmware",
+    ]);
+    assertEquals([first.status, first.refresh_rate, first.reset_firmware], [0, 900, false]);
+    await image(first.image_url);
+    // The headers reached health and state.
+    const health = expectStatus(
+      await api.get(`/api/devices/${device.id}/health`, { token: user.accessToken }),
+      200,
+    );
+    assertEquals([health.battery, health.firmware, health.online], [75, "1.6.2", true]);
+    assert.equal(JSON.parse(health.state).rssi, "-61");
+
+    // A queued push is published at the next poll; then the same filename until another comes.
+    const low = await insertPush(s, device, user.user.id, { priority: 1 });
+    const high = await insertPush(s, device, user.user.id, { priority: 5 });
+    const shown = expectStatus(await poll(api, mac, key), 200);
+    assert.equal(shown.status, 0);
+    assert.notEqual(shown.filename, first.filename);
+    const push = expectStatus(
+      await api.get(`/api/devices/${device.id}/push`, { token: user.accessToken }),
+      200,
+    );
+    assertEquals(push.pushId, high);
+    // Acts like refresh: the next poll publishes the queued one, the previous one expires.
+    const next = expectStatus(await poll(api, mac, key), 200);
+    const after = expectStatus(
+      await api.get(`/api/devices/${device.id}/push`, { token: user.accessToken }),
+      200,
+    );
+    assertEquals(after.pushId, low);
+    assert.equal(next.image_url.startsWith(new URL(s.url).origin), true);
+    const still = expectStatus(await poll(api, mac, key), 200);
+    assertEquals(still.filename, next.filename);
+    await image(still.image_url);
+  },
+);
+
+suite.test("poll: the Kindle client's lower-case headers work", async (api) => {
+  const { user, mac, key, device } = await claimed(api);
+  const reply = await call(api, "/api/display", {
+    headers: { ID: mac, "access-token": key, "percent-charged": "42", rssi: "-70" },
+  });
+  assert.equal(expectStatus(reply, 200).status, 0);
+  const health = expectStatus(
+    await api.get(`/api/devices/${device.id}/health`, { token: user.accessToken }),
+    200,
+  );
+  assert.equal(health.battery, 42);
+});
+
+suite.test("poll: unknown, malformed and missing keys are HTTP 401, never a reset", async (api) => {
+  const mac = newMac();
+  expectError(await poll(api, mac, "A".repeat(43)), 401);
+  expectError(await poll(api, mac, "not a key!"), 401);
+  expectError(await call(api, "/api/display", { headers: { ID: mac } }), 401);
+});
+
+suite.test("poll: absurd Width/Height are 400", async (api) => {
+  const { mac, key } = await claimed(api);
+  expectError(await poll(api, mac, key, { Width: "99999" }), 400);
+  expectError(await poll(api, mac, key, { Height: "-4" }), 400);
+  expectError(await poll(api, mac, key, { Width: "wide" }), 400);
+});
+
+suite.test("re-pair: the old key works until the new code is claimed, then 401", async (api) => {
+  const { user, mac, key, device } = await claimed(api);
+  const repair = expectStatus(await setup(api, mac), 200);
+  assert.notEqual(repair.api_key, key);
+  // Until claimed, the claimed key keeps working and the new one shows its claim screen.
+  assert.equal(expectStatus(await poll(api, mac, key), 200).status, 0);
+  assert.equal(expectStatus(await poll(api, mac, repair.api_key), 200).status, 202);
+  // Claimed by the same user: the same device, the new key; the old key stops.
+  const claim = expectStatus(
+    await api.post("/api/devices/claim", {
+      token: user.accessToken,
+      body: { code: repair.friendly_id },
+    }),
+    200,
+  );
+  assert.equal(claim.device.id, device.id);
+  expectError(await poll(api, mac, key), 401);
+  assert.equal(expectStatus(await poll(api, mac, repair.api_key), 200).status, 0);
+});
+
+suite.test("re-pair by another user: the display changes owner", async (api) => {
+  const { user, mac, device } = await claimed(api);
+  const other = await registerUser(api);
+  const repair = expectStatus(await setup(api, mac), 200);
+  const claim = expectStatus(
+    await api.post("/api/devices/claim", {
+      token: other.accessToken,
+      body: { code: repair.friendly_id },
+    }),
+    200,
+  );
+  assertEquals([claim.device.id, claim.device.ownerId], [device.id, other.user.id]);
+  const mine = expectStatus(await api.get("/api/devices", { token: user.accessToken }), 200);
+  assert.equal(mine.length, 0);
+});
+
+suite.test("unbind: the display's key stops at once (401)", async (api) => {
+  const { user, mac, key, device } = await claimed(api);
+  expectStatus(
+    await api.post(`/api/devices/${device.id}/unbind`, { token: user.accessToken }),
+    200,
+  );
+  expectError(await poll(api, mac, key), 401);
+});
+
+suite.test("setup: over DISPLAY_SETUPS_PER_MINUTE from one address is 429 with Retry-After", async (api) => {
+  let limited: Reply | undefined;
+  for (let i = 0; i < 45 && !limited; i++) {
+    const reply = await setup(api, newMac());
+    if (reply.status === 429) limited = reply;
+    else expectStatus(reply, 200);
+  }
+  assert.ok(limited, "no 429 within 45 setups");
+  expectError(limited, 429);
+  assert.match(limited.headers.get("retry-after") ?? "", /^\d+$/);
+});
+
+suite.test("never wipe: no display reply had body status 500 or reset_firmware true", () => {
+  assert.ok(seen.length > 30);
+  for (const reply of seen) {
+    assert.notEqual(reply.status, 500);
+    const body = reply.body as Record<string, unknown> | null;
+    if (body && typeof body === "object") {
+      assert.notEqual(body.status, 500, JSON.stringify(body));
+      assert.notEqual(body.reset_firmware, true, JSON.stringify(body));
+    }
+  }
+  return Promise.resolve();
+});
+
+suite.end();
+
+/** Makes a pending display's claim code expired. */
+async function expire(s: TestServer, code: string) {
+  await s.app.services.db.updateTable("displays")
+    .set({ code_expires_at: new Date(Date.now() - 1000) })
+    .where("friendly_id", "=", code).execute();
+}
