@@ -153,6 +153,8 @@ export function createServices(
   });
   const pushRenderJob = new PushRenderJob(pushes, infra.renderer, {
     onFailedForGood: [(push, message) => targetless.pushFailedForGood(push.id, message)],
+    // A display's custom images are drawn for its panel (CONTRACT.md).
+    panelOf: (deviceId) => displays.panelOf(deviceId),
     log,
   });
   const accountDeletion = new AccountDeletion({

@@ -9,7 +9,8 @@ import { assert, assertEquals, expectError, expectStatus } from "./helpers/asser
 import { type CallOptions, type Client, registerUser, type Reply } from "./helpers/http.ts";
 import { serverSuite } from "./helpers/suite.ts";
 import { fetchChecked } from "./helpers/openapi.ts";
-import { insertPush } from "./helpers/devices.ts";
+import { createDevice, insertPush } from "./helpers/devices.ts";
+import { customPush, greyPng } from "./helpers/custom_push.ts";
 import type { TestServer } from "./helpers/server.ts";
 
 const suite = serverSuite("displays", { DISPLAY_SETUPS_PER_MINUTE: "40" });
@@ -314,6 +315,90 @@ suite.test("unbind: the display's key stops at once (401)", async (api) => {
     200,
   );
   expectError(await poll(api, mac, key), 401);
+});
+
+suite.test(
+  "display profile: registry by Model, then Width/Height, then the owner's PUT",
+  async (api, s) => {
+    const { user, mac, key, device } = await claimed(api);
+    const token = user.accessToken;
+    const path = `/api/devices/${device.id}/display-profile`;
+    expectStatus(await poll(api, mac, key), 200);
+    assertEquals(expectStatus(await api.get(path, { token }), 200), {
+      model: "og",
+      width: 800,
+      height: 480,
+      bitDepth: 1,
+      colors: 2,
+      rotation: 0,
+    });
+    // A TRMNL X without size headers: the registry's size and depth.
+    const x = { Model: "x" } as Record<string, string>;
+    const noSize = await call(api, "/api/display", {
+      headers: { ID: mac, "Access-Token": key, ...x },
+    });
+    expectStatus(noSize, 200);
+    assertEquals(expectStatus(await api.get(path, { token }), 200), {
+      model: "x",
+      width: 1872,
+      height: 1404,
+      bitDepth: 4,
+      colors: 16,
+      rotation: 0,
+    });
+    // Width/Height headers win over the registry; the owner's PUT over both.
+    expectStatus(await poll(api, mac, key, { Model: "og", Width: "640", Height: "384" }), 200);
+    const reported = expectStatus(await api.get(path, { token }), 200);
+    assertEquals([reported.width, reported.height, reported.bitDepth], [640, 384, 1]);
+    const put = expectStatus(
+      await api.put(path, { token, body: { bitDepth: 2, width: 800 } }),
+      200,
+    );
+    assertEquals([put.width, put.height, put.bitDepth, put.colors], [800, 384, 2, 4]);
+    // Refused: unknown model, colors that do not match, a depth out of 1/2/4, absurd sizes.
+    expectError(await api.put(path, { token, body: { model: "toaster" } }), 400);
+    expectError(await api.put(path, { token, body: { colors: 16 } }), 400);
+    expectError(await api.put(path, { token, body: { bitDepth: 3 } }), 400);
+    expectError(await api.put(path, { token, body: { width: 99999 } }), 400);
+    // Another user's display is 403; a device that is not a display is 404.
+    const other = await registerUser(api);
+    expectError(await api.get(path, { token: other.accessToken }), 403);
+    expectError(await api.put(path, { token: other.accessToken, body: { bitDepth: 1 } }), 403);
+    const nfc = await createDevice(s, user.user.id);
+    expectError(await api.get(`/api/devices/${nfc.id}/display-profile`, { token }), 404);
+  },
+);
+
+/** Polls until the display shows something else than `filename`; the new reply. */
+async function nextPicture(api: Client, mac: string, key: string, filename: string) {
+  for (let i = 0; i < 120; i++) {
+    const reply = expectStatus(await poll(api, mac, key), 200);
+    if (reply.filename !== filename) return reply;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error("the push never reached the display");
+}
+
+suite.test("per-panel rendering: a custom image for a 4-bit TRMNL X and a 2-bit panel", async (api) => {
+  const { user, mac, key, device } = await claimed(api);
+  const token = user.accessToken;
+  const path = `/api/devices/${device.id}/display-profile`;
+  expectStatus(await api.put(path, { token, body: { model: "x" } }), 200);
+  const empty = expectStatus(await poll(api, mac, key), 200);
+  await customPush(api, token, device.id, greyPng(640, 480));
+  const shown = await nextPicture(api, mac, key, empty.filename);
+  const x = decodePng(await image(shown.image_url));
+  assertEquals([x.width, x.height, x.depth, x.channels], [1872, 1404, 4, 1]);
+
+  expectStatus(await api.put(path, { token, body: { model: "og", bitDepth: 2 } }), 200);
+  await customPush(api, token, device.id, greyPng(640, 480));
+  const two = await nextPicture(api, mac, key, shown.filename);
+  const og = decodePng(await image(two.image_url));
+  assertEquals([og.width, og.height, og.depth, og.channels], [800, 480, 2, 1]);
+  await Deno.writeFile(
+    `${Deno.env.get("TMPDIR") ?? "/tmp"}/display_2bit.png`,
+    await image(two.image_url),
+  );
 });
 
 suite.test("setup: over DISPLAY_SETUPS_PER_MINUTE from one address is 429 with Retry-After", async (api) => {

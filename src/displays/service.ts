@@ -20,7 +20,10 @@ import { type Log, silentLog } from "../lib/log.ts";
 import type { Db, Trx } from "../schema.ts";
 import { screenKey } from "./keys.ts";
 import * as repo from "./repository.ts";
-import type { DisplaysTable } from "./tables.ts";
+import type { DisplaysTable, OwnerProfile } from "./tables.ts";
+import { modelOf } from "./models.ts";
+import { type DisplayProfile, toProfile } from "./views.ts";
+import type { PanelSpec } from "../render/types.ts";
 
 type DisplayRow = Selectable<DisplaysTable>;
 
@@ -115,12 +118,12 @@ export function reportedHeaders(headers: Headers): Record<string, string> {
       out[name] = value.trim();
     }
   }
-  for (const name of ["width", "height"] as const) {
+  for (const name of ["width", "height", "png-width", "png-height"] as const) {
     const value = out[name];
     if (value === undefined) continue;
     const side = Number(value);
     if (!/^\d+$/.test(value) || side < 1 || side > MAX_PANEL_SIDE) {
-      throw badRequest(`${name === "width" ? "Width" : "Height"} must be 1 to ${MAX_PANEL_SIDE}`);
+      throw badRequest(`${name} must be 1 to ${MAX_PANEL_SIDE}`);
     }
   }
   return out;
@@ -218,8 +221,18 @@ export class DisplaysService {
     const device = await this.devices.byId(display.device_id!);
     if (!device?.owner_id) throw unauthorized("Unknown display key");
     await this.devices.reportDisplay(device.id, reported);
-    if (reported.model && reported.model !== display.model) {
-      await repo.updateDisplay(this.db, display.id, { model: reported.model });
+    // Each poll's headers are the panel as it is now (the Kindle client says `png-width`).
+    const side = (value: string | undefined) => value && /^\d+$/.test(value) ? Number(value) : null;
+    const panel = {
+      model: reported.model ?? display.model,
+      reported_width: side(reported.width) ?? side(reported["png-width"]),
+      reported_height: side(reported.height) ?? side(reported["png-height"]),
+    };
+    if (
+      panel.model !== display.model || panel.reported_width !== display.reported_width ||
+      panel.reported_height !== display.reported_height
+    ) {
+      await repo.updateDisplay(this.db, display.id, panel);
     }
     const refreshRate = display.refresh_rate ?? DEFAULT_REFRESH_RATE;
     let push;
@@ -270,6 +283,51 @@ export class DisplaysService {
     });
     await afterCommit();
     return { device, status: "bound" as const };
+  }
+
+  /** `GET /api/devices/{id}/display-profile`: the caller's display (403 another user's). */
+  async getProfile(userId: string, deviceId: string): Promise<DisplayProfile> {
+    return toProfile(await this.ownedDisplay(userId, deviceId));
+  }
+
+  /** `PUT /api/devices/{id}/display-profile`: any of the fields; the whole profile back. */
+  async setProfile(
+    userId: string,
+    deviceId: string,
+    input: Partial<OwnerProfile> & { colors?: number },
+  ): Promise<DisplayProfile> {
+    const display = await this.ownedDisplay(userId, deviceId);
+    const { colors, ...fields } = input;
+    if (fields.model !== undefined) {
+      if (!modelOf(fields.model)) throw badRequest(`Unknown model ${JSON.stringify(fields.model)}`);
+      fields.model = fields.model.trim().toLowerCase();
+    }
+    const profile = { ...display.profile, ...stripUndefined(fields) };
+    const next = toProfile({ ...display, profile });
+    if (colors !== undefined && colors !== next.colors) {
+      throw badRequest(`colors must be ${next.colors} for a bitDepth of ${next.bitDepth}`);
+    }
+    const row = await repo.updateDisplay(this.db, display.id, { profile });
+    return toProfile(row ?? { ...display, profile });
+  }
+
+  /**
+   * The panel a device's pushes are drawn for, when it is a claimed display (the render job);
+   * null for any other device (800x480, the three v0.1 formats).
+   */
+  async panelOf(deviceId: string): Promise<PanelSpec | null> {
+    const display = await repo.findClaimedByDevice(this.db, deviceId);
+    if (!display) return null;
+    const { width, height, bitDepth } = toProfile(display);
+    return { width, height, bitDepth };
+  }
+
+  /** The claimed display of one of the caller's devices: the device check, then 404. */
+  private async ownedDisplay(userId: string, deviceId: string) {
+    await this.devices.owned(userId, deviceId);
+    const display = await repo.findClaimedByDevice(this.db, deviceId);
+    if (!display) throw notFound("Device is not a display");
+    return display;
   }
 
   /** The display of a key: pending or claimed; anything else (or a malformed key) is 401. */
@@ -365,3 +423,7 @@ export class DisplaysService {
 
 /** CONTRACT.md: one indistinguishable error for every code that cannot be claimed. */
 export const UNKNOWN_CODE = "Unknown or expired claim code";
+
+function stripUndefined<T extends Record<string, unknown>>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

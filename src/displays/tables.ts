@@ -1,6 +1,15 @@
 /** Table types of displays (migrations/0901_displays.sql). */
 import type { ColumnType, Generated } from "kysely";
 
+/** The fields of a profile an owner may set. */
+export interface OwnerProfile {
+  model: string;
+  width: number;
+  height: number;
+  bitDepth: 1 | 2 | 4;
+  rotation: 0 | 90 | 180 | 270;
+}
+
 export type DisplayStatus = "pending" | "claimed" | "replaced";
 
 export interface DisplaysTable {
@@ -17,7 +26,17 @@ export interface DisplaysTable {
   status: DisplayStatus;
   /** The device row it became (devices domain), once claimed. */
   device_id: string | null;
+  /** The `Model` header of its last poll. */
   model: string | null;
+  /** The `Width`/`Height` headers of its last poll. */
+  reported_width: number | null;
+  reported_height: number | null;
+  /** What the owner set (`PUT .../display-profile`); pass the raw object (postgres.js jsonb). */
+  profile: ColumnType<
+    Partial<OwnerProfile>,
+    Partial<OwnerProfile> | undefined,
+    Partial<OwnerProfile>
+  >;
   refresh_rate: Generated<number>;
   created_at: ColumnType<Date, Date | undefined, never>;
   claimed_at: Date | null;

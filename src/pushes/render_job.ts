@@ -20,6 +20,7 @@ import {
   type DitherKernel,
   IMAGE_MODES,
   type ImageMode,
+  type PanelSpec,
   type PushBitmaps,
   type Renderer,
   type TemplateRenderRequest,
@@ -55,6 +56,23 @@ function modeOf(push: PushRow): ImageMode | undefined {
   return IMAGE_MODES.find((known) => known === mode);
 }
 
+/** Why a panel's PNG is not the size and grey depth it was drawn for, or null. */
+function checkPanelPng(png: Uint8Array, panel: PanelSpec): string | null {
+  const view = new DataView(png.buffer, png.byteOffset, png.byteLength);
+  if (png.length < 33 || String.fromCharCode(...png.subarray(12, 16)) !== "IHDR") {
+    return "not a PNG";
+  }
+  const [width, height, depth, colour] = [
+    view.getUint32(16),
+    view.getUint32(20),
+    png[24],
+    png[25],
+  ];
+  if (width !== panel.width || height !== panel.height) return `PNG is ${width}x${height}`;
+  if (depth !== panel.bitDepth || colour !== 0) return `PNG is not ${panel.bitDepth}-bit grey`;
+  return null;
+}
+
 /** What follows when a push's render failed for good (no retry follows). */
 export type RenderFailedReaction = (push: PushRow, message: string) => Promise<void>;
 
@@ -64,12 +82,18 @@ export interface PushRenderJobOptions {
   log?: Log;
   /** Where sources are read and bitmaps written (the pushes' store unless a test injects one). */
   store?: ObjectStore;
+  /**
+   * The panel of a device that is a display (its size and grey depth), null for any other
+   * device: a custom image for a display is drawn for its panel (CONTRACT.md).
+   */
+  panelOf?: (deviceId: string) => Promise<PanelSpec | null>;
 }
 
 export class PushRenderJob {
   private readonly log: Log;
   private readonly store: ObjectStore;
   private readonly onFailedForGood: RenderFailedReaction[];
+  private readonly panelOf: (deviceId: string) => Promise<PanelSpec | null>;
 
   constructor(
     private readonly pushes: PushesService,
@@ -79,6 +103,7 @@ export class PushRenderJob {
     this.log = options.log ?? silentLog;
     this.store = options.store ?? pushes.store;
     this.onFailedForGood = options.onFailedForGood ?? [];
+    this.panelOf = options.panelOf ?? (() => Promise.resolve(null));
   }
 
   /** The handler of `renderPushQueue`; a throw tells the queue to retry with backoff. */
@@ -91,9 +116,13 @@ export class PushRenderJob {
     const own = renderPrefix(push.user_id, push.device_id, push.id);
     let wrote = false;
     try {
-      const bitmaps = await this.render(push);
+      const panel = push.template === CUSTOM_IMAGE_TEMPLATE
+        ? await this.panelOf(push.device_id)
+        : null;
+      const bitmaps = await this.render(push, panel ?? undefined);
       // Issue 12: a render that fails its output checks is a failure, recorded, never served.
-      const problem = checkPushBitmaps(bitmaps);
+      // A panel's render has its own size and depth: its PNG is checked to be one.
+      const problem = panel ? checkPanelPng(bitmaps.png, panel) : checkPushBitmaps(bitmaps);
       if (problem) throw new PermanentRenderFailure(`Render failed its output checks: ${problem}`);
       const digests = {
         png: await sha256Hex(bitmaps.png),
@@ -170,13 +199,17 @@ export class PushRenderJob {
     }
   }
 
-  private async render(push: PushRow): Promise<PushBitmaps> {
+  private async render(push: PushRow, panel?: PanelSpec): Promise<PushBitmaps> {
     if (push.template !== CUSTOM_IMAGE_TEMPLATE) {
       return await this.renderer.renderTemplate(await this.templateRequest(push));
     }
     const bytes = push.source_key ? await this.store.get(push.source_key) : null;
     if (!bytes) throw new PermanentRenderFailure("Uploaded source image is missing");
-    return await this.renderer.renderImage(bytes, { dither: ditherOf(push), mode: modeOf(push) });
+    return await this.renderer.renderImage(bytes, {
+      dither: ditherOf(push),
+      mode: modeOf(push),
+      panel,
+    });
   }
 
   /**

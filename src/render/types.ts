@@ -71,6 +71,16 @@ export interface SceneRenderRequest {
   dither?: DitherKernel;
 }
 
+/**
+ * A display's panel (CONTRACT.md "Displays people already own"): a push for it is drawn at its
+ * size, and its `image.png` is a greyscale PNG of its bit depth.
+ */
+export interface PanelSpec {
+  width: number;
+  height: number;
+  bitDepth: 1 | 2 | 4;
+}
+
 /** Options of an uploaded picture's render (issue 12). */
 export interface ImageRenderRequest {
   /**
@@ -83,6 +93,8 @@ export interface ImageRenderRequest {
    * `auto` (default): decided from the picture.
    */
   mode?: ImageMode;
+  /** A display's panel: drawn at its size and depth instead of the 800x480 push formats. */
+  panel?: PanelSpec;
 }
 
 /** A picture measured and downsized for a vision model (the summary stage, SPEC 4.6). */
