@@ -23,6 +23,7 @@ import { LoginLimiter } from "./accounts/login_limiter.ts";
 import type { DeviceMessenger, DeviceOutbox } from "./devices/service.ts";
 import { PushRenderJob } from "./pushes/render_job.ts";
 import { forgetDevicePushes } from "./pushes/unlink.ts";
+import { forgetDisplayLogs } from "./displays/unlink.ts";
 import { DOMAINS } from "./domains.ts";
 import { billing as billingDomain } from "./billing/mod.ts";
 import { binding as bindingDomain } from "./binding/mod.ts";
@@ -81,12 +82,13 @@ export function createServices(
     changes,
   });
   const oauth = oauthDomain.build({ db, config, accounts, pats, baseUrl: infra.publicBaseUrl });
-  // SPEC 3.6 / 4.1: a device that leaves its owner takes its pushes, files and bitmaps with it.
+  // SPEC 3.6 / 4.1: a device that leaves its owner takes its pushes, files and bitmaps with it,
+  // and a display its log entries.
   const devices = devicesDomain.build({
     db,
     messenger: infra.messenger,
     outbox: infra.outbox,
-    onUnlink: [forgetDevicePushes(storage)],
+    onUnlink: [forgetDevicePushes(storage), forgetDisplayLogs()],
     log,
     changes,
   });

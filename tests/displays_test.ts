@@ -401,6 +401,112 @@ suite.test("per-panel rendering: a custom image for a 4-bit TRMNL X and a 2-bit 
   );
 });
 
+/** `POST /api/log` as the firmware sends it. */
+async function sendLog(api: Client, mac: string, key: string, body: unknown, raw?: string) {
+  const reply = await api.post("/api/log", {
+    headers: { ID: mac, "Access-Token": key, "Content-Type": "application/json" },
+    ...(raw === undefined ? { body } : { raw }),
+  });
+  seen.push(reply);
+  return reply;
+}
+
+function firmwareEntry(n: number) {
+  return {
+    id: n,
+    message: `wake ${n}`,
+    level: "info",
+    created_at: 1795686978 + n,
+    source_path: "src/bl.cpp",
+    source_line: 312,
+    wifi_signal: -61,
+    wifi_status: "connected",
+    refresh_rate: 900,
+    sleep_duration: 900,
+    firmware_version: "1.6.2",
+    special_function: "none",
+    battery_voltage: 4.02,
+    wake_reason: "timer",
+    free_heap_size: 160000,
+    max_alloc_size: 90000,
+    retry: 0,
+  };
+}
+
+suite.test("logs: both shapes are kept, newest first, paged; refused cases", async (api) => {
+  const { user, mac, key, device } = await claimed(api);
+  const token = user.accessToken;
+  assert.equal(
+    (await sendLog(api, mac, key, { logs: [firmwareEntry(1), firmwareEntry(2)] })).status,
+    204,
+  );
+  assert.equal(
+    (await sendLog(api, mac, key, {
+      log: { logs_array: [{ ...firmwareEntry(3), level: "error" }] },
+    }))
+      .status,
+    204,
+  );
+  const path = `/api/devices/${device.id}/logs`;
+  const page = expectStatus(await api.get(`${path}?limit=2`, { token }), 200);
+  assertEquals(page.items.map((i: { message: string }) => i.message), ["wake 3", "wake 2"]);
+  assertEquals(page.items[0].level, "error");
+  assertEquals(page.items[0].entry.source_line, 312);
+  assert.equal(page.hasMore, true);
+  const rest = expectStatus(
+    await api.get(`${path}?limit=2&cursor=${encodeURIComponent(page.nextCursor)}`, { token }),
+    200,
+  );
+  assertEquals(rest.items.map((i: { message: string }) => i.message), ["wake 1"]);
+  assertEquals(rest.hasMore, false);
+  // Refused: a wrong key, another shape, entries that are not objects, a body over 64 KiB.
+  expectError(await sendLog(api, mac, "A".repeat(43), { logs: [] }), 401);
+  expectError(await sendLog(api, mac, key, { entries: [] }), 400);
+  expectError(await sendLog(api, mac, key, { logs: ["text"] }), 400);
+  expectError(await sendLog(api, mac, key, null, "{not json"), 400);
+  const big = { logs: [{ message: "x".repeat(70 * 1024) }] };
+  expectError(await sendLog(api, mac, key, big), 413);
+  // Another user's display: 403.
+  const other = await registerUser(api);
+  expectError(await api.get(path, { token: other.accessToken }), 403);
+});
+
+suite.test("logs: the last 1,000 are kept; unbind takes them with the device", async (api) => {
+  const { user, mac, key, device } = await claimed(api);
+  const token = user.accessToken;
+  for (let batch = 0; batch < 3; batch++) {
+    const logs = Array.from({ length: 400 }, (_, i) => ({ message: `m${batch * 400 + i}` }));
+    assert.equal((await sendLog(api, mac, key, { logs })).status, 204);
+  }
+  const path = `/api/devices/${device.id}/logs`;
+  let count = 0;
+  let cursor: string | undefined;
+  do {
+    const page = expectStatus(
+      await api.get(`${path}?limit=50${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`, {
+        token,
+      }),
+      200,
+    );
+    count += page.items.length;
+    cursor = page.nextCursor;
+  } while (cursor);
+  assert.equal(count, 1000);
+  expectStatus(await api.post(`/api/devices/${device.id}/unbind`, { token }), 200);
+  // Claimed again (a re-pair) by someone else: none of the first owner's entries.
+  const repair = expectStatus(await setup(api, mac), 200);
+  const other = await registerUser(api);
+  expectStatus(
+    await api.post("/api/devices/claim", {
+      token: other.accessToken,
+      body: { code: repair.friendly_id },
+    }),
+    200,
+  );
+  const theirs = expectStatus(await api.get(path, { token: other.accessToken }), 200);
+  assertEquals(theirs.items, []);
+});
+
 suite.test("setup: over DISPLAY_SETUPS_PER_MINUTE from one address is 429 with Retry-After", async (api) => {
   let limited: Reply | undefined;
   for (let i = 0; i < 45 && !limited; i++) {

@@ -5,6 +5,7 @@
  */
 import { defineDomain } from "../domain.ts";
 import { displayPoll } from "./poll.ts";
+import { displayLog } from "./post_log.ts";
 import { displaysRouter } from "./router.ts";
 import { type DisplaysDeps, DisplaysService } from "./service.ts";
 import { displaySetup } from "./setup.ts";
@@ -12,6 +13,6 @@ import { displaySetup } from "./setup.ts";
 export const displays = defineDomain({
   name: "displays",
   router: displaysRouter,
-  rawRoutes: [displaySetup, displayPoll],
+  rawRoutes: [displaySetup, displayPoll, displayLog],
   build: (deps: DisplaysDeps) => new DisplaysService(deps),
 });

@@ -1,7 +1,13 @@
 /** SQL of displays (migrations/0901_displays.sql): their keys, claim codes and setup counts. */
 import { type Insertable, sql, type Updateable } from "kysely";
 import type { Db, Trx } from "../schema.ts";
-import type { DisplaysTable } from "./tables.ts";
+import type { DisplayLogsTable, DisplaysTable } from "./tables.ts";
+import type { Anchor } from "../lib/cursor.ts";
+
+/** `created_at` as exact UTC text with microseconds, for cursors. */
+const createdAtText = sql<
+  string
+>`to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 
 /** The display a key belongs to (pending or claimed; a replaced key finds nothing usable). */
 export function findByKeyHash(db: Db, keyHash: string) {
@@ -79,4 +85,37 @@ export async function hitSetupWindow(
   const row = rows[0];
   if (row.hits !== null) return null;
   return Math.max(1, Number(row.wait));
+}
+
+/** Stores a display's log entries and keeps only its newest `keep`. */
+export async function insertLogs(
+  db: Db,
+  deviceId: string,
+  rows: Insertable<DisplayLogsTable>[],
+  keep: number,
+) {
+  if (rows.length === 0) return;
+  await db.insertInto("display_logs").values(rows).execute();
+  await sql`
+    DELETE FROM display_logs WHERE device_id = ${deviceId} AND id IN (
+      SELECT id FROM display_logs WHERE device_id = ${deviceId}
+      ORDER BY created_at DESC, id DESC OFFSET ${keep}
+    )
+  `.execute(db);
+}
+
+/** A page of a device's log entries, newest first (`limit + 1` rows). */
+export function listLogs(db: Db, deviceId: string, after: Anchor | undefined, limit: number) {
+  let query = db.selectFrom("display_logs").selectAll().select(createdAtText.as("created_at_text"))
+    .where("device_id", "=", deviceId);
+  if (after) {
+    const at = sql<Date>`${after.createdAt}::timestamptz`;
+    query = query.where(sql<boolean>`(created_at, id) < (${at}, ${after.id}::uuid)`);
+  }
+  return query.orderBy("created_at", "desc").orderBy("id", "desc").limit(limit + 1).execute();
+}
+
+/** A device's log entries go with it (unbind, a display claimed by someone else). */
+export function deleteLogsOf(db: Db, deviceId: string) {
+  return db.deleteFrom("display_logs").where("device_id", "=", deviceId).execute();
 }

@@ -22,7 +22,9 @@ import { screenKey } from "./keys.ts";
 import * as repo from "./repository.ts";
 import type { DisplaysTable, OwnerProfile } from "./tables.ts";
 import { modelOf } from "./models.ts";
-import { type DisplayProfile, toProfile } from "./views.ts";
+import { type DisplayProfile, toLogItem, toProfile } from "./views.ts";
+import { isStorableJson } from "../devices/report_payload.ts";
+import { anchorOf, keysetPage } from "../lib/cursor.ts";
 import type { PanelSpec } from "../render/types.ts";
 
 type DisplayRow = Selectable<DisplaysTable>;
@@ -285,6 +287,43 @@ export class DisplaysService {
     return { device, status: "bound" as const };
   }
 
+  /**
+   * `POST /api/log`: a claimed display's entries are kept (its newest 1,000); a pending
+   * display's are accepted and dropped (no owner could read them).
+   */
+  async receiveLogs(token: string | null, body: unknown): Promise<void> {
+    const display = await this.authenticate(token);
+    const entries = logEntries(body);
+    if (display.status !== "claimed" || !display.device_id) return;
+    const deviceId = display.device_id;
+    const text = (value: unknown, max: number, fallback: string) =>
+      typeof value === "string" && value.length > 0 ? value.slice(0, max) : fallback;
+    const kept = entries.slice(-LOGS_KEPT);
+    // One receipt time for the batch: ids in ascending order keep the entries' own order.
+    const ids = kept.map(() => uuidv7()).sort();
+    await repo.insertLogs(
+      this.db,
+      deviceId,
+      kept.map((entry, i) => ({
+        id: ids[i],
+        device_id: deviceId,
+        level: text(entry.level, 16, "info"),
+        message: text(entry.message, 1000, ""),
+        entry,
+      })),
+      LOGS_KEPT,
+    );
+  }
+
+  /** `GET /api/devices/{id}/logs`: newest first, paged like pushes. */
+  async listLogs(userId: string, deviceId: string, input: { cursor?: string; limit?: number }) {
+    await this.devices.owned(userId, deviceId);
+    const after = anchorOf(input.cursor);
+    const limit = Math.min(input.limit ?? LOG_PAGE, LOG_PAGE_MAX);
+    const rows = await repo.listLogs(this.db, deviceId, after, limit);
+    return await keysetPage(rows, limit, (page) => page.map(toLogItem));
+  }
+
   /** `GET /api/devices/{id}/display-profile`: the caller's display (403 another user's). */
   async getProfile(userId: string, deviceId: string): Promise<DisplayProfile> {
     return toProfile(await this.ownedDisplay(userId, deviceId));
@@ -419,6 +458,33 @@ export class DisplaysService {
     this.log.info("display screen drawn", { id: id.split(":")[0] });
     return screen;
   }
+}
+
+/** CONTRACT.md: a display keeps its last 1,000 log entries. */
+export const LOGS_KEPT = 1000;
+/** CONTRACT.md: `POST /api/log` bodies up to 64 KiB. */
+export const LOG_BODY_LIMIT = 64 * 1024;
+const LOG_PAGE = 20;
+const LOG_PAGE_MAX = 50;
+
+/** The entries of either log shape TRMNL's firmware sends; 400 for anything else. */
+export function logEntries(body: unknown): Record<string, unknown>[] {
+  const shape = body as { logs?: unknown; log?: { logs_array?: unknown } } | null;
+  const list = Array.isArray(shape?.logs)
+    ? shape.logs
+    : Array.isArray(shape?.log?.logs_array)
+    ? shape.log.logs_array
+    : null;
+  if (list === null) {
+    throw badRequest('Body must be {"logs":[...]} or {"log":{"logs_array":[...]}}');
+  }
+  for (const entry of list) {
+    if (typeof entry !== "object" || entry === null || Array.isArray(entry)) {
+      throw badRequest("Each log entry must be a JSON object");
+    }
+    if (!isStorableJson(entry)) throw badRequest("A log entry cannot be stored (NUL or too deep)");
+  }
+  return list as Record<string, unknown>[];
 }
 
 /** CONTRACT.md: one indistinguishable error for every code that cannot be claimed. */

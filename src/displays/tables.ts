@@ -49,7 +49,19 @@ export interface DisplayRateWindowsTable {
   hits: number;
 }
 
+/** A display's log entry (`POST /api/log`). */
+export interface DisplayLogsTable {
+  id: string;
+  device_id: string;
+  level: string;
+  message: string;
+  /** The entry as sent; pass the raw object (postgres.js jsonb). */
+  entry: ColumnType<unknown, unknown, unknown>;
+  created_at: ColumnType<Date, Date | undefined, never>;
+}
+
 export interface DisplayTables {
   displays: DisplaysTable;
+  display_logs: DisplayLogsTable;
   display_rate_windows: DisplayRateWindowsTable;
 }

@@ -2,7 +2,8 @@
 import { z } from "zod";
 import type { Selectable } from "kysely";
 import { DEFAULT_MODEL, modelOf, MODELS } from "./models.ts";
-import type { DisplaysTable } from "./tables.ts";
+import type { DisplayLogsTable, DisplaysTable } from "./tables.ts";
+import { timestamp } from "../lib/wire.ts";
 
 export const BIT_DEPTHS = [1, 2, 4] as const;
 export const ROTATIONS = [0, 90, 180, 270] as const;
@@ -41,5 +42,31 @@ export function toProfile(row: Selectable<DisplaysTable>): DisplayProfile {
     bitDepth,
     colors: 2 ** bitDepth,
     rotation: owner.rotation ?? 0,
+  };
+}
+
+export const logItemSchema = z.object({
+  id: z.uuid(),
+  level: z.string(),
+  message: z.string(),
+  createdAt: timestamp.meta({ description: "When the service received it" }),
+  entry: z.record(z.string(), z.unknown()).meta({
+    description: "The entry as the display sent it",
+  }),
+}).meta({ id: "DisplayLogEntry" });
+
+export const logPageSchema = z.object({
+  items: z.array(logItemSchema),
+  nextCursor: z.string().optional(),
+  hasMore: z.boolean(),
+}).meta({ id: "DisplayLogPage" });
+
+export function toLogItem(row: Selectable<DisplayLogsTable>): z.infer<typeof logItemSchema> {
+  return {
+    id: row.id,
+    level: row.level,
+    message: row.message,
+    createdAt: row.created_at.toISOString(),
+    entry: row.entry as Record<string, unknown>,
   };
 }
