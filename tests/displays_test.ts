@@ -507,6 +507,54 @@ suite.test("logs: the last 1,000 are kept; unbind takes them with the device", a
   assertEquals(theirs.items, []);
 });
 
+suite.test("enrollment token: a Raspberry Pi client configured with a key", async (api, s) => {
+  const user = await registerUser(api);
+  const token = user.accessToken;
+  const made = expectStatus(
+    await api.post("/api/devices/enrollment-tokens", { token, body: { name: "Pi" } }),
+    201,
+  );
+  assert.match(made.token, /^[A-Za-z0-9_-]{43}$/);
+  const mac = newMac();
+  // The Pi client: ID, lower-case access-token, battery-voltage 100.00, rssi 0; no setup.
+  const pi = { ID: mac, "access-token": made.token, "battery-voltage": "100.00", rssi: "0" };
+  const first = expectStatus(await call(api, "/api/display", { headers: pi }), 200);
+  assertEquals([first.status, first.reset_firmware], [0, false]);
+  const devices = expectStatus(await api.get("/api/devices", { token }), 200);
+  assertEquals(devices.map((d: { hwId: string }) => d.hwId), [
+    mac.replaceAll(":", "").toLowerCase(),
+  ]);
+  assertEquals(devices[0].battery, 100);
+  // The token is now that MAC's key: again fine, another MAC 401, no MAC 401.
+  expectStatus(await call(api, "/api/display", { headers: pi }), 200);
+  expectError(await call(api, "/api/display", { headers: { ...pi, ID: newMac() } }), 401);
+  expectError(await call(api, "/api/display", { headers: { "access-token": made.token } }), 401);
+  // An unused token expires; its first poll then is 401.
+  const late = expectStatus(
+    await api.post("/api/devices/enrollment-tokens", { token, body: {} }),
+    201,
+  );
+  await s.app.services.db.updateTable("displays").set({ code_expires_at: new Date(Date.now() - 1) })
+    .where("status", "=", "enrollment").execute();
+  expectError(
+    await call(api, "/api/display", { headers: { ID: newMac(), "access-token": late.token } }),
+    401,
+  );
+  // Without a user credential: 401.
+  expectError(await api.post("/api/devices/enrollment-tokens", { body: {} }), 401);
+});
+
+suite.test("cmd on a display is 409", async (api) => {
+  const { user, device } = await claimed(api);
+  expectError(
+    await api.post(`/api/devices/${device.id}/cmd`, {
+      token: user.accessToken,
+      body: { kind: "text", text: "hello" },
+    }),
+    409,
+  );
+});
+
 suite.test("setup: over DISPLAY_SETUPS_PER_MINUTE from one address is 429 with Retry-After", async (api) => {
   let limited: Reply | undefined;
   for (let i = 0; i < 45 && !limited; i++) {

@@ -6,7 +6,7 @@
 import { type Log, silentLog } from "../lib/log.ts";
 import type { Selectable } from "kysely";
 import type { Db, Trx } from "../schema.ts";
-import { badRequest, notFound } from "../errors.ts";
+import { badRequest, conflict, notFound } from "../errors.ts";
 import * as access from "../access/mod.ts";
 import { uuidv7 } from "../lib/ids.ts";
 import { newClaimCode } from "./claim_code.ts";
@@ -313,6 +313,10 @@ export class DevicesService {
     // command the device got must never answer an error.
     if (input.text.includes("\u0000")) throw badRequest("text must not contain NUL characters");
     const device = await this.owned(userId, deviceId);
+    // CONTRACT.md: a display polls over HTTP; there is nothing to deliver a command on.
+    if (device.transport === "http") {
+      throw conflict("Commands are not supported by displays that poll (transport http)");
+    }
     const id = uuidv7();
     const payload = { id, kind: "text", text: input.text };
     await this.messenger.publish(device.thing_name, "down/cmd", payload);

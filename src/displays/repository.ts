@@ -14,6 +14,12 @@ export function findByKeyHash(db: Db, keyHash: string) {
   return db.selectFrom("displays").selectAll().where("key_hash", "=", keyHash).executeTakeFirst();
 }
 
+/** One display row by id, locked. */
+export function lockById(trx: Trx, id: string) {
+  return trx.selectFrom("displays").selectAll().where("id", "=", id).forUpdate()
+    .executeTakeFirst();
+}
+
 /** The pending display of a MAC, locked. */
 export function lockPendingByMac(trx: Trx, mac: string) {
   return trx.selectFrom("displays").selectAll().where("mac", "=", mac)

@@ -206,13 +206,20 @@ export class DisplaysService {
    * is renewed), a claimed one its push, with `push/refresh`'s rule.
    */
   async poll(token: string | null, headers: Headers): Promise<DisplayReply> {
-    const display = await this.authenticate(token);
+    let display = await this.authenticate(token);
     const reported = reportedHeaders(headers);
+    const mac = normalizeMac(headers.get("id"));
+    if (display.status === "enrollment") {
+      display = await this.enroll(display, mac);
+    } else if (display.enrolled_by !== null && display.mac !== mac) {
+      // CONTRACT.md: an enrollment token is the key of the MAC its first poll came with.
+      throw unauthorized("Unknown display key");
+    }
     if (display.status === "pending") {
       let current = display;
       if (!current.code_expires_at || current.code_expires_at.getTime() <= Date.now()) {
         current = await this.withFreshCode(async (trx) => {
-          const locked = await repo.lockPendingByMac(trx, display.mac);
+          const locked = await repo.lockPendingByMac(trx, display.mac!);
           if (!locked || locked.id !== display.id) return display;
           return await repo.updateDisplay(trx, display.id, this.codeFields()) ?? display;
         });
@@ -270,9 +277,9 @@ export class DisplaysService {
       if (!display?.code_expires_at || display.code_expires_at.getTime() <= Date.now()) {
         throw notFound(UNKNOWN_CODE);
       }
-      const adopted = await this.devices.adoptDisplay(trx, display.mac, userId);
+      const adopted = await this.devices.adoptDisplay(trx, display.mac!, userId);
       // A re-pair: the display's earlier key stops only now, when the new code is claimed.
-      await repo.replaceClaimed(trx, display.mac, display.id);
+      await repo.replaceClaimed(trx, display.mac!, display.id);
       await repo.updateDisplay(trx, display.id, {
         status: "claimed",
         device_id: adopted.device.id,
@@ -367,6 +374,59 @@ export class DisplaysService {
     const display = await repo.findClaimedByDevice(this.db, deviceId);
     if (!display) throw notFound("Device is not a display");
     return display;
+  }
+
+  /**
+   * `POST /api/devices/enrollment-tokens`: a key made in advance; the first poll with it makes
+   * a display of the caller, tied to that poll's MAC. Unused, it expires after 24 h.
+   */
+  async createEnrollmentToken(userId: string, name?: string) {
+    const token = randomToken(32);
+    const expiresAt = new Date(Date.now() + CODE_TTL_MS);
+    await this.db.transaction().execute((trx) =>
+      repo.insertDisplay(trx, {
+        id: uuidv7(),
+        mac: null,
+        key_hash: sha256Hex(token),
+        status: "enrollment",
+        code_expires_at: expiresAt,
+        enrolled_by: userId,
+        name: name?.trim() || null,
+      })
+    );
+    return { token, expiresAt: expiresAt.toISOString() };
+  }
+
+  /**
+   * The first poll with an enrollment token: a display claimed by the token's user, tied to the
+   * poll's MAC (401 without one or once the token expired).
+   */
+  private async enroll(display: DisplayRow, mac: string | null): Promise<DisplayRow> {
+    if (mac === null || !display.code_expires_at || display.code_expires_at <= new Date()) {
+      throw unauthorized("Unknown display key");
+    }
+    const { row, afterCommit } = await this.db.transaction().execute(async (trx) => {
+      const locked = await repo.lockById(trx, display.id);
+      // Another poll with the same token got there first: it is that display's key now.
+      if (locked?.status !== "enrollment") {
+        if (locked?.status === "claimed" && locked.mac === mac) {
+          return { row: locked, afterCommit: () => Promise.resolve() };
+        }
+        throw unauthorized("Unknown display key");
+      }
+      const adopted = await this.devices.adoptDisplay(trx, mac, locked.enrolled_by!);
+      await repo.replaceClaimed(trx, mac, locked.id);
+      const row = await repo.updateDisplay(trx, locked.id, {
+        status: "claimed",
+        mac,
+        device_id: adopted.device.id,
+        code_expires_at: null,
+        claimed_at: new Date(),
+      });
+      return { row: row!, afterCommit: adopted.afterCommit };
+    });
+    await afterCommit();
+    return row;
   }
 
   /** The display of a key: pending or claimed; anything else (or a malformed key) is 401. */

@@ -10,12 +10,16 @@ export interface OwnerProfile {
   rotation: 0 | 90 | 180 | 270;
 }
 
-export type DisplayStatus = "pending" | "claimed" | "replaced";
+export type DisplayStatus = "pending" | "claimed" | "replaced" | "enrollment";
 
 export interface DisplaysTable {
   id: string;
-  /** The Wi-Fi MAC as 12 lower-case hex characters. */
-  mac: string;
+  /** The Wi-Fi MAC as 12 lower-case hex characters; null for an unused enrollment token. */
+  mac: string | null;
+  /** The user who made the enrollment token this display's key was (null: set up by code). */
+  enrolled_by: string | null;
+  /** The enrollment token's name, if given. */
+  name: string | null;
   /** SHA-256 (hex) of the display's `api_key`. */
   key_hash: string;
   /** The key itself, kept only while pending. */
