@@ -225,6 +225,8 @@ suite.test(
     const high = await insertPush(s, device, user.user.id, { priority: 5 });
     const shown = expectStatus(await poll(api, mac, key), 200);
     assert.equal(shown.status, 0);
+    // Another push waits: the display comes back in about a minute.
+    assert.equal(shown.refresh_rate, 60);
     assert.notEqual(shown.filename, first.filename);
     const push = expectStatus(
       await api.get(`/api/devices/${device.id}/push`, { token: user.accessToken }),
@@ -240,7 +242,7 @@ suite.test(
     assertEquals(after.pushId, low);
     assert.equal(next.image_url.startsWith(new URL(s.url).origin), true);
     const still = expectStatus(await poll(api, mac, key), 200);
-    assertEquals(still.filename, next.filename);
+    assertEquals([still.filename, still.refresh_rate], [next.filename, 900]);
     await image(still.image_url);
   },
 );

@@ -33,6 +33,10 @@ type DisplayRow = Selectable<DisplaysTable>;
 export const CODE_TTL_MS = 24 * 3600 * 1000;
 /** `refresh_rate` of a display that has none set (CONTRACT.md). */
 export const DEFAULT_REFRESH_RATE = 900;
+/** A poll that reports the same as the last one within this long writes nothing. */
+const REPORT_EVERY_MS = 60_000;
+/** `refresh_rate` while another push waits (CONTRACT.md: about 60 s). */
+export const WAITING_REFRESH_RATE = 60;
 /** `refresh_rate` while pending: the claim is shown soon after it happens. */
 export const PENDING_REFRESH_RATE = 60;
 /** Signed image URLs live this long (CONTRACT.md: at least 15 minutes). */
@@ -229,7 +233,11 @@ export class DisplaysService {
     }
     const device = await this.devices.byId(display.device_id!);
     if (!device?.owner_id) throw unauthorized("Unknown display key");
-    await this.devices.reportDisplay(device.id, reported);
+    // An unchanged report within a minute is not written again (a fleet polls all day).
+    const fresh = device.last_seen_at !== null &&
+      Date.now() - device.last_seen_at.getTime() < REPORT_EVERY_MS &&
+      sameStrings(device.state, reported);
+    if (!fresh) await this.devices.reportDisplay(device.id, reported);
     // Each poll's headers are the panel as it is now (the Kindle client says `png-width`).
     const side = (value: string | undefined) => value && /^\d+$/.test(value) ? Number(value) : null;
     const panel = {
@@ -243,16 +251,17 @@ export class DisplaysService {
     ) {
       await repo.updateDisplay(this.db, display.id, panel);
     }
-    const refreshRate = display.refresh_rate ?? DEFAULT_REFRESH_RATE;
     let push;
     try {
       push = await this.pushes.refresh(device.owner_id, device.id, "png");
     } catch (error) {
-      if (error instanceof AppError && error.status === 404) {
-        return this.reply(0, await this.noPushScreen(), refreshRate);
-      }
-      throw error;
+      if (!(error instanceof AppError && error.status === 404)) throw error;
     }
+    // CONTRACT.md: shortened while a push waits (queued, or still rendering).
+    const refreshRate = await this.pushes.hasWaiting(device.id)
+      ? WAITING_REFRESH_RATE
+      : display.refresh_rate ?? DEFAULT_REFRESH_RATE;
+    if (!push) return this.reply(0, await this.noPushScreen(), refreshRate);
     return {
       status: 0,
       image_url: push.url,
@@ -552,4 +561,12 @@ export const UNKNOWN_CODE = "Unknown or expired claim code";
 
 function stripUndefined<T extends Record<string, unknown>>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/** Whether a stored state is exactly these string fields (jsonb does not keep key order). */
+function sameStrings(state: unknown, fields: Record<string, string>): boolean {
+  if (typeof state !== "object" || state === null) return false;
+  const stored = state as Record<string, unknown>;
+  const keys = Object.keys(fields);
+  return Object.keys(stored).length === keys.length && keys.every((k) => stored[k] === fields[k]);
 }

@@ -197,6 +197,14 @@ export class PushesService {
     return await this.urlOf(result.push, format, result.changed);
   }
 
+  /**
+   * Whether another push of the device waits (queued or still rendering): a display then polls
+   * again soon (CONTRACT.md: `refresh_rate` about 60 s while a push waits).
+   */
+  hasWaiting(deviceId: string): Promise<boolean> {
+    return repo.hasWaiting(this.db, deviceId);
+  }
+
   /** `GET /api/devices/{id}/push/{pushId}` (rule 3): changes no push state. */
   async getById(userId: string, deviceId: string, pushId: string, format: PushFormat) {
     await this.devices.owned(userId, deviceId);
