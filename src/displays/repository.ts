@@ -115,7 +115,9 @@ export function listLogs(db: Db, deviceId: string, after: Anchor | undefined, li
   let query = db.selectFrom("display_logs").selectAll().select(createdAtText.as("created_at_text"))
     .where("device_id", "=", deviceId);
   if (after) {
-    const at = sql<Date>`${after.createdAt}::timestamptz`;
+    // Cast from text in SQL: typed timestamptz, the driver would send the parameter through a
+    // JS Date and drop its microseconds (the anchor would skip rows of the same millisecond).
+    const at = sql<Date>`${after.createdAt}::text::timestamptz`;
     query = query.where(sql<boolean>`(created_at, id) < (${at}, ${after.id}::uuid)`);
   }
   return query.orderBy("created_at", "desc").orderBy("id", "desc").limit(limit + 1).execute();
