@@ -116,9 +116,7 @@ export class PushRenderJob {
     const own = renderPrefix(push.user_id, push.device_id, push.id);
     let wrote = false;
     try {
-      const panel = push.template === CUSTOM_IMAGE_TEMPLATE
-        ? await this.panelOf(push.device_id)
-        : null;
+      const panel = await this.panelOf(push.device_id);
       const bitmaps = await this.render(push, panel ?? undefined);
       // Issue 12: a render that fails its output checks is a failure, recorded, never served.
       // A panel's render has its own size and depth: its PNG is checked to be one.
@@ -201,7 +199,7 @@ export class PushRenderJob {
 
   private async render(push: PushRow, panel?: PanelSpec): Promise<PushBitmaps> {
     if (push.template !== CUSTOM_IMAGE_TEMPLATE) {
-      return await this.renderer.renderTemplate(await this.templateRequest(push));
+      return await this.renderer.renderTemplate({ ...await this.templateRequest(push), panel });
     }
     const bytes = push.source_key ? await this.store.get(push.source_key) : null;
     if (!bytes) throw new PermanentRenderFailure("Uploaded source image is missing");

@@ -48,6 +48,8 @@ export interface TemplateRenderRequest {
   now?: string;
   /** Error diffusion of pictures and grey fills (text is never dithered); default `PHOTO_DITHER`. */
   dither?: DitherKernel;
+  /** A display's panel: laid out for its aspect, drawn at its size and depth (CONTRACT.md). */
+  panel?: PanelSpec;
 }
 
 /** A Scene v1 rendition (SPEC 2.12, 4.7). */
