@@ -333,6 +333,7 @@ suite.test(
       bitDepth: 1,
       colors: 2,
       rotation: 0,
+      refreshRate: 900,
     });
     // A TRMNL X without size headers: the registry's size and depth.
     const x = { Model: "x" } as Record<string, string>;
@@ -347,6 +348,7 @@ suite.test(
       bitDepth: 4,
       colors: 16,
       rotation: 0,
+      refreshRate: 900,
     });
     // Width/Height headers win over the registry; the owner's PUT over both.
     expectStatus(await poll(api, mac, key, { Model: "og", Width: "640", Height: "384" }), 200);
@@ -362,6 +364,11 @@ suite.test(
     expectError(await api.put(path, { token, body: { colors: 16 } }), 400);
     expectError(await api.put(path, { token, body: { bitDepth: 3 } }), 400);
     expectError(await api.put(path, { token, body: { width: 99999 } }), 400);
+    expectError(await api.put(path, { token, body: { refreshRate: 5 } }), 400);
+    // The owner's refresh interval is the display's refresh_rate.
+    const slow = expectStatus(await api.put(path, { token, body: { refreshRate: 3600 } }), 200);
+    assertEquals([slow.refreshRate, slow.bitDepth], [3600, 2]);
+    assertEquals(expectStatus(await poll(api, mac, key), 200).refresh_rate, 3600);
     // Another user's display is 403; a device that is not a display is 404.
     const other = await registerUser(api);
     expectError(await api.get(path, { token: other.accessToken }), 403);

@@ -258,9 +258,10 @@ export class DisplaysService {
       if (!(error instanceof AppError && error.status === 404)) throw error;
     }
     // CONTRACT.md: shortened while a push waits (queued, or still rendering).
+    const interval = display.refresh_rate ?? DEFAULT_REFRESH_RATE;
     const refreshRate = await this.pushes.hasWaiting(device.id)
-      ? WAITING_REFRESH_RATE
-      : display.refresh_rate ?? DEFAULT_REFRESH_RATE;
+      ? Math.min(WAITING_REFRESH_RATE, interval)
+      : interval;
     if (!push) return this.reply(0, await this.noPushScreen(), refreshRate);
     return {
       status: 0,
@@ -349,10 +350,10 @@ export class DisplaysService {
   async setProfile(
     userId: string,
     deviceId: string,
-    input: Partial<OwnerProfile> & { colors?: number },
+    input: Partial<OwnerProfile> & { colors?: number; refreshRate?: number },
   ): Promise<DisplayProfile> {
     const display = await this.ownedDisplay(userId, deviceId);
-    const { colors, ...fields } = input;
+    const { colors, refreshRate, ...fields } = input;
     if (fields.model !== undefined) {
       if (!modelOf(fields.model)) throw badRequest(`Unknown model ${JSON.stringify(fields.model)}`);
       fields.model = fields.model.trim().toLowerCase();
@@ -362,8 +363,9 @@ export class DisplaysService {
     if (colors !== undefined && colors !== next.colors) {
       throw badRequest(`colors must be ${next.colors} for a bitDepth of ${next.bitDepth}`);
     }
-    const row = await repo.updateDisplay(this.db, display.id, { profile });
-    return toProfile(row ?? { ...display, profile });
+    const refresh = refreshRate ?? display.refresh_rate;
+    const row = await repo.updateDisplay(this.db, display.id, { profile, refresh_rate: refresh });
+    return toProfile(row ?? { ...display, profile, refresh_rate: refresh });
   }
 
   /**

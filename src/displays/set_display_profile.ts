@@ -3,7 +3,14 @@ import { uuidParam } from "../lib/params.ts";
 import { userOrPatProcedure } from "../trpc/auth.ts";
 import { withExample } from "../http/operation.ts";
 import { OWNER_ERRORS } from "../devices/meta.ts";
-import { BIT_DEPTHS, MAX_SIDE, profileSchema, ROTATIONS } from "./views.ts";
+import {
+  BIT_DEPTHS,
+  MAX_REFRESH_RATE,
+  MAX_SIDE,
+  MIN_REFRESH_RATE,
+  profileSchema,
+  ROTATIONS,
+} from "./views.ts";
 
 /** PUT /api/devices/{id}/display-profile: any of the fields; answers the whole profile. */
 export const setDisplayProfile = userOrPatProcedure
@@ -29,6 +36,7 @@ export const setDisplayProfile = userOrPatProcedure
       bitDepth: z.union(BIT_DEPTHS.map((d) => z.literal(d))).optional(),
       colors: z.number().int().optional().meta({ description: "Must be 2^bitDepth when given" }),
       rotation: z.union(ROTATIONS.map((d) => z.literal(d))).optional(),
+      refreshRate: z.number().int().min(MIN_REFRESH_RATE).max(MAX_REFRESH_RATE).optional(),
     }),
     { id: "0193a0c0-5d2e-7c4b-9a1f-2b6e8d4c7a10", bitDepth: 2 },
   ))

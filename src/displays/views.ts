@@ -8,6 +8,8 @@ import { timestamp } from "../lib/wire.ts";
 export const BIT_DEPTHS = [1, 2, 4] as const;
 export const ROTATIONS = [0, 90, 180, 270] as const;
 export const MAX_SIDE = 4096;
+export const MIN_REFRESH_RATE = 60;
+export const MAX_REFRESH_RATE = 86_400;
 
 export const profileSchema = z.object({
   model: z.string().meta({ description: "TRMNL's model name, e.g. `og`, `x`" }),
@@ -18,6 +20,10 @@ export const profileSchema = z.object({
   }),
   colors: z.number().int().meta({ description: "Grey levels: 2 to the bitDepth" }),
   rotation: z.union(ROTATIONS.map((d) => z.literal(d))),
+  // An added field (CONTRACT.md: the refresh interval is owner-settable).
+  refreshRate: z.number().int().min(MIN_REFRESH_RATE).max(MAX_REFRESH_RATE).meta({
+    description: "Seconds between polls (`refresh_rate`), 60 to 86400; default 900",
+  }),
 }).meta({ id: "DisplayProfile" });
 
 export type DisplayProfile = z.infer<typeof profileSchema>;
@@ -42,6 +48,7 @@ export function toProfile(row: Selectable<DisplaysTable>): DisplayProfile {
     bitDepth,
     colors: 2 ** bitDepth,
     rotation: owner.rotation ?? 0,
+    refreshRate: row.refresh_rate,
   };
 }
 
