@@ -243,6 +243,15 @@ suite.test(
     assert.equal(next.image_url.startsWith(new URL(s.url).origin), true);
     const still = expectStatus(await poll(api, mac, key), 200);
     assertEquals([still.filename, still.refresh_rate], [next.filename, 900]);
+    // Back with the push it was given: it has shown it (CONFIRMED in the push history).
+    const history = expectStatus(
+      await api.get(`/api/devices/${device.id}/pushes`, { token: user.accessToken }),
+      200,
+    );
+    const statuses = Object.fromEntries(
+      history.items.map((i: { pushId: string; status: string }) => [i.pushId, i.status]),
+    );
+    assertEquals([statuses[high], statuses[low]], ["EXPIRED", "CONFIRMED"]);
     await image(still.image_url);
   },
 );

@@ -263,6 +263,11 @@ export class DisplaysService {
       ? Math.min(WAITING_REFRESH_RATE, interval)
       : interval;
     if (!push) return this.reply(0, await this.noPushScreen(), refreshRate);
+    // The display is back with the push it was given at its last poll: it has shown it
+    // (PUBLISHED → CONFIRMED, like an MQTT device's `up/confirm`).
+    if (!push.changed && push.status === "PUBLISHED") {
+      await this.pushes.confirmDisplayed(device.thing_name, push.pushId);
+    }
     return {
       status: 0,
       image_url: push.url,
