@@ -11,6 +11,7 @@ import { serverSuite } from "./helpers/suite.ts";
 import { fetchChecked } from "./helpers/openapi.ts";
 import { createDevice, insertPush } from "./helpers/devices.ts";
 import { customPush, greyPng } from "./helpers/custom_push.ts";
+import { account, expectCode, hardcodePresentation } from "./helpers/targetless.ts";
 import type { TestServer } from "./helpers/server.ts";
 
 const suite = serverSuite("displays", { DISPLAY_SETUPS_PER_MINUTE: "40" });
@@ -572,6 +573,73 @@ suite.test("cmd on a display is 409", async (api) => {
     409,
   );
 });
+
+suite.test(
+  "Scene delivery: a stored Scene drawn for the display's panel, no AI call",
+  async (api, server) => {
+    const acct = await account(api, "scene");
+    const mac = newMac();
+    const s = expectStatus(await setup(api, mac), 200);
+    const claim = expectStatus(
+      await api.post("/api/devices/claim", {
+        token: acct.accessToken,
+        body: { code: s.friendly_id },
+      }),
+      200,
+    );
+    const device = claim.device;
+    const key = s.api_key;
+    expectStatus(
+      await api.put(`/api/devices/${device.id}/display-profile`, {
+        token: acct.accessToken,
+        body: { model: "inkplate_10" },
+      }),
+      200,
+    );
+    const empty = expectStatus(await poll(api, mac, key), 200);
+    const { presentation } = await hardcodePresentation(acct, acct.sdk);
+    for (const mount of [acct.sdk, acct.app]) {
+      const path = `/presentations/${presentation.id}/deliveries`;
+      const delivered = expectStatus(
+        await acct.call(mount, "POST", path, { body: { displayId: device.id } }),
+        202,
+      );
+      assert.match(delivered.pushId, /^[0-9a-f-]{36}$/);
+    }
+    const shown = await nextPicture(api, mac, key, empty.filename);
+    const png = decodePng(await image(shown.image_url));
+    assertEquals([png.width, png.height, png.depth], [1200, 825, 2]);
+    // An MQTT device of the same user gets the same Scene in its 800x480 formats.
+    const nfc = await createDevice(server, acct.userId);
+    expectStatus(
+      await acct.call(acct.sdk, "POST", `/presentations/${presentation.id}/deliveries`, {
+        body: { displayId: nfc.id },
+      }),
+      202,
+    );
+    let raw2: Reply | undefined;
+    for (let i = 0; i < 120 && raw2?.status !== 200; i++) {
+      if (i) await new Promise((r) => setTimeout(r, 250));
+      raw2 = await api.get(`/api/devices/${nfc.id}/push?format=raw2`, { token: acct.accessToken });
+    }
+    const bytes = new Uint8Array(await (await fetch(expectStatus(raw2!, 200).url)).arrayBuffer());
+    assert.equal(bytes.length, 48000);
+    // Refused: another user's device and presentation, an unknown presentation.
+    const other = await account(api, "scene2");
+    const theirs = await claimed(api);
+    const path = `/presentations/${presentation.id}/deliveries`;
+    expectCode(
+      await acct.call(acct.sdk, "POST", path, { body: { displayId: theirs.device.id } }),
+      404,
+      "not_found",
+    );
+    expectCode(
+      await other.call(other.sdk, "POST", path, { body: { displayId: theirs.device.id } }),
+      404,
+      "presentation_not_found",
+    );
+  },
+);
 
 suite.test("setup: over DISPLAY_SETUPS_PER_MINUTE from one address is 429 with Retry-After", async (api) => {
   let limited: Reply | undefined;

@@ -30,7 +30,7 @@ import { renderPrefix } from "./keys.ts";
 import type { ObjectStore } from "../storage/object_store.ts";
 import * as files from "../files/repository.ts";
 import * as repo from "./repository.ts";
-import { CUSTOM_IMAGE_TEMPLATE, type PushesService } from "./service.ts";
+import { CUSTOM_IMAGE_TEMPLATE, type PushesService, SCENE_PUSH_TEMPLATE } from "./service.ts";
 import type { PushesTable } from "./tables.ts";
 import { FORMAT_FILES } from "./views.ts";
 
@@ -198,6 +198,7 @@ export class PushRenderJob {
   }
 
   private async render(push: PushRow, panel?: PanelSpec): Promise<PushBitmaps> {
+    if (push.template === SCENE_PUSH_TEMPLATE) return await this.renderScene(push, panel);
     if (push.template !== CUSTOM_IMAGE_TEMPLATE) {
       return await this.renderer.renderTemplate({ ...await this.templateRequest(push), panel });
     }
@@ -208,6 +209,32 @@ export class PushRenderJob {
       mode: modeOf(push),
       panel,
     });
+  }
+
+  /**
+   * A delivered Scene: drawn in grey at the panel's size (800x480 for an MQTT device), then
+   * toned, dithered and packed like an uploaded picture for that panel. Its pictures are the
+   * push owner's own confirmed files only.
+   */
+  private async renderScene(push: PushRow, panel?: PanelSpec): Promise<PushBitmaps> {
+    const params = (push.params ?? {}) as { scene?: unknown; mode?: unknown; fileIds?: unknown };
+    const fileIds = Array.isArray(params.fileIds)
+      ? params.fileIds.filter((id): id is string => typeof id === "string").slice(0, 16)
+      : [];
+    const images: Record<string, Uint8Array> = {};
+    for (const file of await files.confirmedUserFiles(this.pushes.db, push.user_id, fileIds)) {
+      const bytes = await this.store.get(file.object_key);
+      if (bytes) images[file.id] = bytes;
+    }
+    const grey = await this.renderer.renderScene({
+      scene: params.scene,
+      images,
+      width: panel?.width ?? 800,
+      height: panel?.height ?? 480,
+      colorMode: "grayscale",
+      mode: params.mode === "hardcode" ? "hardcode" : "auto",
+    });
+    return await this.renderer.renderImage(grey, { panel });
   }
 
   /**

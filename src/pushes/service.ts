@@ -33,6 +33,12 @@ const MAX_LIMIT = 50;
 /** The template of custom-image pushes: the upload itself is the source (SPEC 4.6). */
 export const CUSTOM_IMAGE_TEMPLATE = "custom-image";
 
+/**
+ * The template of a delivered Scene (CONTRACT.md "Displays people already own"): its params are
+ * `{scene, mode, fileIds}`, drawn by the render job for the device's panel.
+ */
+export const SCENE_PUSH_TEMPLATE = "scene";
+
 export interface NewPush {
   userId: string;
   deviceId: string;
