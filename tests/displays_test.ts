@@ -344,6 +344,7 @@ suite.test(
       colors: 2,
       rotation: 0,
       refreshRate: 900,
+      sleepWindow: null,
     });
     // A TRMNL X without size headers: the registry's size and depth.
     const x = { Model: "x" } as Record<string, string>;
@@ -359,6 +360,7 @@ suite.test(
       colors: 16,
       rotation: 0,
       refreshRate: 900,
+      sleepWindow: null,
     });
     // Width/Height headers win over the registry; the owner's PUT over both.
     expectStatus(await poll(api, mac, key, { Model: "og", Width: "640", Height: "384" }), 200);
@@ -378,6 +380,34 @@ suite.test(
     // The owner's refresh interval is the display's refresh_rate.
     const slow = expectStatus(await api.put(path, { token, body: { refreshRate: 3600 } }), 200);
     assertEquals([slow.refreshRate, slow.bitDepth], [3600, 2]);
+    assertEquals(expectStatus(await poll(api, mac, key), 200).refresh_rate, 3600);
+    // A sleep window around now (UTC): the display sleeps until its end, at least its interval.
+    const hhmm = (d: Date) => d.toISOString().slice(11, 16);
+    const start = hhmm(new Date(Date.now() - 3600_000));
+    const end = hhmm(new Date(Date.now() + 5 * 3600_000));
+    const night = expectStatus(
+      await api.put(path, { token, body: { sleepWindow: { start, end, timeZone: "UTC" } } }),
+      200,
+    );
+    assertEquals(night.sleepWindow, { start, end, timeZone: "UTC" });
+    const sleeping = expectStatus(await poll(api, mac, key), 200).refresh_rate;
+    assert.ok(sleeping > 4.9 * 3600 && sleeping <= 5 * 3600, String(sleeping));
+    expectError(
+      await api.put(path, {
+        token,
+        body: { sleepWindow: { start: "22:00", end: "06:00", timeZone: "Mars/Olympus" } },
+      }),
+      400,
+    );
+    expectError(
+      await api.put(path, {
+        token,
+        body: { sleepWindow: { start: "25:00", end: "06:00", timeZone: "UTC" } },
+      }),
+      400,
+    );
+    const cleared = expectStatus(await api.put(path, { token, body: { sleepWindow: null } }), 200);
+    assertEquals(cleared.sleepWindow, null);
     assertEquals(expectStatus(await poll(api, mac, key), 200).refresh_rate, 3600);
     // Another user's display is 403; a device that is not a display is 404.
     const other = await registerUser(api);

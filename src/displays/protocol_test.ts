@@ -4,6 +4,7 @@ import { AppError, unauthorized } from "../errors.ts";
 import { faultsAre503 } from "./protocol.ts";
 import { logEntries, normalizeMac, reportedHeaders } from "./service.ts";
 import { toProfile } from "./views.ts";
+import { secondsToWake } from "./sleep.ts";
 
 Deno.test("a fault of the service is 503 with Retry-After, never a 500 a display would read", async () => {
   const fault = await faultsAre503(() => Promise.reject(new Error("connection refused")))
@@ -92,6 +93,7 @@ Deno.test("profile: registry, then reported size, then the owner's fields", () =
     colors: 16,
     rotation: 0,
     refreshRate: 900,
+    sleepWindow: null,
   });
   const unknown = toProfile({
     ...row,
@@ -107,4 +109,16 @@ Deno.test("profile: registry, then reported size, then the owner's fields", () =
   ]);
   const owned = toProfile({ ...row, reported_width: 640, profile: { model: "og", bitDepth: 2 } });
   assert.deepEqual([owned.width, owned.height, owned.bitDepth, owned.colors], [800, 480, 2, 4]);
+});
+
+Deno.test("sleep window: inside it, the seconds to its end; across midnight too", () => {
+  const at = new Date("2026-11-26T23:30:00Z");
+  assert.equal(secondsToWake({ start: "22:00", end: "06:00", timeZone: "UTC" }, at), 6.5 * 3600);
+  assert.equal(secondsToWake({ start: "08:00", end: "18:00", timeZone: "UTC" }, at), null);
+  // 23:30 UTC is 00:30 in Berlin (CET): inside 00:00-07:00, 6.5 h to go.
+  assert.equal(
+    secondsToWake({ start: "00:00", end: "07:00", timeZone: "Europe/Berlin" }, at),
+    6.5 * 3600,
+  );
+  assert.equal(secondsToWake({ start: "06:00", end: "06:00", timeZone: "UTC" }, at), null);
 });

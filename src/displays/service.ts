@@ -22,6 +22,7 @@ import { screenKey } from "./keys.ts";
 import * as repo from "./repository.ts";
 import type { DisplaysTable, OwnerProfile } from "./tables.ts";
 import { modelOf } from "./models.ts";
+import { secondsToWake } from "./sleep.ts";
 import { type DisplayProfile, toLogItem, toProfile } from "./views.ts";
 import { isStorableJson } from "../devices/report_payload.ts";
 import { anchorOf, keysetPage } from "../lib/cursor.ts";
@@ -259,7 +260,13 @@ export class DisplaysService {
     }
     // CONTRACT.md: shortened while a push waits (queued, or still rendering).
     const interval = display.refresh_rate ?? DEFAULT_REFRESH_RATE;
-    const refreshRate = await this.pushes.hasWaiting(device.id)
+    // Inside the owner's sleep window the display sleeps until its end; otherwise a waiting
+    // push brings it back within a minute.
+    const window = display.profile?.sleepWindow;
+    const wake = window ? secondsToWake(window) : null;
+    const refreshRate = wake !== null
+      ? Math.max(interval, wake)
+      : await this.pushes.hasWaiting(device.id)
       ? Math.min(WAITING_REFRESH_RATE, interval)
       : interval;
     if (!push) return this.reply(0, await this.noPushScreen(), refreshRate);

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { uuidParam } from "../lib/params.ts";
 import { userOrPatProcedure } from "../trpc/auth.ts";
 import { withExample } from "../http/operation.ts";
+import { sleepWindowSchema } from "./sleep.ts";
 import { OWNER_ERRORS } from "../devices/meta.ts";
 import {
   BIT_DEPTHS,
@@ -37,6 +38,7 @@ export const setDisplayProfile = userOrPatProcedure
       colors: z.number().int().optional().meta({ description: "Must be 2^bitDepth when given" }),
       rotation: z.union(ROTATIONS.map((d) => z.literal(d))).optional(),
       refreshRate: z.number().int().min(MIN_REFRESH_RATE).max(MAX_REFRESH_RATE).optional(),
+      sleepWindow: sleepWindowSchema.nullable().optional().meta({ description: "null clears it" }),
     }),
     { id: "0193a0c0-5d2e-7c4b-9a1f-2b6e8d4c7a10", bitDepth: 2 },
   ))

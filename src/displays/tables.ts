@@ -8,6 +8,8 @@ export interface OwnerProfile {
   height: number;
   bitDepth: 1 | 2 | 4;
   rotation: 0 | 90 | 180 | 270;
+  /** The nightly sleep window (null: none). */
+  sleepWindow: { start: string; end: string; timeZone: string } | null;
 }
 
 export type DisplayStatus = "pending" | "claimed" | "replaced" | "enrollment";

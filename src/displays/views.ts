@@ -4,6 +4,7 @@ import type { Selectable } from "kysely";
 import { DEFAULT_MODEL, modelOf, MODELS } from "./models.ts";
 import type { DisplayLogsTable, DisplaysTable } from "./tables.ts";
 import { timestamp } from "../lib/wire.ts";
+import { sleepWindowSchema } from "./sleep.ts";
 
 export const BIT_DEPTHS = [1, 2, 4] as const;
 export const ROTATIONS = [0, 90, 180, 270] as const;
@@ -24,6 +25,8 @@ export const profileSchema = z.object({
   refreshRate: z.number().int().min(MIN_REFRESH_RATE).max(MAX_REFRESH_RATE).meta({
     description: "Seconds between polls (`refresh_rate`), 60 to 86400; default 900",
   }),
+  // An added field: polls inside the window are told to sleep until its end.
+  sleepWindow: sleepWindowSchema.nullable(),
 }).meta({ id: "DisplayProfile" });
 
 export type DisplayProfile = z.infer<typeof profileSchema>;
@@ -49,6 +52,7 @@ export function toProfile(row: Selectable<DisplaysTable>): DisplayProfile {
     colors: 2 ** bitDepth,
     rotation: owner.rotation ?? 0,
     refreshRate: row.refresh_rate,
+    sleepWindow: owner.sleepWindow ?? null,
   };
 }
 
