@@ -252,21 +252,26 @@ export class DisplaysService {
     ) {
       await repo.updateDisplay(this.db, display.id, panel);
     }
+    // Nothing waiting (the usual poll): `push/refresh` would change nothing, so the current push
+    // is read on the cached path of `GET .../push`, without a transaction.
+    let waiting = await this.pushes.hasWaiting(device.id);
     let push;
     try {
-      push = await this.pushes.refresh(device.owner_id, device.id, "png");
+      push = waiting
+        ? await this.pushes.refresh(device.owner_id, device.id, "png")
+        : await this.pushes.get(device.owner_id, device.id, "png");
     } catch (error) {
       if (!(error instanceof AppError && error.status === 404)) throw error;
     }
-    // CONTRACT.md: shortened while a push waits (queued, or still rendering).
+    if (waiting) waiting = await this.pushes.hasWaiting(device.id);
+    // CONTRACT.md: shortened while a push waits (queued, or still rendering). Inside the
+    // owner's sleep window the display sleeps until its end instead.
     const interval = display.refresh_rate ?? DEFAULT_REFRESH_RATE;
-    // Inside the owner's sleep window the display sleeps until its end; otherwise a waiting
-    // push brings it back within a minute.
     const window = display.profile?.sleepWindow;
     const wake = window ? secondsToWake(window) : null;
     const refreshRate = wake !== null
       ? Math.max(interval, wake)
-      : await this.pushes.hasWaiting(device.id)
+      : waiting
       ? Math.min(WAITING_REFRESH_RATE, interval)
       : interval;
     if (!push) return this.reply(0, await this.noPushScreen(), refreshRate);
