@@ -126,6 +126,7 @@ const schema = z.object({
   ANALYZE_MAX_STEPS: positiveOrDefault(20),
   ANALYZE_TOKEN_BUDGET: positiveOrDefault(200_000),
   FACTORY_DOWNLOADS_PER_MINUTE: positiveOrDefault(30),
+  DISPLAY_SETUPS_PER_MINUTE: positiveOrDefault(30),
   LOGIN_FAILURES_PER_IDENTIFIER: positiveOrDefault(10),
   LOGIN_FAILURES_PER_IP: positiveOrDefault(100),
   MQTT_DEVICE_KEY: z.base64().refine((v) => atob(v).length === 32, "must be base64 of 32 bytes")
@@ -178,6 +179,8 @@ function shape(env: z.output<typeof schema>) {
     },
     /** Factory file downloads (single and ZIP) per principal per minute (SPEC 8: not shown). */
     factoryDownloadsPerMinute: env.FACTORY_DOWNLOADS_PER_MINUTE,
+    /** CONTRACT.md "Displays people already own": `GET /api/setup` per client address and minute. */
+    displaySetupsPerMinute: env.DISPLAY_SETUPS_PER_MINUTE,
     /**
      * CONTRACT.md: failed password checks counted in the database; over a limit 429 before any
      * hashing. Identifier: 10 per 15 minutes per account and source (src/accounts/

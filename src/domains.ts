@@ -13,6 +13,7 @@ import { files } from "./files/mod.ts";
 import { storage } from "./storage/mod.ts";
 import { factory } from "./factory/mod.ts";
 import { binding } from "./binding/mod.ts";
+import { displays } from "./displays/mod.ts";
 import { devices } from "./devices/mod.ts";
 import { pushes } from "./pushes/mod.ts";
 import { content } from "./content/mod.ts";
@@ -27,6 +28,8 @@ export const DOMAINS = [
   storage,
   factory,
   binding,
+  // Before devices: `claim` must not be read as a device id.
+  displays,
   devices,
   pushes,
   files,

@@ -13,6 +13,7 @@ import type { OauthTables } from "./oauth/tables.ts";
 import type { ContentTables } from "./content/tables.ts";
 import type { FactoryDeviceColumns, FactoryTables } from "./factory/tables.ts";
 import type { TargetlessTables } from "./targetless/tables.ts";
+import type { DisplayTables } from "./displays/tables.ts";
 
 export interface DB
   extends
@@ -26,7 +27,8 @@ export interface DB
     OauthTables,
     FactoryTables,
     ContentTables,
-    TargetlessTables {
+    TargetlessTables,
+    DisplayTables {
   /** The factory adds its credential columns to the shared devices table. */
   devices: DevicesTable & FactoryDeviceColumns;
 }

@@ -23,11 +23,13 @@ import { LoginLimiter } from "./accounts/login_limiter.ts";
 import type { DeviceMessenger, DeviceOutbox } from "./devices/service.ts";
 import { PushRenderJob } from "./pushes/render_job.ts";
 import { forgetDevicePushes } from "./pushes/unlink.ts";
+import { forgetDisplayLogs } from "./displays/unlink.ts";
 import { DOMAINS } from "./domains.ts";
 import { billing as billingDomain } from "./billing/mod.ts";
 import { binding as bindingDomain } from "./binding/mod.ts";
 import { content as contentDomain } from "./content/mod.ts";
 import { devices as devicesDomain } from "./devices/mod.ts";
+import { displays as displaysDomain } from "./displays/mod.ts";
 import { factory as factoryDomain } from "./factory/mod.ts";
 import { oauth as oauthDomain } from "./oauth/mod.ts";
 import { pats as patsDomain } from "./pats/mod.ts";
@@ -80,12 +82,13 @@ export function createServices(
     changes,
   });
   const oauth = oauthDomain.build({ db, config, accounts, pats, baseUrl: infra.publicBaseUrl });
-  // SPEC 3.6 / 4.1: a device that leaves its owner takes its pushes, files and bitmaps with it.
+  // SPEC 3.6 / 4.1: a device that leaves its owner takes its pushes, files and bitmaps with it,
+  // and a display its log entries.
   const devices = devicesDomain.build({
     db,
     messenger: infra.messenger,
     outbox: infra.outbox,
-    onUnlink: [forgetDevicePushes(storage)],
+    onUnlink: [forgetDevicePushes(storage), forgetDisplayLogs()],
     log,
     changes,
   });
@@ -96,6 +99,17 @@ export function createServices(
     jobs: infra.jobs,
     log,
     changes,
+  });
+  // Displays people already own: a claimed one is a device (devices) showing its pushes (pushes).
+  const displays = displaysDomain.build({
+    db,
+    devices,
+    pushes,
+    store: storage,
+    renderer: infra.renderer,
+    setupsPerMinute: config.displaySetupsPerMinute,
+    baseUrl: infra.publicBaseUrl,
+    log,
   });
   // The model, with the offline behaviour of every task (CONTRACT.md: deterministic, no network).
   const model = createModel(config, {
@@ -141,6 +155,8 @@ export function createServices(
   });
   const pushRenderJob = new PushRenderJob(pushes, infra.renderer, {
     onFailedForGood: [(push, message) => targetless.pushFailedForGood(push.id, message)],
+    // A display's custom images are drawn for its panel (CONTRACT.md).
+    panelOf: (deviceId) => displays.panelOf(deviceId),
     log,
   });
   const accountDeletion = new AccountDeletion({
@@ -182,6 +198,7 @@ export function createServices(
     storage,
     devices,
     pushes,
+    displays,
     pushRenderJob,
     model,
     ...contentServices,

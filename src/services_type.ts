@@ -19,6 +19,7 @@ import type { OauthService } from "./oauth/service.ts";
 import type { Factory } from "./factory/service.ts";
 import type { BindingService } from "./binding/service.ts";
 import type { DevicesService } from "./devices/service.ts";
+import type { DisplaysService } from "./displays/service.ts";
 import type { PushesService } from "./pushes/service.ts";
 import type { PushRenderJob } from "./pushes/render_job.ts";
 import type { Model } from "./ai/model.ts";
@@ -49,6 +50,8 @@ export interface Services {
   storage: ObjectStore;
   devices: DevicesService;
   pushes: PushesService;
+  /** Displays polling with TRMNL's protocol: setup, polls, claims. */
+  displays: DisplaysService;
   /** The handler of `renderPushQueue`, registered at start-up. */
   pushRenderJob: PushRenderJob;
   /** The AI model: Claude with ANTHROPIC_API_KEY, else the offline model. */

@@ -33,6 +33,8 @@ suite.test(
       "ownerId",
       "tags",
       "thingName",
+      // CONTRACT.md "Displays people already own": an added field.
+      "transport",
     ]);
     assertEquals(list[0].id, mine.id);
     assertEquals(list[0].tags, ["undeclared"]);

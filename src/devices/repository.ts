@@ -80,3 +80,21 @@ export function bindDevice(trx: Trx, id: string, userId: string) {
     .where("id", "=", id).where("owner_id", "is", null)
     .returningAll().executeTakeFirst();
 }
+
+/** Locks the device of a hardware id (a display's MAC), if there is one. */
+export function lockDeviceByHwId(trx: Trx, hwId: string) {
+  return trx.selectFrom("devices").selectAll().where("hw_id", "=", hwId).forUpdate()
+    .executeTakeFirst();
+}
+
+/** A display's device, created bound to its claimer (CONTRACT.md: transport `http`). */
+export function insertDisplayDevice(
+  trx: Trx,
+  row: { id: string; hw_id: string; thing_name: string; owner_id: string },
+) {
+  const now = new Date();
+  return trx.insertInto("devices")
+    .values({ ...row, transport: "http", bound_at: now, created_at: now, updated_at: now })
+    .onConflict((oc) => oc.column("hw_id").doNothing())
+    .returningAll().executeTakeFirst();
+}

@@ -17,6 +17,7 @@ export const sendCommand = userOrPatProcedure
       errorResponses: {
         ...OWNER_ERRORS,
         400: "Unsupported kind, missing text or invalid device id",
+        409: "The device is a display that polls over HTTP (transport http): no commands",
         503: "The MQTT broker is unreachable; nothing was delivered",
       },
     },

@@ -6,7 +6,7 @@
 import { type Log, silentLog } from "../lib/log.ts";
 import type { Selectable } from "kysely";
 import type { Db, Trx } from "../schema.ts";
-import { badRequest, notFound } from "../errors.ts";
+import { badRequest, conflict, notFound } from "../errors.ts";
 import * as access from "../access/mod.ts";
 import { uuidv7 } from "../lib/ids.ts";
 import { newClaimCode } from "./claim_code.ts";
@@ -148,9 +148,58 @@ export class DevicesService {
     return row && toDevice(row);
   }
 
+  /**
+   * A claimed display becomes a device of `userId` (CONTRACT.md "Displays people already own"):
+   * created for its MAC (`hwId`, `thingName` `display-<hwId>`, transport `http`), or, for a
+   * display claimed before, taken from its previous owner (unlinked like an unbind: its pushes
+   * go). Returns the device and what follows the commit.
+   */
+  async adoptDisplay(trx: Trx, hwId: string, userId: string) {
+    let row = await repo.lockDeviceByHwId(trx, hwId);
+    const after: Array<UnlinkedDevice & { thingName: string }> = [];
+    if (!row) {
+      row = await repo.insertDisplayDevice(trx, {
+        id: uuidv7(),
+        hw_id: hwId,
+        thing_name: `display-${hwId}`,
+        owner_id: userId,
+      }) ?? await repo.lockDeviceByHwId(trx, hwId);
+      if (!row) throw new Error("display device vanished");
+    }
+    if (row.owner_id !== userId) {
+      if (row.owner_id !== null) {
+        await this.unlink(trx, row.id, row.owner_id, row.thing_name);
+        after.push({ id: row.id, ownerId: row.owner_id, thingName: row.thing_name });
+      }
+      row = await repo.bindDevice(trx, row.id, userId);
+      if (!row) throw new Error("display device was bound meanwhile");
+    }
+    return { device: toDevice(row), afterCommit: () => this.afterUnlink(after) };
+  }
+
+  /**
+   * What a display's poll reports (its headers): battery, firmware, raw values in `state`, and
+   * the display is seen now.
+   */
+  async reportDisplay(deviceId: string, state: Record<string, string>) {
+    const now = new Date();
+    await repo.updateDevice(this.db, deviceId, {
+      state,
+      state_updated_at: now,
+      last_seen_at: now,
+      online: true,
+      ...vitals(displayVitals(state)),
+    });
+  }
+
   /** Sets the device's latest push (SPEC 3.1 promotion); null clears it. */
   async setLatestPush(trx: Trx, deviceId: string, pushId: string | null, at: Date | null) {
     await repo.updateDevice(trx, deviceId, { latest_push_id: pushId, latest_push_at: at });
+  }
+
+  /** A device by id, unchecked: for a display that authenticated with its own key. */
+  byId(deviceId: string) {
+    return repo.findDevice(this.db, deviceId);
   }
 
   /** A device by thing name (MQTT). */
@@ -272,6 +321,10 @@ export class DevicesService {
     // command the device got must never answer an error.
     if (input.text.includes("\u0000")) throw badRequest("text must not contain NUL characters");
     const device = await this.owned(userId, deviceId);
+    // CONTRACT.md: a display polls over HTTP; there is nothing to deliver a command on.
+    if (device.transport === "http") {
+      throw conflict("Commands are not supported by displays that poll (transport http)");
+    }
     const id = uuidv7();
     const payload = { id, kind: "text", text: input.text };
     await this.messenger.publish(device.thing_name, "down/cmd", payload);
@@ -336,5 +389,21 @@ function vitals(fields: Record<string, unknown>): Partial<Pick<DeviceRow, "batte
   ) {
     out.firmware = fields.firmware;
   }
+  return out;
+}
+
+/**
+ * Battery percent from a display's headers: `percent-charged` as is, else `Battery-Voltage`
+ * over a Li-ion cell's range (3.0 V empty, 4.2 V full); firmware from `FW-Version`.
+ */
+function displayVitals(state: Record<string, string>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const percent = Number(state["percent-charged"]);
+  const volts = Number(state["battery-voltage"]);
+  if (state["percent-charged"] !== undefined && Number.isFinite(percent)) out.battery = percent;
+  else if (state["battery-voltage"] !== undefined && Number.isFinite(volts) && volts > 0) {
+    out.battery = volts > 5 ? volts : ((volts - 3.0) / 1.2) * 100;
+  }
+  if (state["fw-version"]) out.firmware = state["fw-version"];
   return out;
 }

@@ -26,6 +26,8 @@ export interface DevicesTable {
   tags: Generated<string[]>;
   latest_push_id: string | null;
   latest_push_at: Date | null;
+  /** `mqtt` (made by the factory) or `http` (a display polling the TRMNL protocol). */
+  transport: Generated<string>;
   created_at: ColumnType<Date, Date | undefined, never>;
   updated_at: ColumnType<Date, Date | undefined, Date>;
 }

@@ -22,6 +22,11 @@ function stateString(state: unknown): string | null {
   return state === null || state === undefined ? null : JSON.stringify(state);
 }
 
+// CONTRACT.md "Displays people already own": an added field, SPEC's are unchanged.
+const transportSchema = z.enum(["mqtt", "http"]).meta({
+  description: "`mqtt`: a device made by the factory; `http`: a display polling `GET /api/display`",
+});
+
 export const deviceSchema = z.object({
   id: z.uuid(),
   hwId: z.string(),
@@ -39,6 +44,7 @@ export const deviceSchema = z.object({
   tags: z.array(z.string()),
   latestPushId: z.uuid().nullable(),
   latestPushAt: timestamp.nullable(),
+  transport: transportSchema,
 }).meta({ id: "Device" });
 
 /** SPEC 2.7 list form: null optionals omitted; no state, stateUpdatedAt or claimCode. */
@@ -56,6 +62,7 @@ export const deviceListItemSchema = z.object({
   tags: z.array(z.string()),
   latestPushId: z.uuid().optional(),
   latestPushAt: timestamp.optional(),
+  transport: transportSchema,
 }).meta({ id: "DeviceListItem" });
 
 export const healthSchema = z.object({
@@ -100,6 +107,7 @@ export function toDevice(row: DeviceRow, now = Date.now()): z.infer<typeof devic
     tags: row.tags,
     latestPushId: row.latest_push_id,
     latestPushAt: iso(row.latest_push_at),
+    transport: row.transport === "http" ? "http" : "mqtt",
   };
 }
 

@@ -36,6 +36,7 @@ Deno.test("list items omit nulls, state, stateUpdatedAt and claimCode", () => {
     tags: ["undeclared"],
     latest_push_id: null,
     latest_push_at: null,
+    transport: "mqtt",
     created_at: new Date(now),
     updated_at: new Date(now),
   }, now);
@@ -49,5 +50,6 @@ Deno.test("list items omit nulls, state, stateUpdatedAt and claimCode", () => {
     ownerId: "01a20190-0000-7000-8000-000000000002",
     boundAt: "2026-11-22T05:00:00.000Z",
     tags: ["undeclared"],
+    transport: "mqtt",
   });
 });

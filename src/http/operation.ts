@@ -16,13 +16,14 @@ import type { CallerKind } from "../caller.ts";
 import { errorSchemaOf } from "./envelope.ts";
 
 /** A credential an operation may accept (CONTRACT.md "Who may call what"). */
-export type Credential = CallerKind | "factory";
+export type Credential = CallerKind | "factory" | "display";
 
 /** The security scheme of each credential, in both documents. */
 export const SECURITY_SCHEMES = {
   user: "userAccessToken",
   pat: "personalAccessToken",
   factory: "factoryToken",
+  display: "displayAccessToken",
 } as const satisfies Record<Credential, string>;
 
 /** Status → what it means for this operation. */
@@ -45,6 +46,7 @@ const CREDENTIAL_NAMES: Record<Credential, string> = {
   user: "a user access token",
   pat: "a personal access token",
   factory: "a factory principal's token",
+  display: "a display's `api_key` in `Access-Token`",
 };
 
 /**

@@ -39,6 +39,13 @@ const SCHEMES: Record<Credential, oas31.SecuritySchemeObject> = {
     scheme: "bearer",
     description: "The token of a factory principal (FACTORY_PRINCIPALS)",
   },
+  display: {
+    type: "apiKey",
+    in: "header",
+    name: "Access-Token",
+    description:
+      "A display's `api_key` from `GET /api/setup` (TRMNL's pull protocol; the header name is case-insensitive)",
+  },
 };
 
 const INFO: Record<Audience, { title: string; description: string }> = {

@@ -37,6 +37,7 @@ const PUBLIC = [
   /^\/api\/devices\/bind\/code$/, // retired: always 410
   /^\/api\/devices\/\{id\}\/refresh-code$/,
   /^(\/internal\/factory)?\/(docs|playground)(\/\{file\})?$/, // static pages; their calls carry the pasted token
+  /^\/api\/setup$/, // a display's first call: its MAC, rate limited per address
   /^\/metrics$/, // its own optional METRICS_TOKEN, not a user credential (docs/decisions.md)
 ];
 
@@ -45,6 +46,7 @@ function expectedSchemes(path: string): string[] {
   if (PUBLIC.some((p) => p.test(path))) return [];
   if (path.startsWith("/internal/factory/")) return ["factoryToken"];
   if (path.startsWith("/api/sdk/v1/")) return ["personalAccessToken"];
+  if (path === "/api/display" || path === "/api/log") return ["displayAccessToken"];
   if (path.startsWith("/api/app/v1/")) return ["userAccessToken"];
   // PAT management and /auth/* stay with an interactive login (SPEC 4.3).
   if (path.startsWith("/auth/") || path.startsWith("/api/personal-access-tokens")) {

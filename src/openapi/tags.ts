@@ -8,6 +8,8 @@ export const TAGS: Record<string, string> = {
   "personal-access-tokens": "Tokens for scripts and the SDK; managed with a user token (SPEC 4.3)",
   billing: "The pro subscription, checkout, portal, invoices and the provider's webhook (SPEC 4.4)",
   devices: "The caller's devices: binding, state, nickname, commands (SPEC 4.5)",
+  displays:
+    "Displays people already own, polling with TRMNL's protocol: setup, the image to show, logs",
   pushes: "What a device shows: pushes, their bitmaps and custom images (SPEC 4.5)",
   content: "Raw items (notes and pictures), their summaries and files (SPEC 4.6)",
   analyze: "The analyze agent: trigger a run, read what it did (SPEC 4.6)",

@@ -20,6 +20,7 @@ import {
   type DitherKernel,
   IMAGE_MODES,
   type ImageMode,
+  type PanelSpec,
   type PushBitmaps,
   type Renderer,
   type TemplateRenderRequest,
@@ -29,7 +30,7 @@ import { renderPrefix } from "./keys.ts";
 import type { ObjectStore } from "../storage/object_store.ts";
 import * as files from "../files/repository.ts";
 import * as repo from "./repository.ts";
-import { CUSTOM_IMAGE_TEMPLATE, type PushesService } from "./service.ts";
+import { CUSTOM_IMAGE_TEMPLATE, type PushesService, SCENE_PUSH_TEMPLATE } from "./service.ts";
 import type { PushesTable } from "./tables.ts";
 import { FORMAT_FILES } from "./views.ts";
 
@@ -55,6 +56,23 @@ function modeOf(push: PushRow): ImageMode | undefined {
   return IMAGE_MODES.find((known) => known === mode);
 }
 
+/** Why a panel's PNG is not the size and grey depth it was drawn for, or null. */
+function checkPanelPng(png: Uint8Array, panel: PanelSpec): string | null {
+  const view = new DataView(png.buffer, png.byteOffset, png.byteLength);
+  if (png.length < 33 || String.fromCharCode(...png.subarray(12, 16)) !== "IHDR") {
+    return "not a PNG";
+  }
+  const [width, height, depth, colour] = [
+    view.getUint32(16),
+    view.getUint32(20),
+    png[24],
+    png[25],
+  ];
+  if (width !== panel.width || height !== panel.height) return `PNG is ${width}x${height}`;
+  if (depth !== panel.bitDepth || colour !== 0) return `PNG is not ${panel.bitDepth}-bit grey`;
+  return null;
+}
+
 /** What follows when a push's render failed for good (no retry follows). */
 export type RenderFailedReaction = (push: PushRow, message: string) => Promise<void>;
 
@@ -64,12 +82,18 @@ export interface PushRenderJobOptions {
   log?: Log;
   /** Where sources are read and bitmaps written (the pushes' store unless a test injects one). */
   store?: ObjectStore;
+  /**
+   * The panel of a device that is a display (its size and grey depth), null for any other
+   * device: a custom image for a display is drawn for its panel (CONTRACT.md).
+   */
+  panelOf?: (deviceId: string) => Promise<PanelSpec | null>;
 }
 
 export class PushRenderJob {
   private readonly log: Log;
   private readonly store: ObjectStore;
   private readonly onFailedForGood: RenderFailedReaction[];
+  private readonly panelOf: (deviceId: string) => Promise<PanelSpec | null>;
 
   constructor(
     private readonly pushes: PushesService,
@@ -79,6 +103,7 @@ export class PushRenderJob {
     this.log = options.log ?? silentLog;
     this.store = options.store ?? pushes.store;
     this.onFailedForGood = options.onFailedForGood ?? [];
+    this.panelOf = options.panelOf ?? (() => Promise.resolve(null));
   }
 
   /** The handler of `renderPushQueue`; a throw tells the queue to retry with backoff. */
@@ -91,9 +116,11 @@ export class PushRenderJob {
     const own = renderPrefix(push.user_id, push.device_id, push.id);
     let wrote = false;
     try {
-      const bitmaps = await this.render(push);
+      const panel = await this.panelOf(push.device_id);
+      const bitmaps = await this.render(push, panel ?? undefined);
       // Issue 12: a render that fails its output checks is a failure, recorded, never served.
-      const problem = checkPushBitmaps(bitmaps);
+      // A panel's render has its own size and depth: its PNG is checked to be one.
+      const problem = panel ? checkPanelPng(bitmaps.png, panel) : checkPushBitmaps(bitmaps);
       if (problem) throw new PermanentRenderFailure(`Render failed its output checks: ${problem}`);
       const digests = {
         png: await sha256Hex(bitmaps.png),
@@ -170,13 +197,44 @@ export class PushRenderJob {
     }
   }
 
-  private async render(push: PushRow): Promise<PushBitmaps> {
+  private async render(push: PushRow, panel?: PanelSpec): Promise<PushBitmaps> {
+    if (push.template === SCENE_PUSH_TEMPLATE) return await this.renderScene(push, panel);
     if (push.template !== CUSTOM_IMAGE_TEMPLATE) {
-      return await this.renderer.renderTemplate(await this.templateRequest(push));
+      return await this.renderer.renderTemplate({ ...await this.templateRequest(push), panel });
     }
     const bytes = push.source_key ? await this.store.get(push.source_key) : null;
     if (!bytes) throw new PermanentRenderFailure("Uploaded source image is missing");
-    return await this.renderer.renderImage(bytes, { dither: ditherOf(push), mode: modeOf(push) });
+    return await this.renderer.renderImage(bytes, {
+      dither: ditherOf(push),
+      mode: modeOf(push),
+      panel,
+    });
+  }
+
+  /**
+   * A delivered Scene: drawn in grey at the panel's size (800x480 for an MQTT device), then
+   * toned, dithered and packed like an uploaded picture for that panel. Its pictures are the
+   * push owner's own confirmed files only.
+   */
+  private async renderScene(push: PushRow, panel?: PanelSpec): Promise<PushBitmaps> {
+    const params = (push.params ?? {}) as { scene?: unknown; mode?: unknown; fileIds?: unknown };
+    const fileIds = Array.isArray(params.fileIds)
+      ? params.fileIds.filter((id): id is string => typeof id === "string").slice(0, 16)
+      : [];
+    const images: Record<string, Uint8Array> = {};
+    for (const file of await files.confirmedUserFiles(this.pushes.db, push.user_id, fileIds)) {
+      const bytes = await this.store.get(file.object_key);
+      if (bytes) images[file.id] = bytes;
+    }
+    const grey = await this.renderer.renderScene({
+      scene: params.scene,
+      images,
+      width: panel?.width ?? 800,
+      height: panel?.height ?? 480,
+      colorMode: "grayscale",
+      mode: params.mode === "hardcode" ? "hardcode" : "auto",
+    });
+    return await this.renderer.renderImage(grey, { panel });
   }
 
   /**

@@ -48,6 +48,18 @@ export function nextQueued(trx: Trx, deviceId: string) {
     .limit(1).forUpdate().executeTakeFirst();
 }
 
+/** Whether a push of the device waits in QUEUE or is still rendering (PREPARE, not failed). */
+export async function hasWaiting(db: Db, deviceId: string) {
+  const row = await db.selectFrom("pushes").select("id").where("device_id", "=", deviceId)
+    .where((eb) =>
+      eb.or([
+        eb("status", "=", "QUEUE"),
+        eb.and([eb("status", "=", "PREPARE"), eb("render_failed_at", "is", null)]),
+      ])
+    ).limit(1).executeTakeFirst();
+  return row !== undefined;
+}
+
 export function updatePush(db: Db, id: string, changes: Updateable<PushesTable>) {
   return db.updateTable("pushes").set({ ...changes, updated_at: new Date() })
     .where("id", "=", id).returningAll().executeTakeFirstOrThrow();

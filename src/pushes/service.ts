@@ -34,6 +34,12 @@ const MAX_LIMIT = 50;
 /** The template of custom-image pushes: the upload itself is the source (SPEC 4.6). */
 export const CUSTOM_IMAGE_TEMPLATE = "custom-image";
 
+/**
+ * The template of a delivered Scene (CONTRACT.md "Displays people already own"): its params are
+ * `{scene, mode, fileIds}`, drawn by the render job for the device's panel.
+ */
+export const SCENE_PUSH_TEMPLATE = "scene";
+
 export interface NewPush {
   userId: string;
   deviceId: string;
@@ -198,6 +204,14 @@ export class PushesService {
     );
     if (!result) throw notFound("No push available");
     return await this.urlOf(result.push, format, result.changed);
+  }
+
+  /**
+   * Whether another push of the device waits (queued or still rendering): a display then polls
+   * again soon (CONTRACT.md: `refresh_rate` about 60 s while a push waits).
+   */
+  hasWaiting(deviceId: string): Promise<boolean> {
+    return repo.hasWaiting(this.db, deviceId);
   }
 
   /** `GET /api/devices/{id}/push/{pushId}` (rule 3): changes no push state. */

@@ -12,7 +12,8 @@ import type { Refusal } from "./limits.ts";
 import { flattenPaper, type ImageMode, isDocument } from "./paper.ts";
 import { encodePng1Bit } from "./png.ts";
 import { tone } from "./tone.ts";
-import { FRAME_HEIGHT, FRAME_WIDTH, type PushBitmaps } from "./types.ts";
+import { encodePng } from "./layout/png_encode.ts";
+import { FRAME_HEIGHT, FRAME_WIDTH, type PanelSpec, type PushBitmaps } from "./types.ts";
 
 export { MAX_SOURCE_PIXELS, type RenderFailureCode } from "./limits.ts";
 
@@ -27,6 +28,8 @@ export interface ImageRenderOptions {
    * `photo` is the tone stage and `dither`; `auto` (default) decides from the picture.
    */
   mode?: ImageMode;
+  /** A display's panel: its size and the grey depth of its PNG (CONTRACT.md). */
+  panel?: PanelSpec;
 }
 
 /** The kernel of a document unless the push chose one: strokes stay whole, paper stays clean. */
@@ -46,16 +49,62 @@ export function bitmapsFromFrame(
   return { png: encodePng1Bit(raw2, FRAME_WIDTH, FRAME_HEIGHT), raw2, raw4 };
 }
 
-/** `picture` (width x height grey) centred on a white 800x480 frame. */
-function centreOnWhite(picture: Uint8Array, width: number, height: number): Uint8Array {
-  if (width === FRAME_WIDTH && height === FRAME_HEIGHT) return picture;
-  const frame = new Uint8Array(FRAME_WIDTH * FRAME_HEIGHT).fill(255);
-  const left = (FRAME_WIDTH - width) >> 1;
-  const top = (FRAME_HEIGHT - height) >> 1;
+/** `picture` (width x height grey) centred on a white frame (800x480 unless a panel's). */
+function centreOnWhite(
+  picture: Uint8Array,
+  width: number,
+  height: number,
+  frameWidth = FRAME_WIDTH,
+  frameHeight = FRAME_HEIGHT,
+): Uint8Array {
+  if (width === frameWidth && height === frameHeight) return picture;
+  const frame = new Uint8Array(frameWidth * frameHeight).fill(255);
+  const left = (frameWidth - width) >> 1;
+  const top = (frameHeight - height) >> 1;
   for (let y = 0; y < height; y++) {
-    frame.set(picture.subarray(y * width, (y + 1) * width), (top + y) * FRAME_WIDTH + left);
+    frame.set(picture.subarray(y * width, (y + 1) * width), (top + y) * frameWidth + left);
   }
   return frame;
+}
+
+/**
+ * A panel's formats of its grey frame: `png` a greyscale PNG of the panel's depth (1 bit from
+ * the 1 bpp rows, 2 bits from the 4-level rows, 4 bits from a 16-level Floyd-Steinberg), `raw2`
+ * and `raw4` the 1 and 2 bpp rows at the panel's size.
+ */
+export function panelBitmaps(
+  frame: Uint8Array,
+  panel: PanelSpec,
+  kernel: DitherKernel,
+): PushBitmaps {
+  const { width, height, bitDepth } = panel;
+  const { raw2, raw4 } = ditherPacked(frame, width, height, kernel);
+  const data = bitDepth === 1 ? raw2 : bitDepth === 2 ? raw4 : dither16(frame, width, height);
+  const png = encodePng({ width, height, channels: 1, depth: bitDepth, data, level: 6 });
+  return { png, raw2, raw4 };
+}
+
+/** 16 grey levels by Floyd-Steinberg error diffusion, packed two pixels a byte (MSB first). */
+function dither16(grey: Uint8Array, width: number, height: number): Uint8Array {
+  const stride = (width + 1) >> 1;
+  const out = new Uint8Array(stride * height);
+  let line = new Float32Array(width + 2);
+  let next = new Float32Array(width + 2);
+  for (let y = 0; y < height; y++) {
+    next.fill(0);
+    for (let x = 0; x < width; x++) {
+      const value = Math.min(255, Math.max(0, grey[y * width + x] + line[x + 1]));
+      const level = Math.round(value / 17);
+      const error = value - level * 17;
+      line[x + 2] += (error * 7) / 16;
+      next[x] += (error * 3) / 16;
+      next[x + 1] += (error * 5) / 16;
+      next[x + 2] += error / 16;
+      out[y * stride + (x >> 1)] |= (x & 1) === 0 ? level << 4 : level;
+    }
+    [line, next] = [next, line];
+  }
+  return out;
 }
 
 /** Renders an uploaded image into the three push formats. */
@@ -63,11 +112,14 @@ export async function renderImageBitmaps(
   source: Uint8Array,
   options: ImageRenderOptions = {},
 ): Promise<RenderResult> {
+  const panel = options.panel;
+  const box = panel
+    ? { width: panel.width, height: panel.height }
+    : { width: FRAME_WIDTH, height: FRAME_HEIGHT };
+  const pack = (frame: Uint8Array, kernel: DitherKernel) =>
+    panel ? panelBitmaps(frame, panel, kernel) : bitmapsFromFrame(frame, kernel);
   // Scaled (up or down) to the largest size of its aspect ratio inside the frame, on white.
-  const decoded = await decodeImage(source, {
-    box: { width: FRAME_WIDTH, height: FRAME_HEIGHT },
-    flatten: true,
-  });
+  const decoded = await decodeImage(source, { box, flatten: true });
   if (!decoded.ok) return decoded;
   const { width, height } = decoded;
   const grey = toGrey(decoded);
@@ -77,10 +129,10 @@ export async function renderImageBitmaps(
     const decided = mode === "document" ? null : isDocument(grey, width, height);
     if (!decided || decided.document) {
       flattenPaper(grey, width, height, decided?.estimate);
-      const frame = centreOnWhite(grey, width, height);
-      return { ok: true, bitmaps: bitmapsFromFrame(frame, options.dither ?? DOCUMENT_DITHER) };
+      const frame = centreOnWhite(grey, width, height, box.width, box.height);
+      return { ok: true, bitmaps: pack(frame, options.dither ?? DOCUMENT_DITHER) };
     }
   }
-  const frame = centreOnWhite(tone(grey, width, height), width, height);
-  return { ok: true, bitmaps: bitmapsFromFrame(frame, options.dither ?? PHOTO_DITHER) };
+  const frame = centreOnWhite(tone(grey, width, height), width, height, box.width, box.height);
+  return { ok: true, bitmaps: pack(frame, options.dither ?? PHOTO_DITHER) };
 }

@@ -48,6 +48,8 @@ export interface TemplateRenderRequest {
   now?: string;
   /** Error diffusion of pictures and grey fills (text is never dithered); default `PHOTO_DITHER`. */
   dither?: DitherKernel;
+  /** A display's panel: laid out for its aspect, drawn at its size and depth (CONTRACT.md). */
+  panel?: PanelSpec;
 }
 
 /** A Scene v1 rendition (SPEC 2.12, 4.7). */
@@ -71,6 +73,16 @@ export interface SceneRenderRequest {
   dither?: DitherKernel;
 }
 
+/**
+ * A display's panel (CONTRACT.md "Displays people already own"): a push for it is drawn at its
+ * size, and its `image.png` is a greyscale PNG of its bit depth.
+ */
+export interface PanelSpec {
+  width: number;
+  height: number;
+  bitDepth: 1 | 2 | 4;
+}
+
 /** Options of an uploaded picture's render (issue 12). */
 export interface ImageRenderRequest {
   /**
@@ -83,6 +95,8 @@ export interface ImageRenderRequest {
    * `auto` (default): decided from the picture.
    */
   mode?: ImageMode;
+  /** A display's panel: drawn at its size and depth instead of the 800x480 push formats. */
+  panel?: PanelSpec;
 }
 
 /** A picture measured and downsized for a vision model (the summary stage, SPEC 4.6). */

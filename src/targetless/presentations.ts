@@ -4,7 +4,8 @@
  * renders, publishes, enqueues or wakes a display.
  */
 import { decodeBase64urlIgnorePadding, encodeBase64urlNoPadding } from "@oslojs/encoding";
-import { type AppError, badRequest } from "../errors.ts";
+import { AppError, badRequest } from "../errors.ts";
+import { SCENE_PUSH_TEMPLATE } from "../pushes/service.ts";
 import * as access from "../access/mod.ts";
 import { isUuid } from "../lib/ids.ts";
 import * as files from "../files/repository.ts";
@@ -60,6 +61,38 @@ export class PresentationsService {
     const row = await repo.findPresentation(this.deps.db, userId, id);
     if (!row) throw presentationNotFound();
     return (await this.views([row]))[0];
+  }
+
+  /**
+   * `POST {prefix}/presentations/{id}/deliveries`: the stored Scene becomes a push of one of the
+   * caller's devices (PREPARE; the render job draws it for the device's panel). Another user's
+   * device is 404 like an unknown one (CONTRACT.md).
+   */
+  async deliver(userId: string, id: string, deviceId: string): Promise<{ pushId: string }> {
+    const row = await repo.findPresentation(this.deps.db, userId, id);
+    if (!row) throw presentationNotFound();
+    const scene = row.scene as { data?: unknown } | null;
+    if (!scene?.data) throw new AppError("invalid_state", "The presentation has no Scene");
+    try {
+      await this.deps.devices.owned(userId, deviceId);
+    } catch (error) {
+      if (error instanceof AppError && error.status === 403) {
+        throw new AppError("not_found", "Device not found");
+      }
+      throw error;
+    }
+    const push = await this.deps.pushes.create({
+      userId,
+      deviceId,
+      title: "Scene",
+      template: SCENE_PUSH_TEMPLATE,
+      params: {
+        scene: scene.data,
+        mode: row.mode === "hardcode" ? "hardcode" : "auto",
+        fileIds: sceneFileIds(row.scene),
+      },
+    });
+    return { pushId: push.id };
   }
 
   /** `GET {prefix}/presentations`: newest first, `{items, nextCursor, hasMore}`. */

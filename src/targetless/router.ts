@@ -6,6 +6,7 @@ import type { Surface } from "../trpc/surfaces.ts";
 import { confirmContent } from "./confirm_content.ts";
 import { createContent } from "./create_content.ts";
 import { createRendition } from "./create_rendition.ts";
+import { deliverPresentation } from "./deliver_presentation.ts";
 import { getContent } from "./get_content.ts";
 import { getPresentation } from "./get_presentation.ts";
 import { listPresentations } from "./list_presentations.ts";
@@ -18,4 +19,5 @@ export const targetlessProcedures = (surface: Surface) => ({
   listPresentations: listPresentations(surface),
   getPresentation: getPresentation(surface),
   createRendition: createRendition(surface),
+  deliverPresentation: deliverPresentation(surface),
 });

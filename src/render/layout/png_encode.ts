@@ -6,12 +6,15 @@
  */
 import { deflateSync } from "node:zlib";
 
-/** Raw samples and their layout. `data` is interleaved; for depth 1, packed rows (MSB first). */
+/**
+ * Raw samples and their layout. `data` is interleaved; for depths under 8 (grey only), packed
+ * rows, MSB first.
+ */
 export interface PngImage {
   width: number;
   height: number;
   channels: 1 | 2 | 3 | 4;
-  depth: 1 | 8;
+  depth: 1 | 2 | 4 | 8;
   data: Uint8Array;
   /** zlib level 1..9; default 3. Level 1 suits pictures that are decoded again at once. */
   level?: number;
@@ -53,7 +56,7 @@ function chunk(type: string, body: Uint8Array): Uint8Array {
  */
 export function encodePng(image: PngImage): Uint8Array {
   const { width, height, channels, depth, data } = image;
-  const stride = depth === 1 ? Math.ceil(width / 8) : width * channels;
+  const stride = depth < 8 ? Math.ceil((width * depth) / 8) : width * channels;
   if (data.length !== stride * height) {
     throw new Error(`PNG data of ${data.length} bytes is not ${width}x${height}x${channels}`);
   }

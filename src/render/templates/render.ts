@@ -10,6 +10,7 @@ import { layoutBitmaps } from "../layout/bitmaps.ts";
 import { rgbaToGrey } from "../layout/compose.ts";
 import { layoutSvg, rasterise } from "../layout/engine.ts";
 import { FONT_FAMILY } from "../layout/fonts.ts";
+import { panelBitmaps } from "../bitmaps.ts";
 import { htmlToTree, type ResolvedImage } from "../layout/html.ts";
 import {
   cropAndResize,
@@ -22,6 +23,7 @@ import { type Fit, placePicture } from "../layout/place.ts";
 import {
   FRAME_HEIGHT,
   FRAME_WIDTH,
+  type PanelSpec,
   type PushBitmaps,
   type TemplateRenderRequest,
 } from "../types.ts";
@@ -54,11 +56,26 @@ const ROOT_STYLE = {
 
 const FITS = new Set<Fit>(["contain", "cover", "fill", "stretch"]);
 
-/** Lays a template out: its 800x480 frame as SVG, before rasterising. */
+/**
+ * The layout box of a panel: 800 wide (or 480 high, whichever scales less) with the panel's
+ * aspect, so a template keeps its type sizes relative to the panel and fills it without bands;
+ * the layout is then rasterised at the panel's pixels.
+ */
+export function layoutBox(panel?: PanelSpec): { width: number; height: number } {
+  if (!panel) return { width: FRAME_WIDTH, height: FRAME_HEIGHT };
+  const scale = Math.min(panel.width / FRAME_WIDTH, panel.height / FRAME_HEIGHT);
+  return {
+    width: Math.max(1, Math.round(panel.width / scale)),
+    height: Math.max(1, Math.round(panel.height / scale)),
+  };
+}
+
+/** Lays a template out: its frame (800x480, or a panel's layout box) as SVG, before rasterising. */
 export async function renderTemplateSvg(
   registry: TemplateRegistry,
   input: TemplateRenderRequest,
 ): Promise<{ ok: true; svg: string } | TemplateFailure> {
+  const frame = layoutBox(input.panel);
   const template = registry.get(input.name);
   if (!template) {
     return { ok: false, code: "not_found", message: `Template ${input.name} not found` };
@@ -97,8 +114,8 @@ export async function renderTemplateSvg(
     // Only the pictures of image variables: no other src (a URL, a path) is ever embedded.
     const picture = pictures.get(src);
     if (!picture) return undefined;
-    const width = Math.min(box.width ?? FRAME_WIDTH, FRAME_WIDTH);
-    const height = Math.min(box.height ?? FRAME_HEIGHT, FRAME_HEIGHT);
+    const width = Math.min(box.width ?? frame.width, frame.width);
+    const height = Math.min(box.height ?? frame.height, frame.height);
     const given = box.width !== undefined && box.height !== undefined;
     // A box with one side or none keeps the picture's aspect (contain); CSS's default is fill.
     const fit = given ? (FITS.has(box.fit as Fit) ? box.fit as Fit : "fill") : "contain";
@@ -110,8 +127,8 @@ export async function renderTemplateSvg(
     const shown = tonePicture(cropAndResize(picture, placed.crop, w, h));
     return { src: pictureDataUri(shown), width: w, height: h };
   };
-  const tree = htmlToTree(html, ROOT_STYLE, { resolveImage });
-  return { ok: true, svg: await layoutSvg(tree, FRAME_WIDTH, FRAME_HEIGHT) };
+  const tree = htmlToTree(html, { ...ROOT_STYLE, ...frame }, { resolveImage });
+  return { ok: true, svg: await layoutSvg(tree, frame.width, frame.height) };
 }
 
 /** Renders a template to the 800x480 grey frame the push formats are made from. */
@@ -121,9 +138,11 @@ export async function renderTemplateGrey(
 ): Promise<{ ok: true; grey: Uint8Array } | TemplateFailure> {
   const laidOut = await renderTemplateSvg(registry, input);
   if (!laidOut.ok) return laidOut;
+  const panel = input.panel;
   const frame = await rasterise(laidOut.svg, {
-    width: FRAME_WIDTH,
-    height: FRAME_HEIGHT,
+    width: panel?.width ?? FRAME_WIDTH,
+    height: panel?.height ?? FRAME_HEIGHT,
+    ...(panel ? { viewBox: layoutBox(panel) } : {}),
     crisp: true,
   });
   return { ok: true, grey: rgbaToGrey(frame) };
@@ -137,5 +156,6 @@ export async function renderTemplateBitmaps(
   const result = await renderTemplateGrey(registry, input);
   if (!result.ok) return result;
   const kernel = input.dither ?? PHOTO_DITHER;
+  if (input.panel) return { ok: true, bitmaps: panelBitmaps(result.grey, input.panel, kernel) };
   return { ok: true, bitmaps: layoutBitmaps(result.grey, FRAME_WIDTH, FRAME_HEIGHT, kernel) };
 }

@@ -1,0 +1,73 @@
+/** Table types of displays (migrations/0901_displays.sql). */
+import type { ColumnType, Generated } from "kysely";
+
+/** The fields of a profile an owner may set. */
+export interface OwnerProfile {
+  model: string;
+  width: number;
+  height: number;
+  bitDepth: 1 | 2 | 4;
+  rotation: 0 | 90 | 180 | 270;
+  /** The nightly sleep window (null: none). */
+  sleepWindow: { start: string; end: string; timeZone: string } | null;
+}
+
+export type DisplayStatus = "pending" | "claimed" | "replaced" | "enrollment";
+
+export interface DisplaysTable {
+  id: string;
+  /** The Wi-Fi MAC as 12 lower-case hex characters; null for an unused enrollment token. */
+  mac: string | null;
+  /** The user who made the enrollment token this display's key was (null: set up by code). */
+  enrolled_by: string | null;
+  /** The enrollment token's name, if given. */
+  name: string | null;
+  /** SHA-256 (hex) of the display's `api_key`. */
+  key_hash: string;
+  /** The key itself, kept only while pending. */
+  api_key: string | null;
+  /** The claim code while pending. */
+  friendly_id: string | null;
+  code_expires_at: Date | null;
+  status: DisplayStatus;
+  /** The device row it became (devices domain), once claimed. */
+  device_id: string | null;
+  /** The `Model` header of its last poll. */
+  model: string | null;
+  /** The `Width`/`Height` headers of its last poll. */
+  reported_width: number | null;
+  reported_height: number | null;
+  /** What the owner set (`PUT .../display-profile`); pass the raw object (postgres.js jsonb). */
+  profile: ColumnType<
+    Partial<OwnerProfile>,
+    Partial<OwnerProfile> | undefined,
+    Partial<OwnerProfile>
+  >;
+  refresh_rate: Generated<number>;
+  created_at: ColumnType<Date, Date | undefined, never>;
+  claimed_at: Date | null;
+}
+
+/** `GET /api/setup` hits per client address and minute. */
+export interface DisplayRateWindowsTable {
+  key: string;
+  window_start: Date;
+  hits: number;
+}
+
+/** A display's log entry (`POST /api/log`). */
+export interface DisplayLogsTable {
+  id: string;
+  device_id: string;
+  level: string;
+  message: string;
+  /** The entry as sent; pass the raw object (postgres.js jsonb). */
+  entry: ColumnType<unknown, unknown, unknown>;
+  created_at: ColumnType<Date, Date | undefined, never>;
+}
+
+export interface DisplayTables {
+  displays: DisplaysTable;
+  display_logs: DisplayLogsTable;
+  display_rate_windows: DisplayRateWindowsTable;
+}

@@ -1,0 +1,706 @@
+/**
+ * Displays people already own (CONTRACT.md, TRMNL's pull protocol): the service spoken to
+ * exactly as TRMNL's firmware and its clients speak (their header names and cases, a plain GET
+ * of `image_url`), and every refused case. No reply of any display endpoint may carry a body
+ * `status` of 500 or `reset_firmware: true` (the firmware wipes itself on either).
+ */
+import { decode as decodePng } from "fast-png";
+import { assert, assertEquals, expectError, expectStatus } from "./helpers/assert.ts";
+import { type CallOptions, type Client, registerUser, type Reply } from "./helpers/http.ts";
+import { serverSuite } from "./helpers/suite.ts";
+import { fetchChecked } from "./helpers/openapi.ts";
+import { createDevice, insertPush } from "./helpers/devices.ts";
+import { customPush, greyPng } from "./helpers/custom_push.ts";
+import { account, expectCode, hardcodePresentation } from "./helpers/targetless.ts";
+import type { TestServer } from "./helpers/server.ts";
+
+const suite = serverSuite("displays", { DISPLAY_SETUPS_PER_MINUTE: "40" });
+
+/** Every reply of a display endpoint in this file, for the "never wipe" check at the end. */
+const seen: Reply[] = [];
+
+let macCounter = 0x10;
+/** A fresh MAC, as the firmware sends it: upper-case hex pairs with colons. */
+function newMac(): string {
+  const n = (Date.now() * 256 + macCounter++) % 2 ** 40;
+  return ("A4" + n.toString(16).padStart(10, "0")).toUpperCase().match(/../g)!.join(":");
+}
+
+/** `GET /api/setup` with the firmware's headers. */
+async function setup(api: Client, mac: string | null, extra: Record<string, string> = {}) {
+  const headers: Record<string, string> = {
+    "FW-Version": "1.6.2",
+    Model: "og",
+    "Content-Type": "application/json",
+    ...extra,
+  };
+  if (mac !== null) headers.ID = mac;
+  const reply = await api.get("/api/setup", { headers });
+  seen.push(reply);
+  return reply;
+}
+
+/** `GET /api/display` with every header the firmware sends on a wake. */
+async function poll(api: Client, mac: string, key: string, extra: Record<string, string> = {}) {
+  const headers: Record<string, string> = {
+    ID: mac,
+    "Access-Token": key,
+    "Refresh-Rate": "900",
+    "Battery-Voltage": "3.90",
+    "FW-Version": "1.6.2",
+    Model: "og",
+    RSSI: "-61",
+    Width: "800",
+    Height: "480",
+    "Update-Source": "timer",
+    "Image-Cached": "false",
+    "Wake-Time": "123",
+    "Temperature-Profile": "default",
+    ...extra,
+  };
+  const reply = await api.get("/api/display", { headers });
+  seen.push(reply);
+  return reply;
+}
+
+async function call(api: Client, path: string, options: CallOptions) {
+  const reply = await api.get(path, options);
+  seen.push(reply);
+  return reply;
+}
+
+/** A plain GET of `image_url`, no header, as the Kindle and Raspberry Pi clients do. */
+async function image(url: string) {
+  const res = await fetchChecked(url);
+  assert.equal(res.status, 200);
+  assert.equal(res.headers.get("content-type"), "image/png");
+  return new Uint8Array(await res.arrayBuffer());
+}
+
+/** A display set up and claimed by a fresh user. */
+async function claimed(api: Client) {
+  const user = await registerUser(api);
+  const mac = newMac();
+  const s = expectStatus(await setup(api, mac), 200);
+  const claim = expectStatus(
+    await api.post("/api/devices/claim", {
+      token: user.accessToken,
+      body: { code: s.friendly_id },
+    }),
+    200,
+  );
+  return { user, mac, key: s.api_key as string, device: claim.device };
+}
+
+suite.test("setup: a pending display with a key, a claim code and a claim screen", async (api) => {
+  const mac = newMac();
+  const body = expectStatus(await setup(api, mac), 200);
+  assertEquals(Object.keys(body).sort(), [
+    "api_key",
+    "friendly_id",
+    "image_url",
+    "message",
+    "status",
+  ]);
+  assert.equal(body.status, 200);
+  assert.match(body.api_key, /^[A-Za-z0-9_-]{43}$/); // 32 random bytes
+  assert.match(body.friendly_id, /^[23456789ABCDEFGHJKMNPQRSTUVWXYZ]{6}$/);
+  assert.ok(body.message.includes(body.friendly_id));
+  const png = decodePng(await image(body.image_url));
+  assertEquals([png.width, png.height, png.depth], [800, 480, 1]);
+
+  // The same pending MAC (any case, any separator) is the same display.
+  const again = expectStatus(await setup(api, mac.toLowerCase().replaceAll(":", "")), 200);
+  assertEquals([again.api_key, again.friendly_id], [body.api_key, body.friendly_id]);
+
+  // Polling while pending: body status 202 and the claim screen.
+  const pending = expectStatus(await poll(api, mac, body.api_key), 200);
+  assert.equal(pending.status, 202);
+  assert.equal(pending.reset_firmware, false);
+  assert.match(pending.filename, /^[0-9a-f]{64}$/);
+  const shown = await image(pending.image_url);
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", shown)).toHex();
+  assert.equal(pending.filename, digest);
+});
+
+suite.test("setup: a missing or malformed ID is 400", async (api) => {
+  expectError(await setup(api, null), 400);
+  expectError(await setup(api, "not-a-mac"), 400);
+  expectError(await setup(api, "AA:BB:CC:DD:EE"), 400);
+  expectError(await setup(api, "GG:BB:CC:DD:EE:FF"), 400);
+});
+
+suite.test("claim: the display becomes the caller's device; GET /api/devices lists it", async (api) => {
+  const { user, mac, device } = await claimed(api);
+  const hwId = mac.replaceAll(":", "").toLowerCase();
+  assertEquals([device.hwId, device.thingName, device.transport, device.ownerId], [
+    hwId,
+    `display-${hwId}`,
+    "http",
+    user.user.id,
+  ]);
+  const list = expectStatus(await api.get("/api/devices", { token: user.accessToken }), 200);
+  const listed = (list as Array<{ id: string; transport: string }>).find((d) => d.id === device.id);
+  assert.equal(listed?.transport, "http");
+});
+
+suite.test(
+  "claim: unknown, expired, already claimed and malformed codes are one 404",
+  async (api, s) => {
+    const user = await registerUser(api);
+    const other = await registerUser(api);
+    const token = user.accessToken;
+    expectError(await api.post("/api/devices/claim", { token, body: { code: "ZZZZZZ" } }), 404);
+    expectError(await api.post("/api/devices/claim", { token, body: { code: "x" } }), 404);
+    // Expired.
+    const mac = newMac();
+    const body = expectStatus(await setup(api, mac), 200);
+    await expire(s, body.friendly_id);
+    const expired = await api.post("/api/devices/claim", {
+      token,
+      body: { code: body.friendly_id },
+    });
+    expectError(expired, 404);
+    // Claimed by another user first: the same 404, same message.
+    const mac2 = newMac();
+    const fresh = expectStatus(await setup(api, mac2), 200);
+    expectStatus(
+      await api.post("/api/devices/claim", {
+        token: other.accessToken,
+        body: { code: fresh.friendly_id.toLowerCase() },
+      }),
+      200,
+    );
+    const taken = await api.post("/api/devices/claim", {
+      token,
+      body: { code: fresh.friendly_id },
+    });
+    expectError(taken, 404);
+    assert.equal(taken.body.error, expired.body.error);
+    // Without a credential.
+    expectError(await api.post("/api/devices/claim", { body: { code: fresh.friendly_id } }), 401);
+    // The other user's display is not the caller's.
+    const devices = expectStatus(await api.get("/api/devices", { token }), 200);
+    assert.equal(devices.length, 0);
+  },
+);
+
+suite.test("poll: an expired code of a pending display is renewed at its poll", async (api, s) => {
+  const mac = newMac();
+  const body = expectStatus(await setup(api, mac), 200);
+  await expire(s, body.friendly_id);
+  const pending = expectStatus(await poll(api, mac, body.api_key), 200);
+  assert.equal(pending.status, 202);
+  const again = expectStatus(await setup(api, mac), 200);
+  assert.equal(again.api_key, body.api_key);
+  assert.notEqual(again.friendly_id, body.friendly_id);
+});
+
+suite.test(
+  "poll: claimed without a push shows a 'nothing yet' screen, then its pushes",
+  async (api, s) => {
+    const { user, mac, key, device } = await claimed(api);
+    const first = expectStatus(await poll(api, mac, key), 200);
+    assertEquals(Object.keys(first).sort(), [
+      "filename",
+      "firmware_url",
+      "image_url",
+      "refresh_rate",
+      "reset_firmware",
+      "special_function",
+      "status",
+      "update_firmware",
+    ]);
+    assertEquals([first.status, first.refresh_rate, first.reset_firmware], [0, 900, false]);
+    await image(first.image_url);
+    // The headers reached health and state.
+    const health = expectStatus(
+      await api.get(`/api/devices/${device.id}/health`, { token: user.accessToken }),
+      200,
+    );
+    assertEquals([health.battery, health.firmware, health.online], [75, "1.6.2", true]);
+    assert.equal(JSON.parse(health.state).rssi, "-61");
+
+    // A queued push is published at the next poll; then the same filename until another comes.
+    const low = await insertPush(s, device, user.user.id, { priority: 1 });
+    const high = await insertPush(s, device, user.user.id, { priority: 5 });
+    const shown = expectStatus(await poll(api, mac, key), 200);
+    assert.equal(shown.status, 0);
+    // Another push waits: the display comes back in about a minute.
+    assert.equal(shown.refresh_rate, 60);
+    assert.notEqual(shown.filename, first.filename);
+    const push = expectStatus(
+      await api.get(`/api/devices/${device.id}/push`, { token: user.accessToken }),
+      200,
+    );
+    assertEquals(push.pushId, high);
+    // Acts like refresh: the next poll publishes the queued one, the previous one expires.
+    const next = expectStatus(await poll(api, mac, key), 200);
+    const after = expectStatus(
+      await api.get(`/api/devices/${device.id}/push`, { token: user.accessToken }),
+      200,
+    );
+    assertEquals(after.pushId, low);
+    assert.equal(next.image_url.startsWith(new URL(s.url).origin), true);
+    const still = expectStatus(await poll(api, mac, key), 200);
+    assertEquals([still.filename, still.refresh_rate], [next.filename, 900]);
+    // Back with the push it was given: it has shown it (CONFIRMED in the push history).
+    const history = expectStatus(
+      await api.get(`/api/devices/${device.id}/pushes`, { token: user.accessToken }),
+      200,
+    );
+    const statuses = Object.fromEntries(
+      history.items.map((i: { pushId: string; status: string }) => [i.pushId, i.status]),
+    );
+    assertEquals([statuses[high], statuses[low]], ["EXPIRED", "CONFIRMED"]);
+    await image(still.image_url);
+  },
+);
+
+suite.test("poll: the Kindle client's lower-case headers work", async (api) => {
+  const { user, mac, key, device } = await claimed(api);
+  const reply = await call(api, "/api/display", {
+    headers: { ID: mac, "access-token": key, "percent-charged": "42", rssi: "-70" },
+  });
+  assert.equal(expectStatus(reply, 200).status, 0);
+  const health = expectStatus(
+    await api.get(`/api/devices/${device.id}/health`, { token: user.accessToken }),
+    200,
+  );
+  assert.equal(health.battery, 42);
+});
+
+suite.test("poll: unknown, malformed and missing keys are HTTP 401, never a reset", async (api) => {
+  const mac = newMac();
+  expectError(await poll(api, mac, "A".repeat(43)), 401);
+  expectError(await poll(api, mac, "not a key!"), 401);
+  expectError(await call(api, "/api/display", { headers: { ID: mac } }), 401);
+});
+
+suite.test("poll: absurd Width/Height are 400", async (api) => {
+  const { mac, key } = await claimed(api);
+  expectError(await poll(api, mac, key, { Width: "99999" }), 400);
+  expectError(await poll(api, mac, key, { Height: "-4" }), 400);
+  expectError(await poll(api, mac, key, { Width: "wide" }), 400);
+});
+
+suite.test("re-pair: the old key works until the new code is claimed, then 401", async (api) => {
+  const { user, mac, key, device } = await claimed(api);
+  const repair = expectStatus(await setup(api, mac), 200);
+  assert.notEqual(repair.api_key, key);
+  // Until claimed, the claimed key keeps working and the new one shows its claim screen.
+  assert.equal(expectStatus(await poll(api, mac, key), 200).status, 0);
+  assert.equal(expectStatus(await poll(api, mac, repair.api_key), 200).status, 202);
+  // Claimed by the same user: the same device, the new key; the old key stops.
+  const claim = expectStatus(
+    await api.post("/api/devices/claim", {
+      token: user.accessToken,
+      body: { code: repair.friendly_id },
+    }),
+    200,
+  );
+  assert.equal(claim.device.id, device.id);
+  expectError(await poll(api, mac, key), 401);
+  assert.equal(expectStatus(await poll(api, mac, repair.api_key), 200).status, 0);
+});
+
+suite.test("re-pair by another user: the display changes owner", async (api) => {
+  const { user, mac, device } = await claimed(api);
+  const other = await registerUser(api);
+  const repair = expectStatus(await setup(api, mac), 200);
+  const claim = expectStatus(
+    await api.post("/api/devices/claim", {
+      token: other.accessToken,
+      body: { code: repair.friendly_id },
+    }),
+    200,
+  );
+  assertEquals([claim.device.id, claim.device.ownerId], [device.id, other.user.id]);
+  const mine = expectStatus(await api.get("/api/devices", { token: user.accessToken }), 200);
+  assert.equal(mine.length, 0);
+});
+
+suite.test("unbind: the display's key stops at once (401)", async (api) => {
+  const { user, mac, key, device } = await claimed(api);
+  expectStatus(
+    await api.post(`/api/devices/${device.id}/unbind`, { token: user.accessToken }),
+    200,
+  );
+  expectError(await poll(api, mac, key), 401);
+});
+
+suite.test(
+  "display profile: registry by Model, then Width/Height, then the owner's PUT",
+  async (api, s) => {
+    const { user, mac, key, device } = await claimed(api);
+    const token = user.accessToken;
+    const path = `/api/devices/${device.id}/display-profile`;
+    expectStatus(await poll(api, mac, key), 200);
+    assertEquals(expectStatus(await api.get(path, { token }), 200), {
+      model: "og",
+      width: 800,
+      height: 480,
+      bitDepth: 1,
+      colors: 2,
+      rotation: 0,
+      refreshRate: 900,
+      sleepWindow: null,
+    });
+    // A TRMNL X without size headers: the registry's size and depth.
+    const x = { Model: "x" } as Record<string, string>;
+    const noSize = await call(api, "/api/display", {
+      headers: { ID: mac, "Access-Token": key, ...x },
+    });
+    expectStatus(noSize, 200);
+    assertEquals(expectStatus(await api.get(path, { token }), 200), {
+      model: "x",
+      width: 1872,
+      height: 1404,
+      bitDepth: 4,
+      colors: 16,
+      rotation: 0,
+      refreshRate: 900,
+      sleepWindow: null,
+    });
+    // Width/Height headers win over the registry; the owner's PUT over both.
+    expectStatus(await poll(api, mac, key, { Model: "og", Width: "640", Height: "384" }), 200);
+    const reported = expectStatus(await api.get(path, { token }), 200);
+    assertEquals([reported.width, reported.height, reported.bitDepth], [640, 384, 1]);
+    const put = expectStatus(
+      await api.put(path, { token, body: { bitDepth: 2, width: 800 } }),
+      200,
+    );
+    assertEquals([put.width, put.height, put.bitDepth, put.colors], [800, 384, 2, 4]);
+    // Refused: unknown model, colors that do not match, a depth out of 1/2/4, absurd sizes.
+    expectError(await api.put(path, { token, body: { model: "toaster" } }), 400);
+    expectError(await api.put(path, { token, body: { colors: 16 } }), 400);
+    expectError(await api.put(path, { token, body: { bitDepth: 3 } }), 400);
+    expectError(await api.put(path, { token, body: { width: 99999 } }), 400);
+    expectError(await api.put(path, { token, body: { refreshRate: 5 } }), 400);
+    // The owner's refresh interval is the display's refresh_rate.
+    const slow = expectStatus(await api.put(path, { token, body: { refreshRate: 3600 } }), 200);
+    assertEquals([slow.refreshRate, slow.bitDepth], [3600, 2]);
+    assertEquals(expectStatus(await poll(api, mac, key), 200).refresh_rate, 3600);
+    // A sleep window around now (UTC): the display sleeps until its end, at least its interval.
+    const hhmm = (d: Date) => d.toISOString().slice(11, 16);
+    const start = hhmm(new Date(Date.now() - 3600_000));
+    const end = hhmm(new Date(Date.now() + 5 * 3600_000));
+    const night = expectStatus(
+      await api.put(path, { token, body: { sleepWindow: { start, end, timeZone: "UTC" } } }),
+      200,
+    );
+    assertEquals(night.sleepWindow, { start, end, timeZone: "UTC" });
+    const sleeping = expectStatus(await poll(api, mac, key), 200).refresh_rate;
+    assert.ok(sleeping > 4.9 * 3600 && sleeping <= 5 * 3600, String(sleeping));
+    expectError(
+      await api.put(path, {
+        token,
+        body: { sleepWindow: { start: "22:00", end: "06:00", timeZone: "Mars/Olympus" } },
+      }),
+      400,
+    );
+    expectError(
+      await api.put(path, {
+        token,
+        body: { sleepWindow: { start: "25:00", end: "06:00", timeZone: "UTC" } },
+      }),
+      400,
+    );
+    const cleared = expectStatus(await api.put(path, { token, body: { sleepWindow: null } }), 200);
+    assertEquals(cleared.sleepWindow, null);
+    assertEquals(expectStatus(await poll(api, mac, key), 200).refresh_rate, 3600);
+    // Another user's display is 403; a device that is not a display is 404.
+    const other = await registerUser(api);
+    expectError(await api.get(path, { token: other.accessToken }), 403);
+    expectError(await api.put(path, { token: other.accessToken, body: { bitDepth: 1 } }), 403);
+    const nfc = await createDevice(s, user.user.id);
+    expectError(await api.get(`/api/devices/${nfc.id}/display-profile`, { token }), 404);
+  },
+);
+
+/** Polls until the display shows something else than `filename`; the new reply. */
+async function nextPicture(api: Client, mac: string, key: string, filename: string) {
+  for (let i = 0; i < 120; i++) {
+    const reply = expectStatus(await poll(api, mac, key), 200);
+    if (reply.filename !== filename) return reply;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error("the push never reached the display");
+}
+
+suite.test("per-panel rendering: a custom image for a 4-bit TRMNL X and a 2-bit panel", async (api) => {
+  const { user, mac, key, device } = await claimed(api);
+  const token = user.accessToken;
+  const path = `/api/devices/${device.id}/display-profile`;
+  expectStatus(await api.put(path, { token, body: { model: "x" } }), 200);
+  const empty = expectStatus(await poll(api, mac, key), 200);
+  await customPush(api, token, device.id, greyPng(640, 480));
+  const shown = await nextPicture(api, mac, key, empty.filename);
+  const x = decodePng(await image(shown.image_url));
+  assertEquals([x.width, x.height, x.depth, x.channels], [1872, 1404, 4, 1]);
+
+  expectStatus(await api.put(path, { token, body: { model: "og", bitDepth: 2 } }), 200);
+  await customPush(api, token, device.id, greyPng(640, 480));
+  const two = await nextPicture(api, mac, key, shown.filename);
+  const og = decodePng(await image(two.image_url));
+  assertEquals([og.width, og.height, og.depth, og.channels], [800, 480, 2, 1]);
+  await Deno.writeFile(
+    `${Deno.env.get("TMPDIR") ?? "/tmp"}/display_2bit.png`,
+    await image(two.image_url),
+  );
+});
+
+/** `POST /api/log` as the firmware sends it. */
+async function sendLog(api: Client, mac: string, key: string, body: unknown, raw?: string) {
+  const reply = await api.post("/api/log", {
+    headers: { ID: mac, "Access-Token": key, "Content-Type": "application/json" },
+    ...(raw === undefined ? { body } : { raw }),
+  });
+  seen.push(reply);
+  return reply;
+}
+
+function firmwareEntry(n: number) {
+  return {
+    id: n,
+    message: `wake ${n}`,
+    level: "info",
+    created_at: 1795686978 + n,
+    source_path: "src/bl.cpp",
+    source_line: 312,
+    wifi_signal: -61,
+    wifi_status: "connected",
+    refresh_rate: 900,
+    sleep_duration: 900,
+    firmware_version: "1.6.2",
+    special_function: "none",
+    battery_voltage: 4.02,
+    wake_reason: "timer",
+    free_heap_size: 160000,
+    max_alloc_size: 90000,
+    retry: 0,
+  };
+}
+
+suite.test("logs: both shapes are kept, newest first, paged; refused cases", async (api) => {
+  const { user, mac, key, device } = await claimed(api);
+  const token = user.accessToken;
+  assert.equal(
+    (await sendLog(api, mac, key, { logs: [firmwareEntry(1), firmwareEntry(2)] })).status,
+    204,
+  );
+  assert.equal(
+    (await sendLog(api, mac, key, {
+      log: { logs_array: [{ ...firmwareEntry(3), level: "error" }] },
+    }))
+      .status,
+    204,
+  );
+  const path = `/api/devices/${device.id}/logs`;
+  const page = expectStatus(await api.get(`${path}?limit=2`, { token }), 200);
+  assertEquals(page.items.map((i: { message: string }) => i.message), ["wake 3", "wake 2"]);
+  assertEquals(page.items[0].level, "error");
+  assertEquals(page.items[0].entry.source_line, 312);
+  assert.equal(page.hasMore, true);
+  const rest = expectStatus(
+    await api.get(`${path}?limit=2&cursor=${encodeURIComponent(page.nextCursor)}`, { token }),
+    200,
+  );
+  assertEquals(rest.items.map((i: { message: string }) => i.message), ["wake 1"]);
+  assertEquals(rest.hasMore, false);
+  // Refused: a wrong key, another shape, entries that are not objects, a body over 64 KiB.
+  expectError(await sendLog(api, mac, "A".repeat(43), { logs: [] }), 401);
+  expectError(await sendLog(api, mac, key, { entries: [] }), 400);
+  expectError(await sendLog(api, mac, key, { logs: ["text"] }), 400);
+  expectError(await sendLog(api, mac, key, null, "{not json"), 400);
+  const big = { logs: [{ message: "x".repeat(70 * 1024) }] };
+  expectError(await sendLog(api, mac, key, big), 413);
+  // Another user's display: 403.
+  const other = await registerUser(api);
+  expectError(await api.get(path, { token: other.accessToken }), 403);
+});
+
+suite.test("logs: the last 1,000 are kept; unbind takes them with the device", async (api) => {
+  const { user, mac, key, device } = await claimed(api);
+  const token = user.accessToken;
+  for (let batch = 0; batch < 3; batch++) {
+    const logs = Array.from({ length: 400 }, (_, i) => ({ message: `m${batch * 400 + i}` }));
+    assert.equal((await sendLog(api, mac, key, { logs })).status, 204);
+  }
+  const path = `/api/devices/${device.id}/logs`;
+  let count = 0;
+  let cursor: string | undefined;
+  do {
+    const page = expectStatus(
+      await api.get(`${path}?limit=50${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`, {
+        token,
+      }),
+      200,
+    );
+    count += page.items.length;
+    cursor = page.nextCursor;
+  } while (cursor);
+  assert.equal(count, 1000);
+  expectStatus(await api.post(`/api/devices/${device.id}/unbind`, { token }), 200);
+  // Claimed again (a re-pair) by someone else: none of the first owner's entries.
+  const repair = expectStatus(await setup(api, mac), 200);
+  const other = await registerUser(api);
+  expectStatus(
+    await api.post("/api/devices/claim", {
+      token: other.accessToken,
+      body: { code: repair.friendly_id },
+    }),
+    200,
+  );
+  const theirs = expectStatus(await api.get(path, { token: other.accessToken }), 200);
+  assertEquals(theirs.items, []);
+});
+
+suite.test("enrollment token: a Raspberry Pi client configured with a key", async (api, s) => {
+  const user = await registerUser(api);
+  const token = user.accessToken;
+  const made = expectStatus(
+    await api.post("/api/devices/enrollment-tokens", { token, body: { name: "Pi" } }),
+    201,
+  );
+  assert.match(made.token, /^[A-Za-z0-9_-]{43}$/);
+  const mac = newMac();
+  // The Pi client: ID, lower-case access-token, battery-voltage 100.00, rssi 0; no setup.
+  const pi = { ID: mac, "access-token": made.token, "battery-voltage": "100.00", rssi: "0" };
+  const first = expectStatus(await call(api, "/api/display", { headers: pi }), 200);
+  assertEquals([first.status, first.reset_firmware], [0, false]);
+  const devices = expectStatus(await api.get("/api/devices", { token }), 200);
+  assertEquals(devices.map((d: { hwId: string }) => d.hwId), [
+    mac.replaceAll(":", "").toLowerCase(),
+  ]);
+  assertEquals(devices[0].battery, 100);
+  // The token is now that MAC's key: again fine, another MAC 401, no MAC 401.
+  expectStatus(await call(api, "/api/display", { headers: pi }), 200);
+  expectError(await call(api, "/api/display", { headers: { ...pi, ID: newMac() } }), 401);
+  expectError(await call(api, "/api/display", { headers: { "access-token": made.token } }), 401);
+  // An unused token expires; its first poll then is 401.
+  const late = expectStatus(
+    await api.post("/api/devices/enrollment-tokens", { token, body: {} }),
+    201,
+  );
+  await s.app.services.db.updateTable("displays").set({ code_expires_at: new Date(Date.now() - 1) })
+    .where("status", "=", "enrollment").execute();
+  expectError(
+    await call(api, "/api/display", { headers: { ID: newMac(), "access-token": late.token } }),
+    401,
+  );
+  // Without a user credential: 401.
+  expectError(await api.post("/api/devices/enrollment-tokens", { body: {} }), 401);
+});
+
+suite.test("cmd on a display is 409", async (api) => {
+  const { user, device } = await claimed(api);
+  expectError(
+    await api.post(`/api/devices/${device.id}/cmd`, {
+      token: user.accessToken,
+      body: { kind: "text", text: "hello" },
+    }),
+    409,
+  );
+});
+
+suite.test(
+  "Scene delivery: a stored Scene drawn for the display's panel, no AI call",
+  async (api, server) => {
+    const acct = await account(api, "scene");
+    const mac = newMac();
+    const s = expectStatus(await setup(api, mac), 200);
+    const claim = expectStatus(
+      await api.post("/api/devices/claim", {
+        token: acct.accessToken,
+        body: { code: s.friendly_id },
+      }),
+      200,
+    );
+    const device = claim.device;
+    const key = s.api_key;
+    expectStatus(
+      await api.put(`/api/devices/${device.id}/display-profile`, {
+        token: acct.accessToken,
+        body: { model: "inkplate_10" },
+      }),
+      200,
+    );
+    const empty = expectStatus(await poll(api, mac, key), 200);
+    const { presentation } = await hardcodePresentation(acct, acct.sdk);
+    for (const mount of [acct.sdk, acct.app]) {
+      const path = `/presentations/${presentation.id}/deliveries`;
+      const delivered = expectStatus(
+        await acct.call(mount, "POST", path, { body: { displayId: device.id } }),
+        202,
+      );
+      assert.match(delivered.pushId, /^[0-9a-f-]{36}$/);
+    }
+    const shown = await nextPicture(api, mac, key, empty.filename);
+    const png = decodePng(await image(shown.image_url));
+    assertEquals([png.width, png.height, png.depth], [1200, 825, 2]);
+    // An MQTT device of the same user gets the same Scene in its 800x480 formats.
+    const nfc = await createDevice(server, acct.userId);
+    expectStatus(
+      await acct.call(acct.sdk, "POST", `/presentations/${presentation.id}/deliveries`, {
+        body: { displayId: nfc.id },
+      }),
+      202,
+    );
+    let raw2: Reply | undefined;
+    for (let i = 0; i < 120 && raw2?.status !== 200; i++) {
+      if (i) await new Promise((r) => setTimeout(r, 250));
+      raw2 = await api.get(`/api/devices/${nfc.id}/push?format=raw2`, { token: acct.accessToken });
+    }
+    const bytes = new Uint8Array(await (await fetch(expectStatus(raw2!, 200).url)).arrayBuffer());
+    assert.equal(bytes.length, 48000);
+    // Refused: another user's device and presentation, an unknown presentation.
+    const other = await account(api, "scene2");
+    const theirs = await claimed(api);
+    const path = `/presentations/${presentation.id}/deliveries`;
+    expectCode(
+      await acct.call(acct.sdk, "POST", path, { body: { displayId: theirs.device.id } }),
+      404,
+      "not_found",
+    );
+    expectCode(
+      await other.call(other.sdk, "POST", path, { body: { displayId: theirs.device.id } }),
+      404,
+      "presentation_not_found",
+    );
+  },
+);
+
+suite.test("setup: over DISPLAY_SETUPS_PER_MINUTE from one address is 429 with Retry-After", async (api) => {
+  let limited: Reply | undefined;
+  for (let i = 0; i < 45 && !limited; i++) {
+    const reply = await setup(api, newMac());
+    if (reply.status === 429) limited = reply;
+    else expectStatus(reply, 200);
+  }
+  assert.ok(limited, "no 429 within 45 setups");
+  expectError(limited, 429);
+  assert.match(limited.headers.get("retry-after") ?? "", /^\d+$/);
+});
+
+suite.test("never wipe: no display reply had body status 500 or reset_firmware true", () => {
+  assert.ok(seen.length > 30);
+  for (const reply of seen) {
+    assert.notEqual(reply.status, 500);
+    const body = reply.body as Record<string, unknown> | null;
+    if (body && typeof body === "object") {
+      assert.notEqual(body.status, 500, JSON.stringify(body));
+      assert.notEqual(body.reset_firmware, true, JSON.stringify(body));
+    }
+  }
+  return Promise.resolve();
+});
+
+suite.end();
+
+/** Makes a pending display's claim code expired. */
+async function expire(s: TestServer, code: string) {
+  await s.app.services.db.updateTable("displays")
+    .set({ code_expires_at: new Date(Date.now() - 1000) })
+    .where("friendly_id", "=", code).execute();
+}
