@@ -147,3 +147,19 @@ Deno.test("template render: the reminder counts days from the render's now", asy
   assertEquals(a.bitmaps.raw2, b.bitmaps.raw2); // same calendar day
   assert.notDeepStrictEqual(a.bitmaps.raw2, c.bitmaps.raw2); // a day later: 1 day to go
 });
+
+Deno.test("template render: every template renders with its required variables alone", async () => {
+  for (const { name } of registry.list()) {
+    const template = registry.get(name)!;
+    const required = (template.schema.required ?? []) as string[];
+    const variables = Object.fromEntries(required.map((key) => [key, template.sample[key]]));
+    const images = Object.fromEntries(
+      template.imageVariables.filter((v) => required.includes(v)).map((v) => [
+        String(template.sample[v]),
+        gradientPng(),
+      ]),
+    );
+    const result = await renderTemplateBitmaps(registry, { name, variables, images });
+    assert.ok(result.ok, `${name}: ${result.ok ? "" : result.message}`);
+  }
+});
