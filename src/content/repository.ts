@@ -9,11 +9,7 @@ import type {
   RawItemsTable,
   RawItemStatus,
 } from "./tables.ts";
-
-/** `created_at` as exact UTC text with microseconds, for cursors (as pushes do). */
-const createdAtText = sql<
-  string
->`to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+import { createdAtText, olderThan } from "../db/keyset.ts";
 
 export function insertRawItem(db: Db, row: Insertable<RawItemsTable>) {
   return db.insertInto("raw_items").values(row).returningAll().executeTakeFirstOrThrow();
@@ -93,8 +89,7 @@ export function listRawItems(db: Db, userId: string, q: ItemPage) {
     .where("user_id", "=", userId);
   if (q.status) query = query.where("status", "=", q.status);
   if (q.after) {
-    const at = sql<Date>`${q.after.createdAt}::timestamptz`;
-    query = query.where(sql<boolean>`(created_at, id) < (${at}, ${q.after.id}::uuid)`);
+    query = query.where(olderThan(q.after));
   }
   return query.orderBy("created_at", "desc").orderBy("id", "desc").limit(q.limit + 1).execute();
 }
@@ -189,8 +184,7 @@ export function listRuns(db: Db, userId: string, q: { after?: Anchor; limit: num
   let query = db.selectFrom("analyze_runs").selectAll()
     .select(createdAtText.as("created_at_text")).where("user_id", "=", userId);
   if (q.after) {
-    const at = sql<Date>`${q.after.createdAt}::timestamptz`;
-    query = query.where(sql<boolean>`(created_at, id) < (${at}, ${q.after.id}::uuid)`);
+    query = query.where(olderThan(q.after));
   }
   return query.orderBy("created_at", "desc").orderBy("id", "desc").limit(q.limit + 1).execute();
 }

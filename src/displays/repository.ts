@@ -3,11 +3,7 @@ import { type Insertable, sql, type Updateable } from "kysely";
 import type { Db, Trx } from "../schema.ts";
 import type { DisplayLogsTable, DisplaysTable } from "./tables.ts";
 import type { Anchor } from "../lib/cursor.ts";
-
-/** `created_at` as exact UTC text with microseconds, for cursors. */
-const createdAtText = sql<
-  string
->`to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+import { createdAtText, olderThan } from "../db/keyset.ts";
 
 /** The display a key belongs to (pending or claimed; a replaced key finds nothing usable). */
 export function findByKeyHash(db: Db, keyHash: string) {
@@ -115,10 +111,7 @@ export function listLogs(db: Db, deviceId: string, after: Anchor | undefined, li
   let query = db.selectFrom("display_logs").selectAll().select(createdAtText.as("created_at_text"))
     .where("device_id", "=", deviceId);
   if (after) {
-    // Cast from text in SQL: typed timestamptz, the driver would send the parameter through a
-    // JS Date and drop its microseconds (the anchor would skip rows of the same millisecond).
-    const at = sql<Date>`${after.createdAt}::text::timestamptz`;
-    query = query.where(sql<boolean>`(created_at, id) < (${at}, ${after.id}::uuid)`);
+    query = query.where(olderThan(after));
   }
   return query.orderBy("created_at", "desc").orderBy("id", "desc").limit(limit + 1).execute();
 }

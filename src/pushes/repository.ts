@@ -3,11 +3,7 @@ import { type Insertable, type Selectable, sql, type Updateable } from "kysely";
 import type { Db, Trx } from "../schema.ts";
 import type { Anchor } from "../lib/cursor.ts";
 import type { PushesTable, PushStatus } from "./tables.ts";
-
-/** `created_at` as exact UTC text with microseconds, for cursors. */
-const createdAtText = sql<
-  string
->`to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+import { createdAtText, olderThan } from "../db/keyset.ts";
 
 export function insertPush(db: Db, row: Insertable<PushesTable>) {
   return db.insertInto("pushes").values(row).returningAll().executeTakeFirstOrThrow();
@@ -123,8 +119,7 @@ export function listHistory(db: Db, deviceId: string, q: HistoryQuery) {
   if (q.from) query = query.where("created_at", ">=", q.from);
   if (q.to) query = query.where("created_at", "<=", q.to);
   if (q.after) {
-    const at = sql<Date>`${q.after.createdAt}::timestamptz`;
-    query = query.where(sql<boolean>`(created_at, id) < (${at}, ${q.after.id}::uuid)`);
+    query = query.where(olderThan(q.after));
   }
   return query.orderBy("created_at", "desc").orderBy("id", "desc").limit(q.limit + 1).execute();
 }
