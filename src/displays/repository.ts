@@ -4,6 +4,7 @@ import type { Db, Trx } from "../schema.ts";
 import type { DisplayLogsTable, DisplaysTable } from "./tables.ts";
 import type { Anchor } from "../lib/cursor.ts";
 import { createdAtText, olderThan } from "../db/keyset.ts";
+import { hitRateWindow } from "../db/rate_windows.ts";
 
 /** The display a key belongs to (pending or claimed; a replaced key finds nothing usable). */
 export function findByKeyHash(db: Db, keyHash: string) {
@@ -60,33 +61,13 @@ export function findClaimedByDevice(db: Db, deviceId: string) {
  * Counts one setup of `key` in the current window when under `limit`; null when allowed, else
  * the seconds until the window reopens (like the factory's download limit).
  */
-export async function hitSetupWindow(
+export function hitSetupWindow(
   db: Db,
   key: string,
   limit: number,
   windowSeconds: number,
 ): Promise<number | null> {
-  const { rows } = await sql<{ hits: number | null; wait: number }>`
-    WITH w AS (
-      SELECT to_timestamp(floor(extract(epoch FROM now())::float8 / ${windowSeconds}) *
-        ${windowSeconds}) AS start
-    ), pruned AS (
-      DELETE FROM display_rate_windows
-      WHERE key = ${key} AND window_start < (SELECT start FROM w)
-    ), counted AS (
-      INSERT INTO display_rate_windows (key, window_start, hits)
-      SELECT ${key}, start, 1 FROM w
-      ON CONFLICT (key, window_start) DO UPDATE SET hits = display_rate_windows.hits + 1
-      WHERE display_rate_windows.hits < ${limit}
-      RETURNING hits
-    )
-    SELECT (SELECT hits FROM counted) AS hits,
-      ceil(extract(epoch FROM (SELECT start FROM w) + make_interval(secs => ${windowSeconds})
-        - now()))::int AS wait
-  `.execute(db);
-  const row = rows[0];
-  if (row.hits !== null) return null;
-  return Math.max(1, Number(row.wait));
+  return hitRateWindow(db, "display_rate_windows", key, limit, windowSeconds);
 }
 
 /** Stores a display's log entries and keeps only its newest `keep`. */
