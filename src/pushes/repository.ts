@@ -1,5 +1,5 @@
 /** SQL of pushes. Functions that lock or promote take a transaction. */
-import { type Insertable, type Selectable, sql, type Updateable } from "kysely";
+import type { Insertable, Selectable, Updateable } from "kysely";
 import type { Db, Trx } from "../schema.ts";
 import type { Anchor } from "../lib/cursor.ts";
 import type { PushesTable, PushStatus } from "./tables.ts";
