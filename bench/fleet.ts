@@ -13,7 +13,7 @@
 import { encodeBase64 } from "@oslojs/encoding";
 import { sql } from "kysely";
 import { splitLines } from "./fleet_devices.ts";
-import { type BenchRow, printTable } from "./lib.ts";
+import { type BenchRow, printTable, registerBenchUser } from "./lib.ts";
 import { parseConfig } from "../src/config.ts";
 import { uuidv7 } from "../src/lib/ids.ts";
 import { deviceMqttPassword } from "../src/mqtt/device_secret.ts";
@@ -84,15 +84,7 @@ export async function benchFleet(
   try {
     const { services } = server.app;
     const mqttUrl = options.mqttUrl ?? server.app.mqttUrl;
-    const reg = await fetch(`${server.url}/auth/register`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({
-        email: "fleet@example.com",
-        username: "fleet",
-        password: "benchmark-password",
-      }),
-    }).then((r) => r.json());
+    const reg = await registerBenchUser(server.url, "fleet");
     const userId = reg.user.id as string;
     // One set of rendered files shared by every push (the answer is a signed URL to them).
     const prefix = `render/${userId}/fleet/`;

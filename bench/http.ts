@@ -10,7 +10,7 @@
 import postgres from "postgres";
 import { createDatabase } from "../tests/helpers/server.ts";
 import { freePort } from "../tests/helpers/ports.ts";
-import { type BenchRow, median, printTable, waitFor, wrk } from "./lib.ts";
+import { type BenchRow, median, printTable, registerBenchUser, waitFor, wrk } from "./lib.ts";
 import { helpAndExit } from "../src/lib/usage.ts";
 
 helpAndExit(
@@ -47,15 +47,7 @@ function spawn(args: string[], env: Record<string, string>) {
 
 /** Registers a user, and gives it a device whose latest push is rendered and published. */
 async function provision(base: string, dbUrl: string) {
-  const reg = await fetch(`${base}/auth/register`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({
-      email: "bench@example.com",
-      username: "bench",
-      password: "benchmark-password",
-    }),
-  }).then((r) => r.json());
+  const reg = await registerBenchUser(base);
   const userId = reg.user.id as string;
   const sql = postgres(dbUrl, { max: 1, onnotice: () => {} });
   try {

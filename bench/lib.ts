@@ -167,3 +167,20 @@ export async function hasWrk(): Promise<boolean> {
 /** The median of some numbers. */
 export const median = (values: number[]): number =>
   [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+/** Registers a benchmark user on `base`; the reply of `/auth/register` (tokens and user). */
+export async function registerBenchUser(
+  base: string,
+  username = "bench",
+): Promise<{ accessToken: string; user: { id: string } }> {
+  const res = await fetch(`${base}/auth/register`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      email: `${username}@example.com`,
+      username,
+      password: "benchmark-password",
+    }),
+  });
+  return await res.json();
+}

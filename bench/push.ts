@@ -5,7 +5,7 @@
  * scratch database on a PostgreSQL server.
  * Run alone: `deno run -A bench/push.ts [--database-url postgres://postgres@127.0.0.1:5432/postgres]`.
  */
-import { type BenchRow, printTable } from "./lib.ts";
+import { type BenchRow, printTable, registerBenchUser } from "./lib.ts";
 import { benchPhoto } from "./photo.ts";
 import { parseConfig } from "../src/config.ts";
 import { uuidv7 } from "../src/lib/ids.ts";
@@ -64,15 +64,7 @@ export async function benchPush(
   const engine = databaseUrl ? "PostgreSQL" : "PGlite";
   try {
     const { services } = server.app;
-    const reg = await fetch(`${server.url}/auth/register`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({
-        email: "bench@example.com",
-        username: "bench",
-        password: "benchmark-password",
-      }),
-    }).then((r) => r.json());
+    const reg = await registerBenchUser(server.url);
     const userId = reg.user.id as string;
     const deviceId = uuidv7();
     await services.db.insertInto("devices").values({

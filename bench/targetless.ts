@@ -7,7 +7,7 @@
  * Run alone: `deno run -A bench/targetless.ts`.
  */
 import { benchPhoto } from "./photo.ts";
-import { type BenchRow, median, printTable } from "./lib.ts";
+import { type BenchRow, median, printTable, registerBenchUser } from "./lib.ts";
 import { startTestServer } from "../tests/helpers/server.ts";
 import { runAdmin } from "../src/admin.ts";
 
@@ -35,15 +35,7 @@ export async function benchTargetless(
     return await res.json();
   };
   try {
-    const reg = await fetch(`${server.url}/auth/register`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({
-        email: "bench@example.com",
-        username: "bench",
-        password: "benchmark-password",
-      }),
-    }).then((r) => r.json());
+    const reg = await registerBenchUser(server.url);
     await runAdmin(server.app.services.db, ["set-plan", "bench", "pro"]);
     const token = reg.accessToken as string;
     const jpeg = await benchPhoto();
