@@ -133,6 +133,9 @@ export async function runDeviceSim(options: SimOptions, signal?: AbortSignal): P
     await Deno.mkdir(options.outDir, { recursive: true });
     const file = `${options.outDir}/${body.pushId}.${EXTENSION[options.format]}`;
     await Deno.writeFile(file, bytes);
+    // On screen, then said so: whoever watches the push turn CONFIRMED already has the line.
+    log(`displayed push ${body.pushId} (${bytes.byteLength} bytes) → ${file}`);
+    Object.assign(result, { pushId: String(body.pushId), file, bytes: bytes.byteLength });
     await send("up/confirm", { pushId: body.pushId });
     await send("up/state", {
       screen: "showing",
@@ -140,8 +143,6 @@ export async function runDeviceSim(options: SimOptions, signal?: AbortSignal): P
       battery: 100,
       firmware: "sim-1.0",
     });
-    log(`displayed push ${body.pushId} (${bytes.byteLength} bytes) → ${file}`);
-    Object.assign(result, { pushId: String(body.pushId), file, bytes: bytes.byteLength });
     if (options.once) finish();
   };
   // A failed download or publish is reported; it must not end the simulator.
