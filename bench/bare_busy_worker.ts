@@ -1,8 +1,8 @@
 /**
  * One busy thread of bench/bare_busy.ts: while on, tasks of ~10 ms of CPU over a frame-sized
- * buffer, back to back, at the render workers' priority (src/render/thread_priority.ts).
+ * buffer, back to back, at the render workers' priority (src/infra/render/thread_priority.ts).
  */
-import { lowerThreadPriority } from "../src/render/thread_priority.ts";
+import { lowerThreadPriority } from "../src/infra/render/thread_priority.ts";
 
 lowerThreadPriority();
 

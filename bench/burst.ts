@@ -8,7 +8,7 @@
 import { type BenchRow, printTable } from "./lib.ts";
 import { benchPhoto } from "./photo.ts";
 import { parseConfig } from "../src/config.ts";
-import { uuidv7 } from "../src/lib/ids.ts";
+import { uuidv7 } from "../src/infra/lib/ids.ts";
 import { startServer } from "../src/server.ts";
 import { createDatabase } from "../tests/helpers/server.ts";
 

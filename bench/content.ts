@@ -17,7 +17,7 @@
  * skipped without it.
  * Run alone: `deno run -A bench/content.ts`.
  */
-import { defaultThreads } from "../src/render/pool.ts";
+import { defaultThreads } from "../src/infra/render/pool.ts";
 import { freePort } from "../tests/helpers/ports.ts";
 import {
   type BenchRow,

@@ -6,8 +6,8 @@
  * the pool did before (every task first come, first served, as a job).
  * Run alone: `deno run -A bench/fairness.ts`.
  */
-import { createRenderPool, type RenderPool } from "../src/render/pool.ts";
-import type { RenderCall, SceneRenderRequest } from "../src/render/types.ts";
+import { createRenderPool, type RenderPool } from "../src/infra/render/pool.ts";
+import type { RenderCall, SceneRenderRequest } from "../src/infra/render/types.ts";
 import { BENCH_SCENE, photo } from "./scene.ts";
 import { type BenchRow, median, printTable } from "./lib.ts";
 

@@ -15,8 +15,8 @@ import { sql } from "kysely";
 import { splitLines } from "./fleet_devices.ts";
 import { type BenchRow, printTable, registerBenchUser } from "./lib.ts";
 import { parseConfig } from "../src/config.ts";
-import { uuidv7 } from "../src/lib/ids.ts";
-import { deviceMqttPassword } from "../src/mqtt/device_secret.ts";
+import { uuidv7 } from "../src/infra/lib/ids.ts";
+import { deviceMqttPassword } from "../src/infra/mqtt/device_secret.ts";
 import { startServer } from "../src/server.ts";
 import { createDatabase } from "../tests/helpers/server.ts";
 

@@ -11,7 +11,7 @@ import postgres from "postgres";
 import { createDatabase } from "../tests/helpers/server.ts";
 import { freePort } from "../tests/helpers/ports.ts";
 import { type BenchRow, median, printTable, registerBenchUser, waitFor, wrk } from "./lib.ts";
-import { helpAndExit } from "../src/lib/usage.ts";
+import { helpAndExit } from "../src/infra/lib/usage.ts";
 
 helpAndExit(
   Deno.args,

@@ -14,8 +14,8 @@ import { benchBurst } from "./burst.ts";
 import { benchTargetless } from "./targetless.ts";
 import { benchFleet } from "./fleet.ts";
 import { type BenchRow, printTable } from "./lib.ts";
-import { Progress } from "../src/lib/progress.ts";
-import { helpAndExit } from "../src/lib/usage.ts";
+import { Progress } from "../src/infra/lib/progress.ts";
+import { helpAndExit } from "../src/infra/lib/usage.ts";
 
 helpAndExit(
   Deno.args,

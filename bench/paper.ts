@@ -1,7 +1,7 @@
 /**
  * `deno task bench:paper`: do photos of paper read on the panel (issue 26)? Synthetic phone photos
  * of a printed page, a handwritten-like note and a receipt under a lamp (uneven light, blur,
- * noise, JPEG; `src/render/testing/paper_photos.ts`) go through the upload render as a push would
+ * noise, JPEG; `src/infra/render/testing/paper_photos.ts`) go through the upload render as a push would
  * (`auto`, and `photo` as the render was before documents were told apart), and each 1-bit
  * `image.png` is read by tesseract beside the 8-bit grey picture of the same photo at the same
  * size (what the panel would show if it had grey). Prints the character accuracy of each
@@ -10,13 +10,13 @@
  * given as the first argument (default: a temporary one) for looking at.
  */
 import sharp from "sharp";
-import { renderImageBitmaps } from "../src/render/bitmaps.ts";
-import { decodeImage } from "../src/render/decode.ts";
-import { toGrey } from "../src/render/grey.ts";
-import { isDocument } from "../src/render/paper.ts";
-import { FRAME_HEIGHT, FRAME_WIDTH } from "../src/render/types.ts";
-import { PAPER_KINDS, paperPhoto } from "../src/render/testing/paper_photos.ts";
-import { helpAndExit } from "../src/lib/usage.ts";
+import { renderImageBitmaps } from "../src/infra/render/bitmaps.ts";
+import { decodeImage } from "../src/infra/render/decode.ts";
+import { toGrey } from "../src/infra/render/grey.ts";
+import { isDocument } from "../src/infra/render/paper.ts";
+import { FRAME_HEIGHT, FRAME_WIDTH } from "../src/infra/render/types.ts";
+import { PAPER_KINDS, paperPhoto } from "../src/infra/render/testing/paper_photos.ts";
+import { helpAndExit } from "../src/infra/lib/usage.ts";
 
 helpAndExit(
   Deno.args,

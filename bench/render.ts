@@ -4,10 +4,10 @@
  * time (ms per push) and with the pool saturated (pushes per second).
  * Run alone: `deno run -A bench/render.ts`.
  */
-import { ditherPacked, PHOTO_DITHER } from "../src/render/dither.ts";
-import { encodePng1Bit } from "../src/render/png.ts";
-import { createRenderPool } from "../src/render/pool.ts";
-import { FRAME_HEIGHT as H, FRAME_WIDTH as W } from "../src/render/types.ts";
+import { ditherPacked, PHOTO_DITHER } from "../src/infra/render/dither.ts";
+import { encodePng1Bit } from "../src/infra/render/png.ts";
+import { createRenderPool } from "../src/infra/render/pool.ts";
+import { FRAME_HEIGHT as H, FRAME_WIDTH as W } from "../src/infra/render/types.ts";
 import { type BenchRow, median, printTable } from "./lib.ts";
 import { benchPhoto } from "./photo.ts";
 

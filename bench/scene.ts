@@ -4,9 +4,9 @@
  * worker, one at a time (goal: ≤ 30 ms at 800x480 warm), and the pool saturated (renders/s).
  * Run alone: `deno run -A bench/scene.ts`.
  */
-import { encodeRgb, rgbPixels } from "../src/render/testing/images.ts";
-import { createRenderPool } from "../src/render/pool.ts";
-import type { SceneRenderRequest } from "../src/render/types.ts";
+import { encodeRgb, rgbPixels } from "../src/infra/render/testing/images.ts";
+import { createRenderPool } from "../src/infra/render/pool.ts";
+import type { SceneRenderRequest } from "../src/infra/render/types.ts";
 import { type BenchRow, median, printTable } from "./lib.ts";
 
 const round = (value: number) => Number(value.toFixed(1));

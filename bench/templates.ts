@@ -4,12 +4,12 @@
  * (frames per second). Goal on this 2-core machine: ≥ 40 frames/s, ≤ 25 ms per frame warm.
  * Run alone: `deno run -A bench/templates.ts`.
  */
-import { createRenderPool } from "../src/render/pool.ts";
-import { templateRegistry, TEMPLATES_DIR } from "../src/render/templates/registry.ts";
-import { loadTemplateImages } from "../src/render/templates/sample_images.ts";
-import { renderTemplateSvg } from "../src/render/templates/render.ts";
-import { type RasterBackend, rasterise } from "../src/render/layout/engine.ts";
-import type { TemplateRenderRequest } from "../src/render/types.ts";
+import { createRenderPool } from "../src/infra/render/pool.ts";
+import { templateRegistry, TEMPLATES_DIR } from "../src/infra/render/templates/registry.ts";
+import { loadTemplateImages } from "../src/infra/render/templates/sample_images.ts";
+import { renderTemplateSvg } from "../src/infra/render/templates/render.ts";
+import { type RasterBackend, rasterise } from "../src/infra/render/layout/engine.ts";
+import type { TemplateRenderRequest } from "../src/infra/render/types.ts";
 import { type BenchRow, median, printTable } from "./lib.ts";
 
 const round = (value: number) => Number(value.toFixed(1));

@@ -7,11 +7,11 @@
  */
 import { sql } from "kysely";
 import { ConfigError, loadConfig } from "./config.ts";
-import { helpAndExit } from "./lib/usage.ts";
-import { connect } from "./db/connect.ts";
-import { migrate } from "./db/migrator.ts";
+import { helpAndExit } from "./infra/lib/usage.ts";
+import { connect } from "./infra/db/connect.ts";
+import { migrate } from "./infra/db/migrator.ts";
 import type { DB, Db } from "./schema.ts";
-import { setPlan } from "./billing/repository.ts";
+import { setPlan } from "./domains/billing/repository.ts";
 
 const USAGE = "Usage: deno task admin set-plan <email|username> pro|free";
 

@@ -3,29 +3,29 @@
  * handlers of its listeners. `main.ts` serves them; tests start the same thing on port 0.
  */
 import type { Config } from "./config.ts";
-import { connect } from "./db/connect.ts";
-import { ChangeFeed } from "./db/cache/feed.ts";
-import { pgliteChangeSource, postgresChangeSource } from "./db/cache/sources.ts";
-import { migrate } from "./db/migrator.ts";
-import { createHandler } from "./http/handler.ts";
-import { envelopeOf, errorResponse } from "./http/envelope.ts";
+import { connect } from "./infra/db/connect.ts";
+import { ChangeFeed } from "./infra/db/cache/feed.ts";
+import { pgliteChangeSource, postgresChangeSource } from "./infra/db/cache/sources.ts";
+import { migrate } from "./infra/db/migrator.ts";
+import { createHandler } from "./infra/http/handler.ts";
+import { envelopeOf, errorResponse } from "./infra/http/envelope.ts";
 import { AppError } from "./errors.ts";
-import { createLogger, type Logger } from "./http/log.ts";
-import { createJobs } from "./jobs/boss.ts";
-import type { Jobs } from "./jobs/types.ts";
-import { type Audience, buildOpenApiDocument } from "./openapi/document.ts";
+import { createLogger, type Logger } from "./infra/http/log.ts";
+import { createJobs } from "./infra/jobs/boss.ts";
+import type { Jobs } from "./infra/jobs/types.ts";
+import { type Audience, buildOpenApiDocument } from "./infra/openapi/document.ts";
 import { allRawRoutes } from "./raw_routes.ts";
-import { createRenderPool, defaultThreads, type RenderPool } from "./render/pool.ts";
-import { Readiness, readyRoute } from "./http/readiness.ts";
+import { createRenderPool, defaultThreads, type RenderPool } from "./infra/render/pool.ts";
+import { Readiness, readyRoute } from "./infra/http/readiness.ts";
 import { sql } from "kysely";
-import { type Messaging, openMessaging } from "./mqtt/messaging.ts";
-import { MqttGateway } from "./mqtt/gateway.ts";
-import { deviceMessageHandler, deviceMessageQueue, DeviceOutbox } from "./mqtt/outbox.ts";
-import { SERVICE_SUBSCRIPTION, sharedSubscription } from "./mqtt/topics.ts";
-import { deviceInbox } from "./pushes/device_inbox.ts";
-import { DiskObjectStore } from "./storage/disk.ts";
-import { S3ObjectStore } from "./storage/s3.ts";
-import type { ObjectStore } from "./storage/object_store.ts";
+import { type Messaging, openMessaging } from "./infra/mqtt/messaging.ts";
+import { MqttGateway } from "./infra/mqtt/gateway.ts";
+import { deviceMessageHandler, deviceMessageQueue, DeviceOutbox } from "./infra/mqtt/outbox.ts";
+import { SERVICE_SUBSCRIPTION, sharedSubscription } from "./infra/mqtt/topics.ts";
+import { deviceInbox } from "./domains/pushes/device_inbox.ts";
+import { DiskObjectStore } from "./infra/storage/disk.ts";
+import { S3ObjectStore } from "./infra/storage/s3.ts";
+import type { ObjectStore } from "./infra/storage/object_store.ts";
 import { appRouter } from "./router.ts";
 import { QUEUES } from "./queues.ts";
 import { DOMAIN_QUEUES } from "./domains.ts";
@@ -33,8 +33,8 @@ import type { DB } from "./schema.ts";
 import { loadSecrets } from "./secrets.ts";
 import { createServices } from "./services.ts";
 import type { Services } from "./services_type.ts";
-import { PromMetrics } from "./metrics/metrics.ts";
-import { metricsRoute, metricsServed } from "./metrics/route.ts";
+import { PromMetrics } from "./infra/metrics/metrics.ts";
+import { metricsRoute, metricsServed } from "./infra/metrics/route.ts";
 
 export interface App {
   services: Services;
@@ -68,7 +68,7 @@ export async function createApp(config: Config): Promise<App> {
   const secrets = await loadSecrets(config);
   // One registry per app, handed to the infrastructure that observes something (issue 14).
   const metrics = new PromMetrics();
-  // Invalidation of the request path's caches (issue 13, src/db/cache/).
+  // Invalidation of the request path's caches (issue 13, src/infra/db/cache/).
   const changes = new ChangeFeed(logger);
   const connection = await connect<DB>({
     url: config.databaseUrl,
@@ -76,7 +76,7 @@ export async function createApp(config: Config): Promise<App> {
     metrics,
     onWrite: () => changes.wrote(),
   });
-  // GET /ready: each component registers its check once it is open (src/http/readiness.ts).
+  // GET /ready: each component registers its check once it is open (src/infra/http/readiness.ts).
   const readiness = new Readiness();
   readiness.register("database", async () => {
     await sql`SELECT 1`.execute(connection.db);
@@ -245,7 +245,7 @@ async function workJobs(
       await jobs.schedule(queue, cron, data);
     }
   }
-  // The outbox (src/mqtt/outbox.ts): a failed publish throws, so pg-boss retries with backoff.
+  // The outbox (src/infra/mqtt/outbox.ts): a failed publish throws, so pg-boss retries with backoff.
   await jobs.work(deviceMessageQueue, deviceMessageHandler(gateway), { concurrency: 2 });
 }
 

@@ -183,7 +183,7 @@ function shape(env: z.output<typeof schema>) {
     displaySetupsPerMinute: env.DISPLAY_SETUPS_PER_MINUTE,
     /**
      * CONTRACT.md: failed password checks counted in the database; over a limit 429 before any
-     * hashing. Identifier: 10 per 15 minutes per account and source (src/accounts/
+     * hashing. Identifier: 10 per 15 minutes per account and source (src/domains/accounts/
      * login_limiter.ts: and 10 times that per account before sources that failed wait); IP: 100
      * per minute.
      */

@@ -1,5 +1,5 @@
 /**
- * The face of a domain (issue 22): one definition in `src/<domain>/mod.ts` says everything the
+ * The face of a domain (issue 22): one definition in `src/domains/<domain>/mod.ts` says everything the
  * rest of the service reaches of it: its tRPC router, the procedures it adds to the versioned
  * surfaces, its raw routes, its queues with their handlers, and the `build` that makes its
  * service when that is the domain's own affair. `src/domains.ts` lists the faces in match order;
@@ -7,10 +7,10 @@
  */
 import type { AnyRouter } from "@trpc/server";
 import type { Config } from "./config.ts";
-import type { RawRoute } from "./http/raw.ts";
-import type { JobHandler, QueueDefinition } from "./jobs/types.ts";
+import type { RawRoute } from "./infra/http/raw.ts";
+import type { JobHandler, QueueDefinition } from "./infra/jobs/types.ts";
 import type { Services } from "./services_type.ts";
-import type { Surface } from "./trpc/surfaces.ts";
+import type { Surface } from "./infra/trpc/surfaces.ts";
 
 /** One queue of a domain and how a worker process runs it. */
 export interface DomainQueue<T> {

@@ -5,19 +5,19 @@
  * creates their queues and a worker registers each queue's handler (`src/app.ts`). A new
  * domain is its folder with a `mod.ts` (`defineDomain`, src/domain.ts) and one line here.
  */
-import { accounts } from "./accounts/mod.ts";
-import { pats } from "./pats/mod.ts";
-import { billing } from "./billing/mod.ts";
-import { oauth } from "./oauth/mod.ts";
-import { files } from "./files/mod.ts";
-import { storage } from "./storage/mod.ts";
-import { factory } from "./factory/mod.ts";
-import { binding } from "./binding/mod.ts";
-import { displays } from "./displays/mod.ts";
-import { devices } from "./devices/mod.ts";
-import { pushes } from "./pushes/mod.ts";
-import { content } from "./content/mod.ts";
-import { targetless } from "./targetless/mod.ts";
+import { accounts } from "./domains/accounts/mod.ts";
+import { pats } from "./domains/pats/mod.ts";
+import { billing } from "./domains/billing/mod.ts";
+import { oauth } from "./domains/oauth/mod.ts";
+import { files } from "./domains/files/mod.ts";
+import { storage } from "./infra/storage/mod.ts";
+import { factory } from "./domains/factory/mod.ts";
+import { binding } from "./domains/binding/mod.ts";
+import { displays } from "./domains/displays/mod.ts";
+import { devices } from "./domains/devices/mod.ts";
+import { pushes } from "./domains/pushes/mod.ts";
+import { content } from "./domains/content/mod.ts";
+import { targetless } from "./domains/targetless/mod.ts";
 
 export const DOMAINS = [
   accounts,

@@ -1,23 +1,31 @@
 /** The list of domains is complete: every domain folder shows its face there, once. */
 import { assertEquals } from "../tests/helpers/assert.ts";
-import { domainsOf } from "../tools/domains.ts";
+import { domainsOf, layoutProblems } from "../tools/domains.ts";
 import { DOMAINS } from "./domains.ts";
+
+const ROOT = new URL(".", import.meta.url).pathname;
 
 /** Entries of the list that are infrastructure placed for their routes' order, not domains. */
 const INFRASTRUCTURE = ["storage"];
 
-Deno.test("domains: src/domains.ts lists every domain folder of src/, each once", async () => {
+const folderOf = (name: string) => INFRASTRUCTURE.includes(name) ? "infra" : "domains";
+
+Deno.test("domains: src/domains.ts lists every folder of src/domains/, each once", async () => {
   const listed = DOMAINS.map((domain) => domain.name).filter((name) =>
     !INFRASTRUCTURE.includes(name)
   );
   assertEquals(new Set(listed).size, listed.length);
-  const root = new URL(".", import.meta.url).pathname;
-  assertEquals([...listed].sort(), await domainsOf(root));
+  assertEquals([...listed].sort(), await domainsOf(ROOT));
 });
 
 Deno.test("domains: a face's name is its folder's", async () => {
   for (const domain of DOMAINS) {
-    const face = await import(`./${domain.name}/mod.ts`);
-    assertEquals(face[domain.name], domain, `src/${domain.name}/mod.ts`);
+    const path = `./${folderOf(domain.name)}/${domain.name}/mod.ts`;
+    const face = await import(path);
+    assertEquals(face[domain.name], domain, `src/${path.slice(2)}`);
   }
+});
+
+Deno.test("domains: src/ holds the root's files, domains/ and infra/ only", async () => {
+  assertEquals(await layoutProblems(ROOT), []);
 });

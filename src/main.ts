@@ -7,9 +7,9 @@
  * (issue 27): the server is imported only once those pass.
  */
 import { ConfigError, loadServiceConfig } from "./config.ts";
-import { DirectoryLockedError } from "./db/dir_lock.ts";
-import { helpAndExit } from "./lib/usage.ts";
-import { mqttPortProblem } from "./mqtt/port_check.ts";
+import { DirectoryLockedError } from "./infra/db/dir_lock.ts";
+import { helpAndExit } from "./infra/lib/usage.ts";
+import { mqttPortProblem } from "./infra/mqtt/port_check.ts";
 
 const USAGE = `
 Usage: deno task start [--role api|worker|all]

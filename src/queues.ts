@@ -3,9 +3,9 @@
  * order of `src/domains.ts`) and the device-message outbox's. `createJobs` creates each one
  * at start.
  */
-import type { QueueDefinition } from "./jobs/types.ts";
+import type { QueueDefinition } from "./infra/jobs/types.ts";
 import { DOMAIN_QUEUES } from "./domains.ts";
-import { deviceMessageQueue } from "./mqtt/outbox.ts";
+import { deviceMessageQueue } from "./infra/mqtt/outbox.ts";
 
 // deno-lint-ignore no-explicit-any -- queues of different payload types
 export const QUEUES: QueueDefinition<any>[] = [

@@ -1,11 +1,11 @@
 /** Every raw route of the service, in match order. A domain declares its own in its `mod.ts`. */
-import type { RawRoute } from "./http/raw.ts";
-import { factoryOpenApiRoute, health, openApiRoute } from "./http/system_routes.ts";
+import type { RawRoute } from "./infra/http/raw.ts";
+import { factoryOpenApiRoute, health, openApiRoute } from "./infra/http/system_routes.ts";
 import { DOMAINS } from "./domains.ts";
-import { docsRoutes } from "./pages/docs.ts";
-import { playgroundRoutes } from "./pages/playground.ts";
-import { metricsRoute } from "./metrics/route.ts";
-import { Readiness, readyRoute } from "./http/readiness.ts";
+import { docsRoutes } from "./infra/pages/docs.ts";
+import { playgroundRoutes } from "./infra/pages/playground.ts";
+import { metricsRoute } from "./infra/metrics/route.ts";
+import { Readiness, readyRoute } from "./infra/http/readiness.ts";
 
 /** `/health`, then each domain's raw routes in the order of `src/domains.ts`, then the pages. */
 export const domainRawRoutes: RawRoute[] = [
@@ -34,7 +34,7 @@ const READY_WITHOUT_CHECKS = readyRoute(new Readiness());
 
 /**
  * The raw routes including the routes of the two OpenAPI documents, `/metrics` (its rule
- * depends on the listener: src/metrics/route.ts) and `/ready` (over the process's components).
+ * depends on the listener: src/infra/metrics/route.ts) and `/ready` (over the process's components).
  */
 export function allRawRoutes(
   documents: Documents,

@@ -5,8 +5,8 @@
  * typed clients use the same procedures at `/trpc` through the exported `AppRouter` type,
  * which is derived from the same list.
  */
-import { router } from "./trpc/init.ts";
-import { APP_SURFACE, SDK_SURFACE, type Surface } from "./trpc/surfaces.ts";
+import { router } from "./infra/trpc/init.ts";
+import { APP_SURFACE, SDK_SURFACE, type Surface } from "./infra/trpc/surfaces.ts";
 import { DOMAINS } from "./domains.ts";
 
 type Domain = (typeof DOMAINS)[number];

@@ -3,17 +3,17 @@
  * one `extends`; repositories take `Kysely<DB>` or `Transaction<DB>`.
  */
 import type { Kysely, Transaction } from "kysely";
-import type { AccountTables } from "./accounts/tables.ts";
-import type { PatTables } from "./pats/tables.ts";
-import type { BillingTables } from "./billing/tables.ts";
-import type { DeviceCommandTables, DevicesTable, DeviceTables } from "./devices/tables.ts";
-import type { FileTables } from "./files/tables.ts";
-import type { PushTables } from "./pushes/tables.ts";
-import type { OauthTables } from "./oauth/tables.ts";
-import type { ContentTables } from "./content/tables.ts";
-import type { FactoryDeviceColumns, FactoryTables } from "./factory/tables.ts";
-import type { TargetlessTables } from "./targetless/tables.ts";
-import type { DisplayTables } from "./displays/tables.ts";
+import type { AccountTables } from "./domains/accounts/tables.ts";
+import type { PatTables } from "./domains/pats/tables.ts";
+import type { BillingTables } from "./domains/billing/tables.ts";
+import type { DeviceCommandTables, DevicesTable, DeviceTables } from "./domains/devices/tables.ts";
+import type { FileTables } from "./domains/files/tables.ts";
+import type { PushTables } from "./domains/pushes/tables.ts";
+import type { OauthTables } from "./domains/oauth/tables.ts";
+import type { ContentTables } from "./domains/content/tables.ts";
+import type { FactoryDeviceColumns, FactoryTables } from "./domains/factory/tables.ts";
+import type { TargetlessTables } from "./domains/targetless/tables.ts";
+import type { DisplayTables } from "./domains/displays/tables.ts";
 
 export interface DB
   extends

@@ -3,7 +3,7 @@
  * so a fresh `deno task start` needs no setup and restarts keep tokens valid.
  */
 import { decodeBase64, encodeBase64 } from "@oslojs/encoding";
-import { randomToken } from "./lib/crypto.ts";
+import { randomToken } from "./infra/lib/crypto.ts";
 import type { Config } from "./config.ts";
 import {
   generateManifestKey,
@@ -11,7 +11,7 @@ import {
   type ManifestKeyRecord,
   type NfcKeyring,
   nfcKeyringOf,
-} from "./factory/keys.ts";
+} from "./domains/factory/keys.ts";
 
 /** Secrets that are generated and kept under DATA_DIR when not configured. */
 export interface Secrets {

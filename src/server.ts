@@ -2,7 +2,7 @@
 import type { Config } from "./config.ts";
 import { type App, createApp } from "./app.ts";
 import { AppError } from "./errors.ts";
-import { envelopeOf, errorResponse } from "./http/envelope.ts";
+import { envelopeOf, errorResponse } from "./infra/http/envelope.ts";
 
 export interface RunningServer {
   app: App;
@@ -96,7 +96,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   };
 }
 
-/** Where `/metrics` is scraped (src/metrics/route.ts), for the banner. */
+/** Where `/metrics` is scraped (src/infra/metrics/route.ts), for the banner. */
 function metricsUrl(config: Config, url: string, factoryUrl: string, ownFactoryPort: boolean) {
   const where = ownFactoryPort ? `${factoryUrl}/metrics` : `${url}/metrics`;
   if (config.metricsToken) {

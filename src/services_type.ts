@@ -7,32 +7,32 @@
 import type { Config } from "./config.ts";
 import type { Db } from "./schema.ts";
 import type { Authenticate } from "./caller.ts";
-import type { ChangeFeed } from "./db/cache/feed.ts";
-import type { Jobs } from "./jobs/types.ts";
-import type { Renderer } from "./render/types.ts";
-import type { ObjectStore } from "./storage/object_store.ts";
-import type { AccountsService } from "./accounts/service.ts";
-import type { AccountDeletion } from "./accounts/deletion.ts";
-import type { PatsService } from "./pats/service.ts";
-import type { BillingService } from "./billing/service.ts";
-import type { OauthService } from "./oauth/service.ts";
-import type { Factory } from "./factory/service.ts";
-import type { BindingService } from "./binding/service.ts";
-import type { DevicesService } from "./devices/service.ts";
-import type { DisplaysService } from "./displays/service.ts";
-import type { PushesService } from "./pushes/service.ts";
-import type { PushRenderJob } from "./pushes/render_job.ts";
-import type { Model } from "./ai/model.ts";
-import type { ContentService } from "./content/service.ts";
-import type { SummarizeJob } from "./content/summarize_job.ts";
-import type { AnalyzeService } from "./content/analyze.ts";
-import type { TemplatesService } from "./content/templates.ts";
-import type { Targetless } from "./targetless/service.ts";
+import type { ChangeFeed } from "./infra/db/cache/feed.ts";
+import type { Jobs } from "./infra/jobs/types.ts";
+import type { Renderer } from "./infra/render/types.ts";
+import type { ObjectStore } from "./infra/storage/object_store.ts";
+import type { AccountsService } from "./domains/accounts/service.ts";
+import type { AccountDeletion } from "./domains/accounts/deletion.ts";
+import type { PatsService } from "./domains/pats/service.ts";
+import type { BillingService } from "./domains/billing/service.ts";
+import type { OauthService } from "./domains/oauth/service.ts";
+import type { Factory } from "./domains/factory/service.ts";
+import type { BindingService } from "./domains/binding/service.ts";
+import type { DevicesService } from "./domains/devices/service.ts";
+import type { DisplaysService } from "./domains/displays/service.ts";
+import type { PushesService } from "./domains/pushes/service.ts";
+import type { PushRenderJob } from "./domains/pushes/render_job.ts";
+import type { Model } from "./infra/ai/model.ts";
+import type { ContentService } from "./domains/content/service.ts";
+import type { SummarizeJob } from "./domains/content/summarize_job.ts";
+import type { AnalyzeService } from "./domains/content/analyze.ts";
+import type { TemplatesService } from "./domains/content/templates.ts";
+import type { Targetless } from "./domains/targetless/service.ts";
 
 export interface Services {
   config: Config;
   db: Db;
-  /** Invalidation of the request path's caches (src/db/cache/). */
+  /** Invalidation of the request path's caches (src/infra/db/cache/). */
   changes: ChangeFeed;
   /** The one authentication check of every user endpoint. */
   auth: Authenticate;

@@ -1,14 +1,14 @@
 /** SPEC 4.1 account deletion: one transaction, devices unlinked not deleted, second call 404. */
 import { assert, assertEquals, expectError, expectStatus } from "./helpers/assert.ts";
-import { AccountDeletion, type DeletionSteps } from "../src/accounts/deletion.ts";
-import { LoginLimiter } from "../src/accounts/login_limiter.ts";
+import { AccountDeletion, type DeletionSteps } from "../src/domains/accounts/deletion.ts";
+import { LoginLimiter } from "../src/domains/accounts/login_limiter.ts";
 import { AppError } from "../src/errors.ts";
-import { silentLog } from "../src/lib/log.ts";
+import { silentLog } from "../src/infra/lib/log.ts";
 import { type Client, registerUser } from "./helpers/http.ts";
 import type { TestServer } from "./helpers/server.ts";
 import { decodeJwt } from "jose";
 import { serverSuite } from "./helpers/suite.ts";
-import { uuidv7 } from "../src/lib/ids.ts";
+import { uuidv7 } from "../src/infra/lib/ids.ts";
 
 const suite = serverSuite("account deletion");
 

@@ -16,7 +16,7 @@ import {
   provisionedDevice,
   tokenOf,
 } from "./helpers/factory.ts";
-import { computeProof } from "../src/factory/nfc_crypto.ts";
+import { computeProof } from "../src/domains/factory/nfc_crypto.ts";
 
 const suite = serverSuite("binding", factoryEnv());
 

@@ -11,9 +11,9 @@ import { serverSuite } from "./helpers/suite.ts";
 import { createDevice, insertPush, pushRow } from "./helpers/devices.ts";
 import type { TestServer } from "./helpers/server.ts";
 import { eventually } from "./helpers/mqtt.ts";
-import { PushRenderJob } from "../src/pushes/render_job.ts";
-import { encodeRgb, rgbPixels } from "../src/render/testing/images.ts";
-import type { PushBitmaps, Renderer } from "../src/render/types.ts";
+import { PushRenderJob } from "../src/domains/pushes/render_job.ts";
+import { encodeRgb, rgbPixels } from "../src/infra/render/testing/images.ts";
+import type { PushBitmaps, Renderer } from "../src/infra/render/types.ts";
 
 const suite = serverSuite("bitmaps");
 
@@ -158,7 +158,7 @@ suite.test(
   async (api, s) => {
     const o = await owner(api, s);
     const page = await Deno.readFile(
-      new URL("../src/render/testdata/photos/paper-page.jpg", import.meta.url),
+      new URL("../src/infra/render/testdata/photos/paper-page.jpg", import.meta.url),
     );
     const rendered = async (extra: Record<string, unknown>) => {
       const row = await queued(s, await customPush(api, o, page, "image/jpeg", extra));

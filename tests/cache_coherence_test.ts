@@ -14,7 +14,7 @@ import {
 } from "./helpers/server.ts";
 import { createDevice, insertPush } from "./helpers/devices.ts";
 import postgres from "postgres";
-import { LISTENER_NAME } from "../src/db/cache/sources.ts";
+import { LISTENER_NAME } from "../src/infra/db/cache/sources.ts";
 
 const options = { sanitizeOps: false, sanitizeResources: false };
 

@@ -24,11 +24,11 @@ Deno.test("check_tables: a foreign table is refused, the own and listed ones pas
       await Deno.mkdir(join(root, path, ".."), { recursive: true });
       await Deno.writeTextFile(join(root, path), text);
     };
-    await write("a/tables.ts", "export interface ATables {\n  alpha: X;\n}\n");
-    await write("b/tables.ts", "export interface BTables {\n  beta: X;\n}\n");
-    await write("a/repository.ts", 'db.selectFrom("alpha"); db.selectFrom("beta");');
-    await write("a/repository_test.ts", 'db.selectFrom("beta");');
-    await write("lib/util.ts", 'db.selectFrom("beta");');
+    await write("domains/a/tables.ts", "export interface ATables {\n  alpha: X;\n}\n");
+    await write("domains/b/tables.ts", "export interface BTables {\n  beta: X;\n}\n");
+    await write("domains/a/repository.ts", 'db.selectFrom("alpha"); db.selectFrom("beta");');
+    await write("domains/a/repository_test.ts", 'db.selectFrom("beta");');
+    await write("infra/lib/util.ts", 'db.selectFrom("beta");');
     const problems = await checkTables(root);
     const foreign = problems.filter((p) => p.includes("names beta"));
     assertEquals(foreign.length, 1);

@@ -12,7 +12,7 @@ import { serverSuite } from "./helpers/suite.ts";
 import { bindRequestOf, factoryEnv, provisionedDevice, tokenOf } from "./helpers/factory.ts";
 import { createDevice, insertPush } from "./helpers/devices.ts";
 import type { TestServer } from "./helpers/server.ts";
-import { AccessTokens } from "../src/accounts/access_tokens.ts";
+import { AccessTokens } from "../src/domains/accounts/access_tokens.ts";
 
 const suite = serverSuite("credentials", factoryEnv());
 

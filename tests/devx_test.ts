@@ -14,8 +14,8 @@ import {
   pngInfo,
   testPng,
 } from "./helpers/targetless.ts";
-import { metricsServed } from "../src/metrics/route.ts";
-import { MAX_PREVIEW_IMAGES } from "../src/targetless/scene_preview.ts";
+import { metricsServed } from "../src/infra/metrics/route.ts";
+import { MAX_PREVIEW_IMAGES } from "../src/domains/targetless/scene_preview.ts";
 
 const suite = serverSuite("devx");
 

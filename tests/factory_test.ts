@@ -23,10 +23,10 @@ import {
   registerDevice,
   tokenOf,
 } from "./helpers/factory.ts";
-import { computeProof, sha256HexOf, verifyFile } from "../src/factory/nfc_crypto.ts";
-import { MAX_ZIP_FILES } from "../src/factory/downloads_service.ts";
-import { ANONYMOUS_AUDIT_PER_MINUTE } from "../src/factory/access.ts";
-import { deviceMqttPassword } from "../src/mqtt/device_secret.ts";
+import { computeProof, sha256HexOf, verifyFile } from "../src/domains/factory/nfc_crypto.ts";
+import { MAX_ZIP_FILES } from "../src/domains/factory/downloads_service.ts";
+import { ANONYMOUS_AUDIT_PER_MINUTE } from "../src/domains/factory/access.ts";
+import { deviceMqttPassword } from "../src/infra/mqtt/device_secret.ts";
 import { checkFile } from "../tools/factory_station.ts";
 
 const suite = serverSuite("factory", factoryEnv());

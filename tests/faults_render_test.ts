@@ -10,7 +10,7 @@ import { createDevice, pushRow } from "./helpers/devices.ts";
 import { client, registerUser } from "./helpers/http.ts";
 import { eventually } from "./helpers/mqtt.ts";
 import { startTestServer } from "./helpers/server.ts";
-import type { RenderPool } from "../src/render/pool.ts";
+import type { RenderPool } from "../src/infra/render/pool.ts";
 
 Deno.test({
   name: "faults: a render worker dies mid-job: the job is retried, the pool replaces the worker",

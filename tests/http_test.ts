@@ -135,7 +135,7 @@ suite.test(
     const logger = server.app.logger;
     const restoreLevel = logger.request;
     // The suite runs silent; route request logs through a capturing console for this call.
-    const { createLogger } = await import("../src/http/log.ts");
+    const { createLogger } = await import("../src/infra/http/log.ts");
     const loud = createLogger("info");
     logger.request = loud.request;
     console.log = (line: string) => lines.push(line);

@@ -4,10 +4,10 @@
  * bounded but never asserted on.
  */
 import { sql } from "kysely";
-import { connect, type Connection } from "../src/db/connect.ts";
-import { createJobs, type PgBossJobs } from "../src/jobs/boss.ts";
+import { connect, type Connection } from "../src/infra/db/connect.ts";
+import { createJobs, type PgBossJobs } from "../src/infra/jobs/boss.ts";
 import { z } from "zod";
-import { type Attempt, defineQueue } from "../src/jobs/types.ts";
+import { type Attempt, defineQueue } from "../src/infra/jobs/types.ts";
 import type { DB } from "../src/schema.ts";
 import { assert, assertEquals } from "./helpers/assert.ts";
 import { createDatabase, externalDatabaseUrl } from "./helpers/server.ts";

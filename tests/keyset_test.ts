@@ -5,7 +5,7 @@
  * the anchor's millisecond.
  */
 import { sql } from "kysely";
-import { olderThan } from "../src/db/keyset.ts";
+import { olderThan } from "../src/infra/db/keyset.ts";
 import { assertEquals } from "./helpers/assert.ts";
 import { startTestServer } from "./helpers/server.ts";
 

@@ -8,8 +8,8 @@ import { assert, assertEquals, expectError, expectStatus } from "./helpers/asser
 import { type Client, registerUser, type Reply } from "./helpers/http.ts";
 import { serverSuite } from "./helpers/suite.ts";
 import type { TestServer } from "./helpers/server.ts";
-import { uuidv7 } from "../src/lib/ids.ts";
-import { sourceOf } from "../src/accounts/login_limiter.ts";
+import { uuidv7 } from "../src/infra/lib/ids.ts";
+import { sourceOf } from "../src/domains/accounts/login_limiter.ts";
 
 const suite = serverSuite("login limits");
 

@@ -15,8 +15,8 @@ import {
   MAX_PACKET_BYTES,
   SERVICE_USERNAME,
   startEmbeddedBroker,
-} from "../src/mqtt/broker.ts";
-import { deviceMqttPassword } from "../src/mqtt/device_secret.ts";
+} from "../src/infra/mqtt/broker.ts";
+import { deviceMqttPassword } from "../src/infra/mqtt/device_secret.ts";
 
 const SECRET = "broker-test-service-secret";
 const KEY = new Uint8Array(32).fill(9);

@@ -5,12 +5,12 @@
 import mqtt from "mqtt";
 import { assert } from "./helpers/assert.ts";
 import { eventually } from "./helpers/mqtt.ts";
-import { startEmbeddedBroker } from "../src/mqtt/broker.ts";
-import { MqttGateway } from "../src/mqtt/gateway.ts";
-import { SERVICE_USERNAME } from "../src/mqtt/broker.ts";
-import { deviceMqttPassword } from "../src/mqtt/device_secret.ts";
+import { startEmbeddedBroker } from "../src/infra/mqtt/broker.ts";
+import { MqttGateway } from "../src/infra/mqtt/gateway.ts";
+import { SERVICE_USERNAME } from "../src/infra/mqtt/broker.ts";
+import { deviceMqttPassword } from "../src/infra/mqtt/device_secret.ts";
 import { AppError } from "../src/errors.ts";
-import { PromMetrics } from "../src/metrics/metrics.ts";
+import { PromMetrics } from "../src/infra/metrics/metrics.ts";
 
 const SECRET = "gateway-test-secret";
 const KEY = new Uint8Array(32).fill(3);

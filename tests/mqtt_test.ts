@@ -27,8 +27,8 @@ import {
 import { externalMqttUrl } from "./helpers/server.ts";
 import { runDeviceSim, simOptionsFromArgs } from "../tools/device_sim.ts";
 import { statusOf } from "../src/client.ts";
-import { UP_CHANNELS } from "../src/mqtt/topics.ts";
-import { MAX_UP_PAYLOAD_BYTES } from "../src/mqtt/gateway.ts";
+import { UP_CHANNELS } from "../src/infra/mqtt/topics.ts";
+import { MAX_UP_PAYLOAD_BYTES } from "../src/infra/mqtt/gateway.ts";
 
 // A configured MQTT_DEVICE_KEY (the other suites use the generated one).
 const DEVICE_KEY = encodeBase64(new Uint8Array(32).map((_, i) => (i * 13 + 5) & 0xff));

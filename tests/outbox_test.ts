@@ -1,5 +1,5 @@
 /**
- * The transactional outbox of device messages (src/mqtt/outbox.ts): `new_push` and `unbound` are
+ * The transactional outbox of device messages (src/infra/mqtt/outbox.ts): `new_push` and `unbound` are
  * enqueued in the transaction that makes them true, so a broker outage between the commit and
  * the publish delays them but loses nothing. Runs against a Mosquitto of the test's own that it
  * stops and starts (the shared broker stays untouched), on either database.

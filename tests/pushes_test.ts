@@ -9,9 +9,9 @@ import { connectDevice, eventually } from "./helpers/mqtt.ts";
 import { encode as encodePng } from "fast-png";
 import { deflateSync } from "node:zlib";
 import { buildPng, ihdr, pngChunk } from "./helpers/bombs.ts";
-import { encodeRgb, gradientJpeg } from "../src/render/testing/images.ts";
-import { PushRenderJob } from "../src/pushes/render_job.ts";
-import type { ObjectStore } from "../src/storage/object_store.ts";
+import { encodeRgb, gradientJpeg } from "../src/infra/render/testing/images.ts";
+import { PushRenderJob } from "../src/domains/pushes/render_job.ts";
+import type { ObjectStore } from "../src/infra/storage/object_store.ts";
 
 const suite = serverSuite("pushes");
 

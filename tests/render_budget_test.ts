@@ -5,11 +5,11 @@
  */
 import sharp from "sharp";
 import { AppError } from "../src/errors.ts";
-import { toHttpError } from "../src/render/errors.ts";
-import { createRenderPool, type RenderPool } from "../src/render/pool.ts";
-import { DRAWING_BUDGET, drawingCost } from "../src/render/scene/budget.ts";
-import { planScale } from "../src/render/scene/scale.ts";
-import type { SceneData } from "../src/render/scene/types.ts";
+import { toHttpError } from "../src/infra/render/errors.ts";
+import { createRenderPool, type RenderPool } from "../src/infra/render/pool.ts";
+import { DRAWING_BUDGET, drawingCost } from "../src/infra/render/scene/budget.ts";
+import { planScale } from "../src/infra/render/scene/scale.ts";
+import type { SceneData } from "../src/infra/render/scene/types.ts";
 import { assert, assertEquals } from "./helpers/assert.ts";
 import { MiB } from "./helpers/bombs.ts";
 import { serverSuite } from "./helpers/suite.ts";
@@ -278,8 +278,8 @@ suite.end();
 // ---- text work off the request loop (finding 3) ----------------------------------------------
 
 Deno.test("worker pool: page text and the offline summary run in a worker, as in-process", async () => {
-  const { extractHtml } = await import("../src/targetless/links/extract.ts");
-  const { offlineSummarize } = await import("../src/content/offline_summary.ts");
+  const { extractHtml } = await import("../src/domains/targetless/links/extract.ts");
+  const { offlineSummarize } = await import("../src/domains/content/offline_summary.ts");
   const pool = await createRenderPool({ threads: 1 });
   try {
     const html = "<html><head><title>Lake Bled</title></head><body><p>Sunrise over the lake." +

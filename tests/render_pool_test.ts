@@ -4,10 +4,10 @@
  * and Scene renditions into PNG.
  */
 import { decode, encode } from "fast-png";
-import { encodeRgb, gradientJpeg, rgbPixels } from "../src/render/testing/images.ts";
+import { encodeRgb, gradientJpeg, rgbPixels } from "../src/infra/render/testing/images.ts";
 import { AppError } from "../src/errors.ts";
-import { toHttpError } from "../src/render/errors.ts";
-import { createRenderPool } from "../src/render/pool.ts";
+import { toHttpError } from "../src/infra/render/errors.ts";
+import { createRenderPool } from "../src/infra/render/pool.ts";
 import { assert, assertEquals } from "./helpers/assert.ts";
 import { startTestServer } from "./helpers/server.ts";
 import { bombs, MiB } from "./helpers/bombs.ts";

@@ -1,5 +1,5 @@
 /**
- * Issue 13: REST requests are dispatched by src/http/rest.ts instead of trpc-to-openapi's node
+ * Issue 13: REST requests are dispatched by src/infra/http/rest.ts instead of trpc-to-openapi's node
  * handler. Both serve the same requests here, through the same pre-router, on one server, and
  * must answer the same status, headers and body: every REST route with no, a bad, a user and a
  * PAT credential, odd path parameters (percent-encoded, upper-case paths, trailing slashes),
@@ -11,12 +11,12 @@ import { assert, assertEquals } from "./helpers/assert.ts";
 import { client, registerUser } from "./helpers/http.ts";
 import { startTestServer } from "./helpers/server.ts";
 import { createDevice, insertPush } from "./helpers/devices.ts";
-import { createHandler } from "../src/http/handler.ts";
-import { decodeUnreserved, type RestDispatch } from "../src/http/rest.ts";
-import { openApiRoutes } from "../src/http/routes.ts";
+import { createHandler } from "../src/infra/http/handler.ts";
+import { decodeUnreserved, type RestDispatch } from "../src/infra/http/rest.ts";
+import { openApiRoutes } from "../src/infra/http/routes.ts";
 import { allRawRoutes } from "../src/raw_routes.ts";
 import { appRouter } from "../src/router.ts";
-import type { Context } from "../src/trpc/init.ts";
+import type { Context } from "../src/infra/trpc/init.ts";
 
 /** The REST adapter the service used before issue 13: trpc-to-openapi's node handler. */
 function libraryDispatch(router: AnyRouter): RestDispatch {

@@ -21,9 +21,9 @@ import { type Client, registerUser } from "./helpers/http.ts";
 import { eventually } from "./helpers/mqtt.ts";
 import { expectError, expectStatus } from "./helpers/assert.ts";
 import type { TestServer } from "./helpers/server.ts";
-import { DiskObjectStore } from "../src/storage/disk.ts";
-import { downloadMessage, encodePolicy, sign } from "../src/storage/signing.ts";
-import { FIELDS_BUDGET, MAX_FIELD_BYTES, MAX_FIELDS } from "../src/storage/upload_route.ts";
+import { DiskObjectStore } from "../src/infra/storage/disk.ts";
+import { downloadMessage, encodePolicy, sign } from "../src/infra/storage/signing.ts";
+import { FIELDS_BUDGET, MAX_FIELD_BYTES, MAX_FIELDS } from "../src/infra/storage/upload_route.ts";
 
 const suite = serverSuite("storage");
 const MiB = 1024 * 1024;

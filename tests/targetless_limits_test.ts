@@ -10,7 +10,7 @@ import { assert, assertEquals, expectStatus } from "./helpers/assert.ts";
 import { client } from "./helpers/http.ts";
 import { serverSuite } from "./helpers/suite.ts";
 import { externalDatabaseUrl, startTestServer, type TestServer } from "./helpers/server.ts";
-import { uuidv7 } from "../src/lib/ids.ts";
+import { uuidv7 } from "../src/infra/lib/ids.ts";
 import {
   type Account,
   account,
@@ -21,7 +21,7 @@ import {
   upload,
 } from "./helpers/targetless.ts";
 import { eventually } from "./helpers/mqtt.ts";
-import { renderRenditionQueue } from "../src/targetless/queues.ts";
+import { renderRenditionQueue } from "../src/domains/targetless/queues.ts";
 
 const LIMITS = {
   TARGETLESS_MAX_RENDITION_PIXELS: "250000",

@@ -15,7 +15,7 @@ import type { TestServer } from "./helpers/server.ts";
 import { createDevice } from "./helpers/devices.ts";
 import { eventually } from "./helpers/mqtt.ts";
 import { runAdmin } from "../src/admin.ts";
-import { json } from "../src/targetless/repository.ts";
+import { json } from "../src/domains/targetless/repository.ts";
 import {
   type Account,
   account,
@@ -1396,9 +1396,9 @@ suite.test("a Scene naming another user's file neither shows nor renders it", as
 suite.test(
   "generation: retryable model failures retry, the last try fails; a refused Scene is asked again",
   async (api, s) => {
-    const { GenerateSceneJob } = await import("../src/targetless/generate_job.ts");
-    const { LinkFetcher } = await import("../src/targetless/links/fetch_link.ts");
-    const { ModelError } = await import("../src/ai/model.ts");
+    const { GenerateSceneJob } = await import("../src/domains/targetless/generate_job.ts");
+    const { LinkFetcher } = await import("../src/domains/targetless/links/fetch_link.ts");
+    const { ModelError } = await import("../src/infra/ai/model.ts");
     const acct = await account(api);
     const services = s.app.services;
     const deps = {

@@ -10,7 +10,7 @@
  * have no cycle either, which the file graph alone cannot see.
  */
 import { dirname, join, relative, resolve } from "node:path";
-import { domainsOf } from "./domains.ts";
+import { domainOfFile, domainsOf, layoutProblems } from "./domains.ts";
 
 const SPECIFIER = /(?:^|[;\s])(?:import|export)\s[^'";]*?\sfrom\s*["']([^"']+)["']/g;
 const SIDE_EFFECT = /(?:^|[;\s])import\s*["']([^"']+)["']/g;
@@ -105,16 +105,14 @@ if (import.meta.main) {
     console.error(`Import cycle: ${cycle.map((f) => relative(Deno.cwd(), f)).join(" <-> ")}`);
   }
   // Tests may reach across domains.
-  const base = resolve(root);
   const domains = new Set(await domainsOf(root));
-  const domainOf = (file: string) => {
-    if (file.endsWith("_test.ts")) return undefined;
-    const top = relative(base, file).split("/")[0];
-    return domains.has(top) ? top : undefined;
-  };
+  const domainOf = (file: string) =>
+    file.endsWith("_test.ts") ? undefined : domainOfFile(root, file);
   const domainCycles = cyclesOf(domainGraph(graph, domainOf));
   for (const cycle of domainCycles) console.error(`Domain cycle: ${cycle.join(" <-> ")}`);
-  if (cycles.length || domainCycles.length) Deno.exit(1);
+  const layout = await layoutProblems(root);
+  for (const problem of layout) console.error(`Layout: ${problem}`);
+  if (cycles.length || domainCycles.length || layout.length) Deno.exit(1);
   console.log(
     `No import cycles in ${graph.size} files under ${root}/, none between its ${domains.size} domains`,
   );

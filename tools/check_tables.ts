@@ -9,30 +9,36 @@
  * repository or service.
  */
 import { join, relative } from "node:path";
-import { domainsOf } from "./domains.ts";
+import { domainOfFile, domainsOf } from "./domains.ts";
 
 /**
  * Reads of another domain's table that are still allowed, by file, with why. Each is a place
  * to move behind the owning domain (issue 22 stays open for them).
  */
 export const SHARED: Readonly<Record<string, Readonly<Record<string, string>>>> = {
-  "src/factory/audit_repository.ts": { devices: "the factory's columns of the devices table" },
-  "src/factory/credentials_repository.ts": { devices: "the factory's columns of devices" },
-  "src/factory/devices_repository.ts": { devices: "the factory's columns of devices" },
-  "src/factory/download_requests_repository.ts": { devices: "the factory's columns of devices" },
-  "src/factory/registration_repository.ts": { devices: "the factory registers devices" },
-  "src/factory/stats_repository.ts": { devices: "the factory's columns of devices" },
-  "src/binding/repository.ts": {
+  "src/domains/factory/audit_repository.ts": {
+    devices: "the factory's columns of the devices table",
+  },
+  "src/domains/factory/credentials_repository.ts": { devices: "the factory's columns of devices" },
+  "src/domains/factory/devices_repository.ts": { devices: "the factory's columns of devices" },
+  "src/domains/factory/download_requests_repository.ts": {
+    devices: "the factory's columns of devices",
+  },
+  "src/domains/factory/registration_repository.ts": { devices: "the factory registers devices" },
+  "src/domains/factory/stats_repository.ts": { devices: "the factory's columns of devices" },
+  "src/domains/binding/repository.ts": {
     devices: "binding joins a factory credential to its device in one locked transaction",
     nfc_credentials: "binding verifies the factory's credential in the same transaction",
   },
-  "src/oauth/repository.ts": {
+  "src/domains/oauth/repository.ts": {
     users: "sign-in creates or locks the account in the identity link's transaction",
     oauth_accounts: "the identity links are read with the account they sign in",
   },
-  "src/pats/repository.ts": { users: "PAT authentication reads the owner's state in one query" },
-  "src/targetless/repository.ts": { pushes: "a presentation's wire state joins its push" },
-  "src/content/repository.ts": { files: "attachments are listed with their file records" },
+  "src/domains/pats/repository.ts": {
+    users: "PAT authentication reads the owner's state in one query",
+  },
+  "src/domains/targetless/repository.ts": { pushes: "a presentation's wire state joins its push" },
+  "src/domains/content/repository.ts": { files: "attachments are listed with their file records" },
 };
 
 const CALL =
@@ -73,7 +79,7 @@ export async function checkTables(root: string): Promise<string[]> {
   const owner = new Map<string, string>();
   for (const domain of domains) {
     try {
-      const text = await Deno.readTextFile(join(root, domain, "tables.ts"));
+      const text = await Deno.readTextFile(join(root, "domains", domain, "tables.ts"));
       for (const table of declaredTables(text)) owner.set(table, domain);
     } catch (error) {
       if (!(error instanceof Deno.errors.NotFound)) throw error;
@@ -83,8 +89,8 @@ export async function checkTables(root: string): Promise<string[]> {
   const used = new Set<string>();
   for await (const path of sourceFiles(root)) {
     const file = relative(Deno.cwd(), path);
-    const domain = relative(root, path).split("/")[0];
-    if (!domains.includes(domain)) continue;
+    const domain = domainOfFile(root, path);
+    if (domain === undefined) continue;
     for (const table of tablesNamed(await Deno.readTextFile(path))) {
       const own = owner.get(table);
       if (own === undefined || own === domain) continue;

@@ -19,7 +19,7 @@ import mqtt from "mqtt";
 import type { Socket } from "node:net";
 import { createClient } from "../src/client.ts";
 import { type Config, ConfigError, loadConfig } from "../src/config.ts";
-import { helpAndExit } from "../src/lib/usage.ts";
+import { helpAndExit } from "../src/infra/lib/usage.ts";
 
 const USAGE = `
 Usage: deno task device-sim --nfc <file.nfc.json> | --thing <thingName> --password <secret>

@@ -1,9 +1,10 @@
 /**
- * Which folders of `src/` are domains (issue 22): those with a router (`router.ts`, the API a
- * domain shows) or tables (`tables.ts`, the rows it owns). Every other folder is
- * infrastructure or shared code. The import-cycle and table-ownership checks both use this.
+ * The layout of `src/` (issue 22): the composition root's files at the top, the domains under
+ * `src/domains/` (each shows an API in `router.ts` or owns rows in `tables.ts`, usually both), and
+ * everything that serves them without owning rows or API under `src/infra/`. The import-cycle and
+ * table-ownership checks, and the test of the domain list, read the layout from here.
  */
-import { join } from "node:path";
+import { join, relative, resolve } from "node:path";
 
 async function exists(path: string): Promise<boolean> {
   try {
@@ -15,15 +16,45 @@ async function exists(path: string): Promise<boolean> {
   }
 }
 
-/** The domain folders directly under `root`, sorted. */
-export async function domainsOf(root: string): Promise<string[]> {
-  const domains: string[] = [];
-  for await (const entry of Deno.readDir(root)) {
-    if (!entry.isDirectory) continue;
-    const dir = join(root, entry.name);
-    if (await exists(join(dir, "tables.ts")) || await exists(join(dir, "router.ts"))) {
-      domains.push(entry.name);
+async function foldersOf(dir: string): Promise<string[]> {
+  const names: string[] = [];
+  for await (const entry of Deno.readDir(dir)) if (entry.isDirectory) names.push(entry.name);
+  return names.sort();
+}
+
+/** The domain folders of the tree under `root`: the folders of `root/domains/`, sorted. */
+export function domainsOf(root: string): Promise<string[]> {
+  return foldersOf(join(root, "domains"));
+}
+
+/** The domain a file under `root` belongs to, or undefined for the root and `infra/`. */
+export function domainOfFile(root: string, file: string): string | undefined {
+  const [top, name] = relative(resolve(root), resolve(file)).split("/");
+  return top === "domains" && name !== undefined && !name.endsWith(".ts") ? name : undefined;
+}
+
+/**
+ * Where the layout is broken: a top folder other than `domains/` and `infra/`, a domain without
+ * a router or tables, or an infrastructure folder with them (it would be a domain).
+ */
+export async function layoutProblems(root: string): Promise<string[]> {
+  const problems: string[] = [];
+  for (const top of await foldersOf(root)) {
+    if (top !== "domains" && top !== "infra") {
+      problems.push(`${root}/${top}/ is neither under ${root}/domains/ nor under ${root}/infra/`);
     }
   }
-  return domains.sort();
+  for (const name of await domainsOf(root)) {
+    const dir = join(root, "domains", name);
+    if (!await exists(join(dir, "router.ts")) && !await exists(join(dir, "tables.ts"))) {
+      problems.push(`${dir}/ has neither router.ts nor tables.ts: it belongs under ${root}/infra/`);
+    }
+  }
+  for (const name of await foldersOf(join(root, "infra"))) {
+    const dir = join(root, "infra", name);
+    if (await exists(join(dir, "router.ts")) || await exists(join(dir, "tables.ts"))) {
+      problems.push(`${dir}/ has a router or tables: it is a domain, under ${root}/domains/`);
+    }
+  }
+  return problems;
 }

@@ -16,9 +16,9 @@
  */
 import { unzipSync } from "fflate";
 import { createClient, statusOf } from "../src/client.ts";
-import { verifyFile } from "../src/factory/nfc_crypto.ts";
-import { Progress } from "../src/lib/progress.ts";
-import { helpAndExit } from "../src/lib/usage.ts";
+import { verifyFile } from "../src/domains/factory/nfc_crypto.ts";
+import { Progress } from "../src/infra/lib/progress.ts";
+import { helpAndExit } from "../src/infra/lib/usage.ts";
 
 /** The principal docs/factory.md starts the service with; its token is the one to pass. */
 const EXAMPLE_PRINCIPALS =

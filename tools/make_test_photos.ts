@@ -1,5 +1,5 @@
 /**
- * Writes the render's test photos (issue 12) into src/render/testdata/photos/: made here, from
+ * Writes the render's test photos (issue 12) into src/infra/render/testdata/photos/: made here, from
  * shapes, the repo's own fonts and deterministic noise, so nothing is downloaded and the files can
  * be regenerated. Each stands for a kind of upload the tone stage and the kernels must handle:
  * - `circuit.jpg`: a circuit board under uneven light with small printed labels (fine detail);
@@ -7,17 +7,17 @@
  * - `misty.jpg`: a dull, low-contrast landscape whose greys sit between 90 and 170 (levels);
  * - `text.png`: black text and line art on white, crisp (threshold, no speckle);
  * - `paper-page.jpg`, `paper-note.jpg`: a printed page and a handwritten-like note photographed
- *   under a lamp (issue 26: documents; `src/render/testing/paper_photos.ts`).
+ *   under a lamp (issue 26: documents; `src/infra/render/testing/paper_photos.ts`).
  * Run: `deno run -A tools/make_test_photos.ts`.
  */
 import { Buffer } from "node:buffer";
 import sharp, { type Sharp } from "sharp";
-import { layoutSvg, rasterise } from "../src/render/layout/engine.ts";
-import { FONT_FAMILY } from "../src/render/layout/fonts.ts";
-import type { LayoutNode } from "../src/render/layout/html.ts";
-import { paperPhoto } from "../src/render/testing/paper_photos.ts";
+import { layoutSvg, rasterise } from "../src/infra/render/layout/engine.ts";
+import { FONT_FAMILY } from "../src/infra/render/layout/fonts.ts";
+import type { LayoutNode } from "../src/infra/render/layout/html.ts";
+import { paperPhoto } from "../src/infra/render/testing/paper_photos.ts";
 
-const OUT = new URL("../src/render/testdata/photos/", import.meta.url);
+const OUT = new URL("../src/infra/render/testdata/photos/", import.meta.url);
 
 /** A deterministic generator in 0..1 (LCG). */
 function random(seed: number): () => number {

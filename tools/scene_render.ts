@@ -9,9 +9,9 @@
  * would answer them (400 messages), and the exit code is 1.
  */
 import { dirname, join, resolve } from "node:path";
-import { renderScene } from "../src/render/scene/render.ts";
-import type { ColorMode, SceneMode } from "../src/render/scene/types.ts";
-import { helpAndExit } from "../src/lib/usage.ts";
+import { renderScene } from "../src/infra/render/scene/render.ts";
+import type { ColorMode, SceneMode } from "../src/infra/render/scene/types.ts";
+import { helpAndExit } from "../src/infra/lib/usage.ts";
 
 const USAGE = "usage: deno task scene:render scene.json out.png [--width N] [--height N] " +
   "[--color-mode color|grayscale|monochrome] [--mode auto|hardcode] [--images DIR]";

@@ -6,10 +6,10 @@
  * preview reads the file of that name from the template's folder (the shipped samples) or a
  * path relative to the current directory. Writes `<name>.preview.png` unless `--out` is given.
  */
-import { loadTemplateRegistry, TEMPLATES_DIR } from "../src/render/templates/registry.ts";
-import { renderTemplateBitmaps } from "../src/render/templates/render.ts";
-import { loadTemplateImages } from "../src/render/templates/sample_images.ts";
-import { helpAndExit } from "../src/lib/usage.ts";
+import { loadTemplateRegistry, TEMPLATES_DIR } from "../src/infra/render/templates/registry.ts";
+import { renderTemplateBitmaps } from "../src/infra/render/templates/render.ts";
+import { loadTemplateImages } from "../src/infra/render/templates/sample_images.ts";
+import { helpAndExit } from "../src/infra/lib/usage.ts";
 
 const USAGE = "usage: deno task template:preview <name> [vars.json] [--out file.png] [--now ISO]";
 helpAndExit(

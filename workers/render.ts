@@ -4,7 +4,7 @@
  * code}` values (custom errors lose their fields crossing threads); output buffers are
  * transferred, not copied.
  */
-import { renderImageBitmaps } from "../src/render/bitmaps.ts";
+import { renderImageBitmaps } from "../src/infra/render/bitmaps.ts";
 import {
   bitmapsReply,
   fromWireImages,
@@ -12,16 +12,16 @@ import {
   type RenderTask,
   WARM_UP_PNG,
   type WorkerReply,
-} from "../src/render/protocol.ts";
-import { inspectImage } from "../src/render/inspect.ts";
-import type { TextTask } from "../src/render/types.ts";
-import { renderScene } from "../src/render/scene/render.ts";
-import { templateRegistry } from "../src/render/templates/registry.ts";
-import { renderTemplateBitmaps } from "../src/render/templates/render.ts";
-import { lowerThreadPriority } from "../src/render/thread_priority.ts";
-import type { ModelRequest } from "../src/ai/model.ts";
-import { offlineSummarize } from "../src/content/offline_summary.ts";
-import { decodeText, extractHtml, extractPlain } from "../src/targetless/links/extract.ts";
+} from "../src/infra/render/protocol.ts";
+import { inspectImage } from "../src/infra/render/inspect.ts";
+import type { TextTask } from "../src/infra/render/types.ts";
+import { renderScene } from "../src/infra/render/scene/render.ts";
+import { templateRegistry } from "../src/infra/render/templates/registry.ts";
+import { renderTemplateBitmaps } from "../src/infra/render/templates/render.ts";
+import { lowerThreadPriority } from "../src/infra/render/thread_priority.ts";
+import type { ModelRequest } from "../src/infra/ai/model.ts";
+import { offlineSummarize } from "../src/domains/content/offline_summary.ts";
+import { decodeText, extractHtml, extractPlain } from "../src/domains/targetless/links/extract.ts";
 
 // Renders yield the CPU to the request loop when both want it (see thread_priority.ts).
 lowerThreadPriority();

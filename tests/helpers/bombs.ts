@@ -129,7 +129,7 @@ export function shortBmp(width: number, height: number, dataBytes: number): Uint
 
 /** An 8x8 grey image in `format`, made by sharp (the render's own codec library). */
 async function tiny(format: "webp" | "gif" | "avif" | "tiff"): Promise<Uint8Array> {
-  const { encodeRgb } = await import("../../src/render/testing/images.ts");
+  const { encodeRgb } = await import("../../src/infra/render/testing/images.ts");
   return await encodeRgb(new Uint8Array(8 * 8 * 3).fill(128), 8, 8, format);
 }
 

@@ -3,9 +3,9 @@
  * in production). `bind` sets the owner directly, as a successful NFC bind would.
  */
 import { decodeBase64 } from "@oslojs/encoding";
-import { uuidv7 } from "../../src/lib/ids.ts";
-import { deviceMqttPassword } from "../../src/mqtt/device_secret.ts";
-import type { PushStatus } from "../../src/pushes/tables.ts";
+import { uuidv7 } from "../../src/infra/lib/ids.ts";
+import { deviceMqttPassword } from "../../src/infra/mqtt/device_secret.ts";
+import type { PushStatus } from "../../src/domains/pushes/tables.ts";
 import type { TestServer } from "./server.ts";
 
 let counter = 0;

@@ -1,0 +1,100 @@
+/** SQL of devices as their owners and the MQTT gateway see them. */
+import type { Insertable, Selectable, Updateable } from "kysely";
+import type { Db, Trx } from "../../schema.ts";
+import type { DeviceCommandsTable, DevicesTable } from "./tables.ts";
+
+/** One device by id. */
+export function findDevice(db: Db, id: string) {
+  return db.selectFrom("devices").selectAll().where("id", "=", id).executeTakeFirst();
+}
+
+/** Devices by thing name, many at once (a burst of device messages reads them in batches). */
+export async function findDevicesByThings(
+  db: Db,
+  thingNames: string[],
+): Promise<Map<string, Selectable<DevicesTable>>> {
+  if (thingNames.length === 0) return new Map();
+  const rows = await db.selectFrom("devices").selectAll().where("thing_name", "in", thingNames)
+    .execute();
+  return new Map(rows.map((row) => [row.thing_name, row]));
+}
+
+/** Locks one device row for the rest of the transaction (push promotion, unbind). */
+export function lockDevice(trx: Trx, id: string) {
+  return trx.selectFrom("devices").selectAll().where("id", "=", id).forUpdate()
+    .executeTakeFirst();
+}
+
+/** The devices bound to a user, oldest binding first. */
+export function listOwnedDevices(db: Db, ownerId: string) {
+  return db.selectFrom("devices").selectAll().where("owner_id", "=", ownerId)
+    .orderBy("bound_at", "asc").orderBy("id", "asc").execute();
+}
+
+/** Updates one device by id; returns the new row. */
+export function updateDevice(db: Db, id: string, changes: Updateable<DevicesTable>) {
+  return db.updateTable("devices").set({ ...changes, updated_at: new Date() })
+    .where("id", "=", id).returningAll().executeTakeFirst();
+}
+
+/** Updates one device by thing name (MQTT reports); returns the new row. */
+export function updateDeviceByThing(
+  db: Db,
+  thingName: string,
+  changes: Updateable<DevicesTable>,
+) {
+  return db.updateTable("devices").set({ ...changes, updated_at: new Date() })
+    .where("thing_name", "=", thingName).returningAll().executeTakeFirst();
+}
+
+/**
+ * The current credential version of each registered thing among `thingNames` (embedded broker
+ * authentication, CONTRACT.md "MQTT topics"); things that are not registered are absent.
+ */
+export async function credentialVersions(
+  db: Db,
+  thingNames: string[],
+): Promise<Map<string, number>> {
+  if (thingNames.length === 0) return new Map();
+  const rows = await db.selectFrom("devices").select(["thing_name", "credential_version"])
+    .where("thing_name", "in", thingNames).execute();
+  return new Map(rows.map((r) => [r.thing_name, r.credential_version]));
+}
+
+/** Records a delivered command. */
+export function insertCommand(db: Db, row: Insertable<DeviceCommandsTable>) {
+  return db.insertInto("device_commands").values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+/** The devices of a user, locked, for account deletion. */
+export function lockOwnedDevices(trx: Trx, ownerId: string) {
+  return trx.selectFrom("devices").select(["id", "thing_name"]).where("owner_id", "=", ownerId)
+    .forUpdate().execute();
+}
+
+/** SPEC 3.6: the caller becomes the owner, boundAt is now, the claim code is cleared. */
+export function bindDevice(trx: Trx, id: string, userId: string) {
+  const now = new Date();
+  return trx.updateTable("devices")
+    .set({ owner_id: userId, bound_at: now, claim_code: null, updated_at: now })
+    .where("id", "=", id).where("owner_id", "is", null)
+    .returningAll().executeTakeFirst();
+}
+
+/** Locks the device of a hardware id (a display's MAC), if there is one. */
+export function lockDeviceByHwId(trx: Trx, hwId: string) {
+  return trx.selectFrom("devices").selectAll().where("hw_id", "=", hwId).forUpdate()
+    .executeTakeFirst();
+}
+
+/** A display's device, created bound to its claimer (CONTRACT.md: transport `http`). */
+export function insertDisplayDevice(
+  trx: Trx,
+  row: { id: string; hw_id: string; thing_name: string; owner_id: string },
+) {
+  const now = new Date();
+  return trx.insertInto("devices")
+    .values({ ...row, transport: "http", bound_at: now, created_at: now, updated_at: now })
+    .onConflict((oc) => oc.column("hw_id").doNothing())
+    .returningAll().executeTakeFirst();
+}

@@ -1,0 +1,409 @@
+/**
+ * Devices as their owners see them (SPEC 2.7, 2.8, 3.6, 4.5) and as they report over MQTT
+ * (CONTRACT.md topics). Authorization lives in `owned()`: every owner endpoint goes through it,
+ * and its answers are the access module's rule for a device.
+ */
+import { type Log, silentLog } from "../../infra/lib/log.ts";
+import type { Selectable } from "kysely";
+import type { Db, Trx } from "../../schema.ts";
+import { badRequest, conflict, notFound } from "../../errors.ts";
+import * as access from "../../infra/access/mod.ts";
+import { uuidv7 } from "../../infra/lib/ids.ts";
+import { newClaimCode } from "./claim_code.ts";
+import { isStorableJson, isStorableText } from "./report_payload.ts";
+import { tag } from "../../infra/db/cache/announced.ts";
+import { ChangeFeed } from "../../infra/db/cache/feed.ts";
+import type { TaggedCache } from "../../infra/db/cache/tagged_cache.ts";
+import * as repo from "./repository.ts";
+import { Batcher } from "../../infra/lib/batcher.ts";
+import type { DevicesTable } from "./tables.ts";
+import { toCommand, toDevice, toDeviceListItem, toHealth } from "./views.ts";
+
+export type DeviceRow = Selectable<DevicesTable>;
+
+/** How the service talks to devices; the MQTT gateway implements it. */
+export interface DeviceMessenger {
+  /** Resolves once the broker acknowledged the message; rejects with 503 otherwise. */
+  publish(thingName: string, channel: string, body: unknown): Promise<void>;
+}
+
+/**
+ * Device messages that must follow a commit (`unbound`, `new_push`): enqueued in the transaction
+ * and published after it, with retries (src/infra/mqtt/outbox.ts).
+ */
+export interface DeviceOutbox {
+  enqueue(
+    trx: Trx,
+    thingName: string,
+    channel: "down/cmd",
+    body: Record<string, unknown>,
+  ): Promise<void>;
+}
+
+/** A device leaving its owner (unbind, account deletion). */
+export interface UnlinkedDevice {
+  id: string;
+  ownerId: string;
+}
+
+/**
+ * What other domains do when a device leaves its owner: `inTransaction` in the unlinking
+ * transaction (its pushes go), `afterCommit` once it committed (stored objects; failures are
+ * only logged).
+ */
+export interface UnlinkReaction {
+  inTransaction(trx: Trx, device: UnlinkedDevice): Promise<void>;
+  afterCommit(device: UnlinkedDevice): Promise<void>;
+}
+
+export interface DevicesOptions {
+  /** Reactions to a device leaving its owner, in order. */
+  onUnlink?: UnlinkReaction[];
+  log?: Log;
+  /** Invalidation of `ownedHead`'s cache; without it nothing is cached. */
+  changes?: ChangeFeed;
+}
+
+/** What `DevicesService` is built from (one object, like every domain's service). */
+export interface DevicesDeps extends DevicesOptions {
+  db: Db;
+  messenger: DeviceMessenger;
+  outbox: DeviceOutbox;
+}
+
+/** What the push fast path needs of a device: its owner and latest push. */
+export type DeviceHead = Pick<DeviceRow, "id" | "owner_id" | "latest_push_id">;
+
+/** SPEC 4.5: a nickname's and a text command's length in characters (code points). */
+export const NICKNAME_MAX = 64;
+export const TEXT_MAX = 1000;
+
+export class DevicesService {
+  private readonly onUnlink: UnlinkReaction[];
+  private readonly log: Log;
+  /**
+   * Owner and latest push by device id, dropped when either changes or the device is deleted
+   * (unbind, promotion, account deletion; src/infra/db/cache/feed.ts).
+   */
+  private readonly heads: TaggedCache<DeviceHead | undefined>;
+  /**
+   * Devices by thing name for device messages, read in batches: a reconnecting fleet's burst of
+   * `get_push` costs one query per few hundred devices (docs/decisions.md "The fleet burst").
+   */
+  private readonly things = new Batcher((names: string[]) =>
+    repo.findDevicesByThings(this.db, names)
+  );
+
+  private readonly db: Db;
+  private readonly messenger: DeviceMessenger;
+  readonly outbox: DeviceOutbox;
+
+  constructor(deps: DevicesDeps) {
+    this.db = deps.db;
+    this.messenger = deps.messenger;
+    this.outbox = deps.outbox;
+    this.onUnlink = deps.onUnlink ?? [];
+    this.log = deps.log ?? silentLog;
+    this.heads = (deps.changes ?? ChangeFeed.disabled()).cache();
+  }
+
+  /**
+   * The one authorization check of owner endpoints (SPEC 4.5): 400 for a malformed id, 404
+   * for an unknown device, 403 for a device that is not the caller's (`src/infra/access/mod.ts`).
+   */
+  async owned(userId: string, deviceId: string, db: Db = this.db): Promise<DeviceRow> {
+    return access.owned("device", await repo.findDevice(db, deviceId), userId);
+  }
+
+  /** `owned`'s check on the device's owner and latest push only, cached (`GET .../push`). */
+  async ownedHead(userId: string, deviceId: string): Promise<DeviceHead> {
+    const row = await this.heads.get(
+      deviceId,
+      (head) => head ? [tag.device(head.id)] : null,
+      async () => {
+        const found = await repo.findDevice(this.db, deviceId);
+        return found &&
+          { id: found.id, owner_id: found.owner_id, latest_push_id: found.latest_push_id };
+      },
+    );
+    return access.owned("device", row, userId);
+  }
+
+  /** Same check on a locked row, for transactions that change the device. */
+  async lockOwned(trx: Trx, userId: string, deviceId: string): Promise<DeviceRow> {
+    return access.owned("device", await repo.lockDevice(trx, deviceId), userId);
+  }
+
+  /** Locks a device by id for a push transaction (MQTT paths, where the thing is the caller). */
+  lock(trx: Trx, deviceId: string) {
+    return repo.lockDevice(trx, deviceId);
+  }
+
+  /**
+   * SPEC 3.6 binding, on a device row the binding transaction has locked: the caller becomes
+   * the owner, boundAt is now, the claim code is cleared. Undefined when it was bound meanwhile.
+   */
+  async bindTo(trx: Trx, deviceId: string, userId: string) {
+    const row = await repo.bindDevice(trx, deviceId, userId);
+    return row && toDevice(row);
+  }
+
+  /**
+   * A claimed display becomes a device of `userId` (CONTRACT.md "Displays people already own"):
+   * created for its MAC (`hwId`, `thingName` `display-<hwId>`, transport `http`), or, for a
+   * display claimed before, taken from its previous owner (unlinked like an unbind: its pushes
+   * go). Returns the device and what follows the commit.
+   */
+  async adoptDisplay(trx: Trx, hwId: string, userId: string) {
+    let row = await repo.lockDeviceByHwId(trx, hwId);
+    const after: Array<UnlinkedDevice & { thingName: string }> = [];
+    if (!row) {
+      row = await repo.insertDisplayDevice(trx, {
+        id: uuidv7(),
+        hw_id: hwId,
+        thing_name: `display-${hwId}`,
+        owner_id: userId,
+      }) ?? await repo.lockDeviceByHwId(trx, hwId);
+      if (!row) throw new Error("display device vanished");
+    }
+    if (row.owner_id !== userId) {
+      if (row.owner_id !== null) {
+        await this.unlink(trx, row.id, row.owner_id, row.thing_name);
+        after.push({ id: row.id, ownerId: row.owner_id, thingName: row.thing_name });
+      }
+      row = await repo.bindDevice(trx, row.id, userId);
+      if (!row) throw new Error("display device was bound meanwhile");
+    }
+    return { device: toDevice(row), afterCommit: () => this.afterUnlink(after) };
+  }
+
+  /**
+   * What a display's poll reports (its headers): battery, firmware, raw values in `state`, and
+   * the display is seen now.
+   */
+  async reportDisplay(deviceId: string, state: Record<string, string>) {
+    const now = new Date();
+    await repo.updateDevice(this.db, deviceId, {
+      state,
+      state_updated_at: now,
+      last_seen_at: now,
+      online: true,
+      ...vitals(displayVitals(state)),
+    });
+  }
+
+  /** Sets the device's latest push (SPEC 3.1 promotion); null clears it. */
+  async setLatestPush(trx: Trx, deviceId: string, pushId: string | null, at: Date | null) {
+    await repo.updateDevice(trx, deviceId, { latest_push_id: pushId, latest_push_at: at });
+  }
+
+  /** A device by id, unchecked: for a display that authenticated with its own key. */
+  byId(deviceId: string) {
+    return repo.findDevice(this.db, deviceId);
+  }
+
+  /** A device by thing name (MQTT). */
+  byThing(thingName: string): Promise<DeviceRow | undefined> {
+    return this.things.load(thingName);
+  }
+
+  /** Current credential versions of registered things (embedded broker authentication). */
+  credentialVersions(thingNames: string[]) {
+    return repo.credentialVersions(this.db, thingNames);
+  }
+
+  async list(userId: string) {
+    const now = Date.now();
+    return (await repo.listOwnedDevices(this.db, userId)).map((row) => toDeviceListItem(row, now));
+  }
+
+  async get(userId: string, deviceId: string) {
+    return toDevice(await this.owned(userId, deviceId));
+  }
+
+  /** SPEC 4.5: the state as a JSON object; 404 when the device never reported one. */
+  async getState(userId: string, deviceId: string): Promise<Record<string, unknown>> {
+    const row = await this.owned(userId, deviceId);
+    if (row.state === null || row.state === undefined) throw notFound("No state reported yet");
+    return row.state as Record<string, unknown>;
+  }
+
+  /** SPEC 4.5: falls back to hwId when unset. */
+  async getNickname(userId: string, deviceId: string) {
+    const row = await this.owned(userId, deviceId);
+    return { nickname: row.nickname ?? row.hw_id };
+  }
+
+  /** SPEC 4.5: an empty string clears the nickname. */
+  async setNickname(userId: string, deviceId: string, nickname: string) {
+    const value = nickname.trim();
+    if ([...value].length > NICKNAME_MAX) {
+      throw badRequest(`Nickname is over ${NICKNAME_MAX} characters`);
+    }
+    await this.owned(userId, deviceId);
+    await repo.updateDevice(this.db, deviceId, { nickname: value === "" ? null : value });
+    return { message: value === "" ? "Nickname cleared" : "Nickname updated" };
+  }
+
+  async getHealth(userId: string, deviceId: string) {
+    return toHealth(await this.owned(userId, deviceId));
+  }
+
+  /**
+   * SPEC 3.6 unbind: the device becomes claimable again (owner and binding cleared, a fresh
+   * claim code, its pushes gone), and the device is told `unbound` through the outbox, once the
+   * unbinding committed. The unbinding does not depend on the broker.
+   */
+  async unbind(userId: string, deviceId: string) {
+    const row = await this.db.transaction().execute(async (trx) => {
+      const device = await this.lockOwned(trx, userId, deviceId);
+      await this.unlink(trx, device.id, userId, device.thing_name);
+      return device;
+    });
+    await this.afterUnlink([{ id: row.id, ownerId: userId, thingName: row.thing_name }]);
+    return { message: "Device unbound" };
+  }
+
+  /**
+   * Clears the owner of a locked device, runs the other domains' unlink reactions and enqueues
+   * the device's `unbound` in the same transaction.
+   */
+  private async unlink(trx: Trx, deviceId: string, ownerId: string, thingName: string) {
+    for (const reaction of this.onUnlink) {
+      await reaction.inTransaction(trx, { id: deviceId, ownerId });
+    }
+    await this.outbox.enqueue(trx, thingName, "down/cmd", { kind: "unbound" });
+    await repo.updateDevice(trx, deviceId, {
+      owner_id: null,
+      bound_at: null,
+      claim_code: newClaimCode(),
+      nickname: null,
+      latest_push_id: null,
+      latest_push_at: null,
+    });
+  }
+
+  /**
+   * SPEC 4.1 account deletion: every device of the user is unlinked, not deleted, and its
+   * `unbound` enqueued. Returns what follows the commit: the reactions' clean-up.
+   */
+  async unlinkAllOf(trx: Trx, userId: string): Promise<() => Promise<void>> {
+    const unlinked: Array<UnlinkedDevice & { thingName: string }> = [];
+    for (const device of await repo.lockOwnedDevices(trx, userId)) {
+      await this.unlink(trx, device.id, userId, device.thing_name);
+      unlinked.push({ id: device.id, ownerId: userId, thingName: device.thing_name });
+    }
+    return () => this.afterUnlink(unlinked);
+  }
+
+  /** After an unlink committed: the other domains clean up. */
+  private async afterUnlink(devices: Array<UnlinkedDevice & { thingName: string }>) {
+    for (const device of devices) {
+      for (const reaction of this.onUnlink) {
+        await reaction.afterCommit(device).catch((error) =>
+          this.log.info("unbind clean-up failed", { deviceId: device.id, error: String(error) })
+        );
+      }
+    }
+  }
+
+  /**
+   * SPEC 4.5 cmd: `text` only. The command is recorded `delivered` only after the broker
+   * acknowledged it; with the broker down the call fails with 503 and nothing is recorded.
+   */
+  async sendCommand(userId: string, deviceId: string, input: { kind: string; text?: string }) {
+    if (input.kind !== "text") throw badRequest(`Command kind ${input.kind} is not supported`);
+    if (typeof input.text !== "string" || input.text.length === 0) {
+      throw badRequest("text is required for a text command");
+    }
+    if ([...input.text].length > TEXT_MAX) throw badRequest(`text is over ${TEXT_MAX} characters`);
+    // Checked before publishing: the record could not be stored (PostgreSQL refuses NUL), and a
+    // command the device got must never answer an error.
+    if (input.text.includes("\u0000")) throw badRequest("text must not contain NUL characters");
+    const device = await this.owned(userId, deviceId);
+    // CONTRACT.md: a display polls over HTTP; there is nothing to deliver a command on.
+    if (device.transport === "http") {
+      throw conflict("Commands are not supported by displays that poll (transport http)");
+    }
+    const id = uuidv7();
+    const payload = { id, kind: "text", text: input.text };
+    await this.messenger.publish(device.thing_name, "down/cmd", payload);
+    const row = await repo.insertCommand(this.db, {
+      id,
+      device_id: device.id,
+      user_id: userId,
+      thing_name: device.thing_name,
+      kind: "text",
+      payload,
+      status: "delivered",
+    });
+    return toCommand(row);
+  }
+
+  /** `up/state`: any JSON object; `battery` and `firmware` fields also update the columns. */
+  async reportState(thingName: string, state: unknown) {
+    if (typeof state !== "object" || state === null || Array.isArray(state)) return;
+    // What jsonb cannot store (NUL, lone surrogates, deep nesting) is ignored, not an error.
+    if (!isStorableJson(state)) return;
+    const fields = state as Record<string, unknown>;
+    const now = new Date();
+    await repo.updateDeviceByThing(this.db, thingName, {
+      state,
+      state_updated_at: now,
+      last_seen_at: now,
+      ...vitals(fields),
+    });
+  }
+
+  /** `up/heartbeat`: marks the device seen now (online for 3 minutes). */
+  async heartbeat(thingName: string, body: unknown) {
+    const fields = typeof body === "object" && body !== null ? body as Record<string, unknown> : {};
+    await repo.updateDeviceByThing(this.db, thingName, {
+      last_seen_at: new Date(),
+      online: true,
+      ...vitals(fields),
+    });
+  }
+
+  /** `up/status`: "online" / "offline" (the retained last will). */
+  async reportStatus(thingName: string, status: unknown) {
+    if (status !== "online" && status !== "offline") return;
+    await repo.updateDeviceByThing(this.db, thingName, {
+      last_status: status,
+      online: status === "online",
+      ...(status === "online" ? { last_seen_at: new Date() } : {}),
+    });
+  }
+}
+
+/** Battery (integer 0-100) and firmware (short string) from a report; invalid values ignored. */
+function vitals(fields: Record<string, unknown>): Partial<Pick<DeviceRow, "battery" | "firmware">> {
+  const out: Partial<Pick<DeviceRow, "battery" | "firmware">> = {};
+  const battery = fields.battery;
+  if (typeof battery === "number" && Number.isFinite(battery)) {
+    out.battery = Math.max(0, Math.min(100, Math.round(battery)));
+  }
+  if (
+    typeof fields.firmware === "string" && fields.firmware.length <= 64 &&
+    isStorableText(fields.firmware)
+  ) {
+    out.firmware = fields.firmware;
+  }
+  return out;
+}
+
+/**
+ * Battery percent from a display's headers: `percent-charged` as is, else `Battery-Voltage`
+ * over a Li-ion cell's range (3.0 V empty, 4.2 V full); firmware from `FW-Version`.
+ */
+function displayVitals(state: Record<string, string>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const percent = Number(state["percent-charged"]);
+  const volts = Number(state["battery-voltage"]);
+  if (state["percent-charged"] !== undefined && Number.isFinite(percent)) out.battery = percent;
+  else if (state["battery-voltage"] !== undefined && Number.isFinite(volts) && volts > 0) {
+    out.battery = volts > 5 ? volts : ((volts - 3.0) / 1.2) * 100;
+  }
+  if (state["fw-version"]) out.firmware = state["fw-version"];
+  return out;
+}

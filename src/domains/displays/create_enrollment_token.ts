@@ -1,0 +1,30 @@
+import { z } from "zod";
+import { userOrPatProcedure } from "../../infra/trpc/auth.ts";
+import { withExample } from "../../infra/http/operation.ts";
+import { timestamp } from "../../infra/lib/wire.ts";
+
+/** POST /api/devices/enrollment-tokens: a display key made in advance (Kindle, Raspberry Pi). */
+export const createEnrollmentToken = userOrPatProcedure
+  .meta({
+    openapi: {
+      method: "POST",
+      path: "/api/devices/enrollment-tokens",
+      tags: ["displays"],
+      summary: "Make a display key in advance, for a client configured by hand",
+      description: "The client sends the token as `Access-Token` with its MAC in `ID`: its " +
+        "first poll makes a display of the caller tied to that MAC, and from then on the token " +
+        "is that display's key (with another MAC it is 401). Unused, it expires after 24 hours.",
+    },
+    status: 201,
+  })
+  .input(withExample(
+    z.object({ name: z.string().max(64).optional() }),
+    { name: "Kitchen Kindle" },
+  ))
+  .output(z.object({
+    token: z.string().meta({ description: "Shown once: the display's `Access-Token`" }),
+    expiresAt: timestamp,
+  }))
+  .mutation(({ ctx, input }) =>
+    ctx.services.displays.createEnrollmentToken(ctx.caller.userId, input.name)
+  );

@@ -1,0 +1,76 @@
+/**
+ * What the display routes share: who they are for (a display's `Access-Token`), the wire shapes
+ * TRMNL's firmware reads, and the rule that a fault of the service is HTTP 503, never a body
+ * `status` 500 (TRMNL's firmware erases its Wi-Fi and settings on that).
+ */
+import { z } from "zod";
+import { AppError } from "../../errors.ts";
+import { toAppError } from "../../infra/http/envelope.ts";
+import type { RawAuth } from "../../infra/http/raw.ts";
+
+/**
+ * A display's own key. Read from the headers only; it is checked by the service (an unknown,
+ * revoked or malformed key is 401). `Headers` are case-insensitive: `access-token` is the same.
+ */
+export const displayKey: RawAuth<string | null> = {
+  access: {
+    credentials: ["display"],
+    errors: { 401: "Unknown, revoked or malformed `Access-Token`" },
+  },
+  check(_ctx, req) {
+    return Promise.resolve(req.headers.get("access-token"));
+  },
+};
+
+/** Runs a display route's work; anything but a client error becomes 503 (the device retries). */
+export async function faultsAre503(work: () => Promise<Response>): Promise<Response> {
+  try {
+    return await work();
+  } catch (error) {
+    const known = toAppError(error);
+    if (known.status < 500) throw known;
+    console.error("display request failed", String(error));
+    throw new AppError("unavailable", "Service unavailable; try again later", {
+      "Retry-After": "60",
+    });
+  }
+}
+
+export const setupReplySchema = z.object({
+  status: z.literal(200),
+  api_key: z.string().meta({
+    description: "The display's key (256 random bits), its `Access-Token`",
+  }),
+  friendly_id: z.string().meta({ description: "The claim code: 6 characters, valid 24 hours" }),
+  image_url: z.string().meta({ description: "Signed URL of the claim screen" }),
+  message: z.string(),
+}).meta({ id: "DisplaySetup" });
+
+export const displayReplySchema = z.object({
+  status: z.union([z.literal(0), z.literal(202)]).meta({
+    description: "0: claimed, showing its push; 202: not yet claimed (the claim screen)",
+  }),
+  image_url: z.string().meta({
+    description: "Signed URL on this service, no header needed, valid 30 minutes",
+  }),
+  filename: z.string().meta({
+    description: "SHA-256 of the image: changes exactly when the picture does",
+  }),
+  refresh_rate: z.number().int().meta({ description: "Seconds until the next poll" }),
+  update_firmware: z.literal(false),
+  firmware_url: z.null(),
+  reset_firmware: z.literal(false).meta({ description: "Never true: that would wipe the device" }),
+  special_function: z.literal("none"),
+}).meta({ id: "DisplayPoll" });
+
+/** The headers TRMNL's firmware and clients send, for the document. */
+export const pollHeaders = z.object({
+  ID: z.string().optional().meta({ description: "The display's MAC, `AA:BB:CC:DD:EE:FF`" }),
+  "Battery-Voltage": z.string().optional().meta({ description: "Volts, e.g. `4.12`" }),
+  "percent-charged": z.string().optional().meta({ description: "Battery percent (Kindle)" }),
+  RSSI: z.string().optional().meta({ description: "Wi-Fi signal, dBm" }),
+  "FW-Version": z.string().optional(),
+  Model: z.string().optional().meta({ description: "TRMNL's model name, e.g. `og`" }),
+  Width: z.string().optional().meta({ description: "Panel width in pixels, 1 to 4096" }),
+  Height: z.string().optional().meta({ description: "Panel height in pixels, 1 to 4096" }),
+});

@@ -1,0 +1,103 @@
+/** SQL of displays (migrations/0901_displays.sql): their keys, claim codes and setup counts. */
+import { type Insertable, sql, type Updateable } from "kysely";
+import type { Db, Trx } from "../../schema.ts";
+import type { DisplayLogsTable, DisplaysTable } from "./tables.ts";
+import type { Anchor } from "../../infra/lib/cursor.ts";
+import { createdAtText, olderThan } from "../../infra/db/keyset.ts";
+import { hitRateWindow } from "../../infra/db/rate_windows.ts";
+
+/** The display a key belongs to (pending or claimed; a replaced key finds nothing usable). */
+export function findByKeyHash(db: Db, keyHash: string) {
+  return db.selectFrom("displays").selectAll().where("key_hash", "=", keyHash).executeTakeFirst();
+}
+
+/** One display row by id, locked. */
+export function lockById(trx: Trx, id: string) {
+  return trx.selectFrom("displays").selectAll().where("id", "=", id).forUpdate()
+    .executeTakeFirst();
+}
+
+/** The pending display of a MAC, locked. */
+export function lockPendingByMac(trx: Trx, mac: string) {
+  return trx.selectFrom("displays").selectAll().where("mac", "=", mac)
+    .where("status", "=", "pending").forUpdate().executeTakeFirst();
+}
+
+/** The pending display of a claim code, locked. */
+export function lockPendingByCode(trx: Trx, code: string) {
+  return trx.selectFrom("displays").selectAll().where("friendly_id", "=", code)
+    .where("status", "=", "pending").forUpdate().executeTakeFirst();
+}
+
+/** Whether a pending display holds this code (expired or not: codes stay unique among them). */
+export async function codeTaken(db: Db, code: string) {
+  const row = await db.selectFrom("displays").select("id").where("friendly_id", "=", code)
+    .where("status", "=", "pending").executeTakeFirst();
+  return row !== undefined;
+}
+
+export function insertDisplay(trx: Trx, row: Insertable<DisplaysTable>) {
+  return trx.insertInto("displays").values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+export function updateDisplay(db: Db, id: string, changes: Updateable<DisplaysTable>) {
+  return db.updateTable("displays").set(changes).where("id", "=", id).returningAll()
+    .executeTakeFirst();
+}
+
+/** Every other claimed key of the MAC stops: a re-pair was claimed. */
+export function replaceClaimed(trx: Trx, mac: string, keepId: string) {
+  return trx.updateTable("displays").set({ status: "replaced" }).where("mac", "=", mac)
+    .where("status", "=", "claimed").where("id", "!=", keepId).execute();
+}
+
+/** The claimed display of a device (its profile and refresh rate). */
+export function findClaimedByDevice(db: Db, deviceId: string) {
+  return db.selectFrom("displays").selectAll().where("device_id", "=", deviceId)
+    .where("status", "=", "claimed").executeTakeFirst();
+}
+
+/**
+ * Counts one setup of `key` in the current window when under `limit`; null when allowed, else
+ * the seconds until the window reopens (like the factory's download limit).
+ */
+export function hitSetupWindow(
+  db: Db,
+  key: string,
+  limit: number,
+  windowSeconds: number,
+): Promise<number | null> {
+  return hitRateWindow(db, "display_rate_windows", key, limit, windowSeconds);
+}
+
+/** Stores a display's log entries and keeps only its newest `keep`. */
+export async function insertLogs(
+  db: Db,
+  deviceId: string,
+  rows: Insertable<DisplayLogsTable>[],
+  keep: number,
+) {
+  if (rows.length === 0) return;
+  await db.insertInto("display_logs").values(rows).execute();
+  await sql`
+    DELETE FROM display_logs WHERE device_id = ${deviceId} AND id IN (
+      SELECT id FROM display_logs WHERE device_id = ${deviceId}
+      ORDER BY created_at DESC, id DESC OFFSET ${keep}
+    )
+  `.execute(db);
+}
+
+/** A page of a device's log entries, newest first (`limit + 1` rows). */
+export function listLogs(db: Db, deviceId: string, after: Anchor | undefined, limit: number) {
+  let query = db.selectFrom("display_logs").selectAll().select(createdAtText.as("created_at_text"))
+    .where("device_id", "=", deviceId);
+  if (after) {
+    query = query.where(olderThan(after));
+  }
+  return query.orderBy("created_at", "desc").orderBy("id", "desc").limit(limit + 1).execute();
+}
+
+/** A device's log entries go with it (unbind, a display claimed by someone else). */
+export function deleteLogsOf(db: Db, deviceId: string) {
+  return db.deleteFrom("display_logs").where("device_id", "=", deviceId).execute();
+}

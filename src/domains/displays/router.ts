@@ -1,0 +1,15 @@
+/** User-side display procedures (CONTRACT.md "Displays people already own"). */
+import { router } from "../../infra/trpc/init.ts";
+import { claimDisplay } from "./claim_display.ts";
+import { createEnrollmentToken } from "./create_enrollment_token.ts";
+import { getDisplayProfile } from "./get_display_profile.ts";
+import { listDisplayLogs } from "./list_display_logs.ts";
+import { setDisplayProfile } from "./set_display_profile.ts";
+
+export const displaysRouter = router({
+  claimDisplay,
+  createEnrollmentToken,
+  getDisplayProfile,
+  setDisplayProfile,
+  listDisplayLogs,
+});

@@ -1,0 +1,591 @@
+/**
+ * Displays people already own (CONTRACT.md, TRMNL's pull protocol: ../shared/TRMNL.md). A
+ * display sets itself up with its MAC (`GET /api/setup`) and gets a key and a claim code; a user
+ * claims the code (`POST /api/devices/claim`) and the display becomes a device of theirs through
+ * the devices domain; every poll (`GET /api/display`) then answers the device's push like
+ * `push/refresh`. Never a body `status` 500 and never `reset_firmware: true`: TRMNL's firmware
+ * erases itself on either. An unknown key is 401, a fault of the service 503 (the route).
+ */
+import type { Selectable } from "kysely";
+import { AppError, badRequest, notFound, unauthorized } from "../../errors.ts";
+import { newClaimCode } from "../devices/claim_code.ts";
+import type { DevicesService } from "../devices/service.ts";
+import type { PushesService } from "../pushes/service.ts";
+import type { Renderer } from "../../infra/render/types.ts";
+import type { ObjectStore } from "../../infra/storage/object_store.ts";
+import { isUniqueViolation } from "../../infra/db/errors.ts";
+import { randomToken, sha256Hex } from "../../infra/lib/crypto.ts";
+import { uuidv7 } from "../../infra/lib/ids.ts";
+import { type Log, silentLog } from "../../infra/lib/log.ts";
+import type { Db, Trx } from "../../schema.ts";
+import { screenKey } from "./keys.ts";
+import * as repo from "./repository.ts";
+import type { DisplaysTable, OwnerProfile } from "./tables.ts";
+import { modelOf } from "./models.ts";
+import { secondsToWake } from "./sleep.ts";
+import { type DisplayProfile, toLogItem, toProfile } from "./views.ts";
+import { isStorableJson } from "../devices/report_payload.ts";
+import { anchorOf, keysetPage } from "../../infra/lib/cursor.ts";
+import type { PanelSpec } from "../../infra/render/types.ts";
+
+type DisplayRow = Selectable<DisplaysTable>;
+
+/** A claim code is valid this long (CONTRACT.md). */
+export const CODE_TTL_MS = 24 * 3600 * 1000;
+/** `refresh_rate` of a display that has none set (CONTRACT.md). */
+export const DEFAULT_REFRESH_RATE = 900;
+/** A poll that reports the same as the last one within this long writes nothing. */
+const REPORT_EVERY_MS = 60_000;
+/** `refresh_rate` while another push waits (CONTRACT.md: about 60 s). */
+export const WAITING_REFRESH_RATE = 60;
+/** `refresh_rate` while pending: the claim is shown soon after it happens. */
+export const PENDING_REFRESH_RATE = 60;
+/** Signed image URLs live this long (CONTRACT.md: at least 15 minutes). */
+export const IMAGE_URL_TTL_SECONDS = 30 * 60;
+
+/** The Wi-Fi MAC: six hex pairs, separated by colons or dashes, or none. */
+const MAC = /^[0-9a-f]{2}([:-]?)[0-9a-f]{2}(?:\1[0-9a-f]{2}){4}$/i;
+/** A key this service issues: base64url of 32 random bytes (43 characters). */
+const KEY = /^[A-Za-z0-9_-]{16,128}$/;
+
+/** Headers a poll reports, kept raw in the device's `state` (lower-case names). */
+export const REPORTED_HEADERS = [
+  "battery-voltage",
+  "percent-charged",
+  "rssi",
+  "fw-version",
+  "fw-commit",
+  "model",
+  "width",
+  "height",
+  "png-width",
+  "png-height",
+  "refresh-rate",
+  "update-source",
+  "wake-time",
+  "image-cached",
+  "temperature-profile",
+  "battery-charging",
+  "usb-connected",
+  "wifi-band",
+] as const;
+
+/** The largest Width/Height a panel may report (TRMNL X is 1872x1404). */
+export const MAX_PANEL_SIDE = 4096;
+
+/** `GET /api/setup`'s 200 body. */
+export interface SetupReply {
+  status: 200;
+  api_key: string;
+  friendly_id: string;
+  image_url: string;
+  message: string;
+}
+
+/** `GET /api/display`'s 200 body (CONTRACT.md fields, TRMNL's names). */
+export interface DisplayReply {
+  status: 0 | 202;
+  image_url: string;
+  filename: string;
+  refresh_rate: number;
+  update_firmware: false;
+  firmware_url: null;
+  reset_firmware: false;
+  special_function: "none";
+}
+
+/** What `DisplaysService` is built from (one object, like every domain's service). */
+export interface DisplaysDeps {
+  db: Db;
+  devices: DevicesService;
+  pushes: PushesService;
+  store: ObjectStore;
+  renderer: Renderer;
+  /** DISPLAY_SETUPS_PER_MINUTE. */
+  setupsPerMinute: number;
+  /** The service's public origin, shown on the claim screen. */
+  baseUrl: () => string;
+  log?: Log;
+}
+
+/** A MAC header as 12 lower-case hex characters, or null when it is not one. */
+export function normalizeMac(value: string | null): string | null {
+  if (value === null) return null;
+  const trimmed = value.trim();
+  if (!MAC.test(trimmed)) return null;
+  return trimmed.replace(/[:-]/g, "").toLowerCase();
+}
+
+/** The reported headers worth keeping: short, printable values only. */
+export function reportedHeaders(headers: Headers): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of REPORTED_HEADERS) {
+    const value = headers.get(name);
+    if (value !== null && value.length <= 64 && /^[\x20-\x7e]*$/.test(value)) {
+      out[name] = value.trim();
+    }
+  }
+  for (const name of ["width", "height", "png-width", "png-height"] as const) {
+    const value = out[name];
+    if (value === undefined) continue;
+    const side = Number(value);
+    if (!/^\d+$/.test(value) || side < 1 || side > MAX_PANEL_SIDE) {
+      throw badRequest(`${name} must be 1 to ${MAX_PANEL_SIDE}`);
+    }
+  }
+  return out;
+}
+
+/** A screen the service draws itself (claim code, "nothing to show yet"). */
+interface Screen {
+  key: string;
+  sha256: string;
+}
+
+export class DisplaysService {
+  private readonly db: Db;
+  private readonly devices: DevicesService;
+  private readonly pushes: PushesService;
+  private readonly store: ObjectStore;
+  private readonly renderer: Renderer;
+  private readonly setupsPerMinute: number;
+  private readonly baseUrl: () => string;
+  private readonly log: Log;
+  /** Drawn screens by what they show; a miss draws again (the same bytes: the same key). */
+  private readonly screens = new Map<string, Screen>();
+
+  constructor(deps: DisplaysDeps) {
+    this.db = deps.db;
+    this.devices = deps.devices;
+    this.pushes = deps.pushes;
+    this.store = deps.store;
+    this.renderer = deps.renderer;
+    this.setupsPerMinute = deps.setupsPerMinute;
+    this.baseUrl = deps.baseUrl;
+    this.log = deps.log ?? silentLog;
+  }
+
+  /**
+   * `GET /api/setup`: the pending display of the MAC (created when there is none; a claimed
+   * MAC gets a new pending display: a re-pair). Counted per address before anything else.
+   */
+  async setup(id: string | null, ip: string): Promise<SetupReply> {
+    const mac = normalizeMac(id);
+    if (mac === null) throw badRequest("ID header must be the display's MAC address");
+    const wait = await repo.hitSetupWindow(this.db, `ip:${ip}`, this.setupsPerMinute, 60);
+    if (wait !== null) {
+      throw new AppError("rate_limited", "Too many setups; try again later", {
+        "Retry-After": String(wait),
+      });
+    }
+    const display = await this.withFreshCode(async (trx) => {
+      const pending = await repo.lockPendingByMac(trx, mac);
+      if (pending) {
+        if (pending.code_expires_at && pending.code_expires_at.getTime() > Date.now()) {
+          return pending;
+        }
+        return await repo.updateDisplay(trx, pending.id, this.codeFields()) ?? pending;
+      }
+      const key = randomToken(32);
+      return await repo.insertDisplay(trx, {
+        id: uuidv7(),
+        mac,
+        key_hash: sha256Hex(key),
+        api_key: key,
+        status: "pending",
+        ...this.codeFields(),
+      });
+    });
+    const screen = await this.claimScreen(display.friendly_id!);
+    return {
+      status: 200,
+      api_key: display.api_key!,
+      friendly_id: display.friendly_id!,
+      image_url: await this.urlOf(screen),
+      message: `Claim this display with the code ${display.friendly_id} at ${this.baseUrl()}`,
+    };
+  }
+
+  /**
+   * `GET /api/display`: a pending display gets its claim screen (`status` 202; an expired code
+   * is renewed), a claimed one its push, with `push/refresh`'s rule.
+   */
+  async poll(token: string | null, headers: Headers): Promise<DisplayReply> {
+    let display = await this.authenticate(token);
+    const reported = reportedHeaders(headers);
+    const mac = normalizeMac(headers.get("id"));
+    if (display.status === "enrollment") {
+      display = await this.enroll(display, mac);
+    } else if (display.enrolled_by !== null && display.mac !== mac) {
+      // CONTRACT.md: an enrollment token is the key of the MAC its first poll came with.
+      throw unauthorized("Unknown display key");
+    }
+    if (display.status === "pending") {
+      let current = display;
+      if (!current.code_expires_at || current.code_expires_at.getTime() <= Date.now()) {
+        current = await this.withFreshCode(async (trx) => {
+          const locked = await repo.lockPendingByMac(trx, display.mac!);
+          if (!locked || locked.id !== display.id) return display;
+          return await repo.updateDisplay(trx, display.id, this.codeFields()) ?? display;
+        });
+      }
+      const screen = await this.claimScreen(current.friendly_id ?? "");
+      return this.reply(202, screen, PENDING_REFRESH_RATE);
+    }
+    const device = await this.devices.byId(display.device_id!);
+    if (!device?.owner_id) throw unauthorized("Unknown display key");
+    // An unchanged report within a minute is not written again (a fleet polls all day).
+    const fresh = device.last_seen_at !== null &&
+      Date.now() - device.last_seen_at.getTime() < REPORT_EVERY_MS &&
+      sameStrings(device.state, reported);
+    if (!fresh) await this.devices.reportDisplay(device.id, reported);
+    // Each poll's headers are the panel as it is now (the Kindle client says `png-width`).
+    const side = (value: string | undefined) => value && /^\d+$/.test(value) ? Number(value) : null;
+    const panel = {
+      model: reported.model ?? display.model,
+      reported_width: side(reported.width) ?? side(reported["png-width"]),
+      reported_height: side(reported.height) ?? side(reported["png-height"]),
+    };
+    if (
+      panel.model !== display.model || panel.reported_width !== display.reported_width ||
+      panel.reported_height !== display.reported_height
+    ) {
+      await repo.updateDisplay(this.db, display.id, panel);
+    }
+    // Nothing waiting (the usual poll): `push/refresh` would change nothing, so the current push
+    // is read on the cached path of `GET .../push`, without a transaction.
+    let waiting = await this.pushes.hasWaiting(device.id);
+    let push;
+    try {
+      push = waiting
+        ? await this.pushes.refresh(device.owner_id, device.id, "png")
+        : await this.pushes.get(device.owner_id, device.id, "png");
+    } catch (error) {
+      if (!(error instanceof AppError && error.status === 404)) throw error;
+    }
+    if (waiting) waiting = await this.pushes.hasWaiting(device.id);
+    // CONTRACT.md: shortened while a push waits (queued, or still rendering). Inside the
+    // owner's sleep window the display sleeps until its end instead.
+    const interval = display.refresh_rate ?? DEFAULT_REFRESH_RATE;
+    const window = display.profile?.sleepWindow;
+    const wake = window ? secondsToWake(window) : null;
+    const refreshRate = wake !== null
+      ? Math.max(interval, wake)
+      : waiting
+      ? Math.min(WAITING_REFRESH_RATE, interval)
+      : interval;
+    if (!push) return this.reply(0, await this.noPushScreen(), refreshRate);
+    // The display is back with the push it was given at its last poll: it has shown it
+    // (PUBLISHED → CONFIRMED, like an MQTT device's `up/confirm`).
+    if (!push.changed && push.status === "PUBLISHED") {
+      await this.pushes.confirmDisplayed(device.thing_name, push.pushId);
+    }
+    return {
+      status: 0,
+      image_url: push.url,
+      filename: push.sha256 ?? push.pushId,
+      refresh_rate: refreshRate,
+      update_firmware: false,
+      firmware_url: null,
+      reset_firmware: false,
+      special_function: "none",
+    };
+  }
+
+  /**
+   * `POST /api/devices/claim`: a pending, unexpired code becomes a device of the caller; every
+   * other code (unknown, expired, claimed) is one 404.
+   */
+  async claim(userId: string, code: unknown) {
+    const normalized = typeof code === "string" ? code.trim().toUpperCase() : "";
+    if (!/^[A-Z0-9]{6}$/.test(normalized)) throw notFound(UNKNOWN_CODE);
+    const { device, afterCommit } = await this.db.transaction().execute(async (trx) => {
+      const display = await repo.lockPendingByCode(trx, normalized);
+      if (!display?.code_expires_at || display.code_expires_at.getTime() <= Date.now()) {
+        throw notFound(UNKNOWN_CODE);
+      }
+      const adopted = await this.devices.adoptDisplay(trx, display.mac!, userId);
+      // A re-pair: the display's earlier key stops only now, when the new code is claimed.
+      await repo.replaceClaimed(trx, display.mac!, display.id);
+      await repo.updateDisplay(trx, display.id, {
+        status: "claimed",
+        device_id: adopted.device.id,
+        api_key: null,
+        friendly_id: null,
+        code_expires_at: null,
+        claimed_at: new Date(),
+      });
+      return adopted;
+    });
+    await afterCommit();
+    return { device, status: "bound" as const };
+  }
+
+  /**
+   * `POST /api/log`: a claimed display's entries are kept (its newest 1,000); a pending
+   * display's are accepted and dropped (no owner could read them).
+   */
+  async receiveLogs(token: string | null, body: unknown): Promise<void> {
+    const display = await this.authenticate(token);
+    const entries = logEntries(body);
+    if (display.status !== "claimed" || !display.device_id) return;
+    const deviceId = display.device_id;
+    const text = (value: unknown, max: number, fallback: string) =>
+      typeof value === "string" && value.length > 0 ? value.slice(0, max) : fallback;
+    const kept = entries.slice(-LOGS_KEPT);
+    // One receipt time for the batch: ids in ascending order keep the entries' own order.
+    const ids = kept.map(() => uuidv7()).sort();
+    await repo.insertLogs(
+      this.db,
+      deviceId,
+      kept.map((entry, i) => ({
+        id: ids[i],
+        device_id: deviceId,
+        level: text(entry.level, 16, "info"),
+        message: text(entry.message, 1000, ""),
+        entry,
+      })),
+      LOGS_KEPT,
+    );
+  }
+
+  /** `GET /api/devices/{id}/logs`: newest first, paged like pushes. */
+  async listLogs(userId: string, deviceId: string, input: { cursor?: string; limit?: number }) {
+    await this.devices.owned(userId, deviceId);
+    const after = anchorOf(input.cursor);
+    const limit = Math.min(input.limit ?? LOG_PAGE, LOG_PAGE_MAX);
+    const rows = await repo.listLogs(this.db, deviceId, after, limit);
+    return await keysetPage(rows, limit, (page) => page.map(toLogItem));
+  }
+
+  /** `GET /api/devices/{id}/display-profile`: the caller's display (403 another user's). */
+  async getProfile(userId: string, deviceId: string): Promise<DisplayProfile> {
+    return toProfile(await this.ownedDisplay(userId, deviceId));
+  }
+
+  /** `PUT /api/devices/{id}/display-profile`: any of the fields; the whole profile back. */
+  async setProfile(
+    userId: string,
+    deviceId: string,
+    input: Partial<OwnerProfile> & { colors?: number; refreshRate?: number },
+  ): Promise<DisplayProfile> {
+    const display = await this.ownedDisplay(userId, deviceId);
+    const { colors, refreshRate, ...fields } = input;
+    if (fields.model !== undefined) {
+      if (!modelOf(fields.model)) throw badRequest(`Unknown model ${JSON.stringify(fields.model)}`);
+      fields.model = fields.model.trim().toLowerCase();
+    }
+    const profile = { ...display.profile, ...stripUndefined(fields) };
+    const next = toProfile({ ...display, profile });
+    if (colors !== undefined && colors !== next.colors) {
+      throw badRequest(`colors must be ${next.colors} for a bitDepth of ${next.bitDepth}`);
+    }
+    const refresh = refreshRate ?? display.refresh_rate;
+    const row = await repo.updateDisplay(this.db, display.id, { profile, refresh_rate: refresh });
+    return toProfile(row ?? { ...display, profile, refresh_rate: refresh });
+  }
+
+  /**
+   * The panel a device's pushes are drawn for, when it is a claimed display (the render job);
+   * null for any other device (800x480, the three v0.1 formats).
+   */
+  async panelOf(deviceId: string): Promise<PanelSpec | null> {
+    const display = await repo.findClaimedByDevice(this.db, deviceId);
+    if (!display) return null;
+    const { width, height, bitDepth } = toProfile(display);
+    return { width, height, bitDepth };
+  }
+
+  /** The claimed display of one of the caller's devices: the device check, then 404. */
+  private async ownedDisplay(userId: string, deviceId: string) {
+    await this.devices.owned(userId, deviceId);
+    const display = await repo.findClaimedByDevice(this.db, deviceId);
+    if (!display) throw notFound("Device is not a display");
+    return display;
+  }
+
+  /**
+   * `POST /api/devices/enrollment-tokens`: a key made in advance; the first poll with it makes
+   * a display of the caller, tied to that poll's MAC. Unused, it expires after 24 h.
+   */
+  async createEnrollmentToken(userId: string, name?: string) {
+    const token = randomToken(32);
+    const expiresAt = new Date(Date.now() + CODE_TTL_MS);
+    await this.db.transaction().execute((trx) =>
+      repo.insertDisplay(trx, {
+        id: uuidv7(),
+        mac: null,
+        key_hash: sha256Hex(token),
+        status: "enrollment",
+        code_expires_at: expiresAt,
+        enrolled_by: userId,
+        name: name?.trim() || null,
+      })
+    );
+    return { token, expiresAt: expiresAt.toISOString() };
+  }
+
+  /**
+   * The first poll with an enrollment token: a display claimed by the token's user, tied to the
+   * poll's MAC (401 without one or once the token expired).
+   */
+  private async enroll(display: DisplayRow, mac: string | null): Promise<DisplayRow> {
+    if (mac === null || !display.code_expires_at || display.code_expires_at <= new Date()) {
+      throw unauthorized("Unknown display key");
+    }
+    const { row, afterCommit } = await this.db.transaction().execute(async (trx) => {
+      const locked = await repo.lockById(trx, display.id);
+      // Another poll with the same token got there first: it is that display's key now.
+      if (locked?.status !== "enrollment") {
+        if (locked?.status === "claimed" && locked.mac === mac) {
+          return { row: locked, afterCommit: () => Promise.resolve() };
+        }
+        throw unauthorized("Unknown display key");
+      }
+      const adopted = await this.devices.adoptDisplay(trx, mac, locked.enrolled_by!);
+      await repo.replaceClaimed(trx, mac, locked.id);
+      const row = await repo.updateDisplay(trx, locked.id, {
+        status: "claimed",
+        mac,
+        device_id: adopted.device.id,
+        code_expires_at: null,
+        claimed_at: new Date(),
+      });
+      return { row: row!, afterCommit: adopted.afterCommit };
+    });
+    await afterCommit();
+    return row;
+  }
+
+  /** The display of a key: pending or claimed; anything else (or a malformed key) is 401. */
+  private async authenticate(token: string | null): Promise<DisplayRow> {
+    if (token === null || !KEY.test(token.trim())) throw unauthorized("Unknown display key");
+    const display = await repo.findByKeyHash(this.db, sha256Hex(token.trim()));
+    if (!display || display.status === "replaced") throw unauthorized("Unknown display key");
+    if (display.status === "claimed" && !display.device_id) {
+      throw unauthorized("Unknown display key");
+    }
+    return display;
+  }
+
+  /** A fresh claim code and its expiry. */
+  private codeFields() {
+    return {
+      friendly_id: newClaimCode(),
+      code_expires_at: new Date(Date.now() + CODE_TTL_MS),
+    };
+  }
+
+  /** Runs `work` in a transaction, again with a new code when the code was taken meanwhile. */
+  private async withFreshCode(work: (trx: Trx) => Promise<DisplayRow>): Promise<DisplayRow> {
+    for (let attempt = 0;; attempt++) {
+      try {
+        return await this.db.transaction().execute(work);
+      } catch (error) {
+        // Two setups of one MAC at once meet the pending-MAC index: the second one retries and
+        // finds the first one's display.
+        if (attempt < 4 && isUniqueViolation(error)) continue;
+        throw error;
+      }
+    }
+  }
+
+  private reply(status: 0 | 202, screen: Screen, refreshRate: number): Promise<DisplayReply> {
+    return this.urlOf(screen).then((url) => ({
+      status,
+      image_url: url,
+      filename: screen.sha256,
+      refresh_rate: refreshRate,
+      update_firmware: false as const,
+      firmware_url: null,
+      reset_firmware: false as const,
+      special_function: "none" as const,
+    }));
+  }
+
+  private urlOf(screen: Screen) {
+    return this.store.signedGetUrl(screen.key, IMAGE_URL_TTL_SECONDS);
+  }
+
+  /** The claim screen: the code, where to claim it, how long it is valid. */
+  private claimScreen(code: string) {
+    const base = this.baseUrl();
+    return this.screen(`claim:${code}:${base}`, {
+      label: "Claim this display",
+      headline: code,
+      points: [
+        `Claim it in the app with the code ${code}, or POST /api/devices/claim {"code":"${code}"}`,
+        "The code is valid for 24 hours; this screen changes once the display is yours",
+      ],
+      source: base,
+    });
+  }
+
+  /** What a claimed display without a push shows. */
+  private noPushScreen() {
+    return this.screen("no-push", {
+      label: "Ready",
+      headline: "Nothing to show yet",
+      points: ["This display is yours: send it a push and it appears at the next refresh"],
+    });
+  }
+
+  /** Draws a screen once (the `headline` template, 800x480, 1 bit) and stores it by its hash. */
+  private async screen(id: string, variables: Record<string, unknown>): Promise<Screen> {
+    const known = this.screens.get(id);
+    if (known) return known;
+    const bitmaps = await this.renderer.renderTemplate({ name: "headline", variables });
+    const digest = await crypto.subtle.digest("SHA-256", bitmaps.png as Uint8Array<ArrayBuffer>);
+    const sha256 = new Uint8Array(digest).toHex();
+    const key = screenKey(sha256);
+    if (!(await this.store.head(key))) await this.store.put(key, bitmaps.png, "image/png");
+    const screen = { key, sha256 };
+    // Bounded: codes come and go; a miss only draws again.
+    if (this.screens.size >= 1000) this.screens.clear();
+    this.screens.set(id, screen);
+    this.log.info("display screen drawn", { id: id.split(":")[0] });
+    return screen;
+  }
+}
+
+/** CONTRACT.md: a display keeps its last 1,000 log entries. */
+export const LOGS_KEPT = 1000;
+/** CONTRACT.md: `POST /api/log` bodies up to 64 KiB. */
+export const LOG_BODY_LIMIT = 64 * 1024;
+const LOG_PAGE = 20;
+const LOG_PAGE_MAX = 50;
+
+/** The entries of either log shape TRMNL's firmware sends; 400 for anything else. */
+export function logEntries(body: unknown): Record<string, unknown>[] {
+  const shape = body as { logs?: unknown; log?: { logs_array?: unknown } } | null;
+  const list = Array.isArray(shape?.logs)
+    ? shape.logs
+    : Array.isArray(shape?.log?.logs_array)
+    ? shape.log.logs_array
+    : null;
+  if (list === null) {
+    throw badRequest('Body must be {"logs":[...]} or {"log":{"logs_array":[...]}}');
+  }
+  for (const entry of list) {
+    if (typeof entry !== "object" || entry === null || Array.isArray(entry)) {
+      throw badRequest("Each log entry must be a JSON object");
+    }
+    if (!isStorableJson(entry)) throw badRequest("A log entry cannot be stored (NUL or too deep)");
+  }
+  return list as Record<string, unknown>[];
+}
+
+/** CONTRACT.md: one indistinguishable error for every code that cannot be claimed. */
+export const UNKNOWN_CODE = "Unknown or expired claim code";
+
+function stripUndefined<T extends Record<string, unknown>>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/** Whether a stored state is exactly these string fields (jsonb does not keep key order). */
+function sameStrings(state: unknown, fields: Record<string, string>): boolean {
+  if (typeof state !== "object" || state === null) return false;
+  const stored = state as Record<string, unknown>;
+  const keys = Object.keys(fields);
+  return Object.keys(stored).length === keys.length && keys.every((k) => stored[k] === fields[k]);
+}

@@ -1,0 +1,36 @@
+/** `GET /api/setup`: a display's first call (TRMNL's pull protocol, CONTRACT.md). */
+import { z } from "zod";
+import { defineRawRoute, json, publicRoute } from "../../infra/http/raw.ts";
+import { faultsAre503, setupReplySchema } from "./protocol.ts";
+
+export const displaySetup = defineRawRoute({
+  method: "GET",
+  path: "/api/setup",
+  operationId: "display-setup",
+  summary: "Set up a display: its key and claim code",
+  description: "Called by a display with its MAC in `ID`. An unknown MAC gets a pending display; " +
+    "the same pending MAC gets the same answer; a claimed MAC starts a re-pair (its current key " +
+    "keeps working until the new code is claimed). Limited per address " +
+    "(DISPLAY_SETUPS_PER_MINUTE).",
+  tags: ["displays"],
+  auth: publicRoute,
+  headers: z.object({
+    ID: z.string().meta({ description: "The display's MAC, `AA:BB:CC:DD:EE:FF` (any case)" }),
+    "FW-Version": z.string().optional(),
+    Model: z.string().optional(),
+  }),
+  responses: {
+    200: {
+      description: "The display's key and claim code",
+      content: { "application/json": setupReplySchema },
+    },
+    400: { description: "Missing or malformed `ID`" },
+    429: { description: "Too many setups from this address" },
+    503: { description: "A fault of the service; the display retries" },
+  },
+  handle({ req, ctx }) {
+    return faultsAre503(async () =>
+      json(await ctx.services.displays.setup(req.headers.get("id"), ctx.ip))
+    );
+  },
+});

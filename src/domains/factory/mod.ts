@@ -1,0 +1,48 @@
+/**
+ * The factory console's face (SPEC 4.8): its router, its raw routes (CSV import, ZIP and NFC
+ * file downloads) and its services, built in one place. They are peers: each takes the
+ * database, the access checks and what else it needs, and none reaches another through a parent.
+ */
+import type { Config } from "../../config.ts";
+import { defineDomain } from "../../domain.ts";
+import type { Db } from "../../schema.ts";
+import { FactoryAccess } from "./access.ts";
+import { AuditService } from "./audit.ts";
+import { BatchesService } from "./batches_service.ts";
+import { CredentialsService } from "./credentials_service.ts";
+import { DownloadsService } from "./downloads_service.ts";
+import { downloadNfcFile } from "./download_nfc_file.ts";
+import { downloadZip } from "./download_zip.ts";
+import { importDevices } from "./import_devices.ts";
+import { type FileKeys, NfcFiles } from "./nfc_files.ts";
+import { RegistrationService } from "./registration_service.ts";
+import { factoryRouter } from "./router.ts";
+import type { Factory } from "./service.ts";
+
+/** What the factory's services are built on. */
+export interface FactoryDeps {
+  db: Db;
+  config: Config;
+  /** The NFC file keys (secrets). */
+  keys: FileKeys;
+}
+
+export const factory = defineDomain({
+  name: "factory",
+  router: factoryRouter,
+  rawRoutes: [importDevices, downloadZip, downloadNfcFile],
+  /** Builds the factory services over one access module and one file builder. */
+  build({ db, config, keys }: FactoryDeps): Factory {
+    const access = new FactoryAccess(db, config.factoryPrincipals);
+    const files = new NfcFiles(config, keys);
+    return {
+      access,
+      batches: new BatchesService(db, access),
+      registration: new RegistrationService(db, config, access),
+      credentials: new CredentialsService(db, config, access, files),
+      downloads: new DownloadsService(db, config, access, files),
+      files,
+      audit: new AuditService(db),
+    };
+  },
+});

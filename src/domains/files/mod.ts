@@ -1,0 +1,8 @@
+/**
+ * The files domain's face: it owns the `files` rows and their object keys (`keys.ts`), which
+ * other domains reach through its repository and uploads; it shows no route of its own.
+ */
+import { defineDomain } from "../../domain.ts";
+import { userPrefixes } from "./keys.ts";
+
+export const files = defineDomain({ name: "files", objectKeys: { userPrefixes } });

@@ -1,0 +1,50 @@
+import { z } from "zod";
+import { uuidParam } from "../../infra/lib/params.ts";
+import { DITHER_KERNELS, IMAGE_MODES } from "../../infra/render/types.ts";
+import { userOrPatProcedure } from "../../infra/trpc/auth.ts";
+import { confirmCustomUpload } from "./custom.ts";
+import { PUSH_ERRORS } from "./meta.ts";
+import { withExample } from "../../infra/http/operation.ts";
+
+/** POST /api/devices/{id}/custom-push/confirm: verifies the upload; the push starts in PREPARE. */
+export const confirmUpload = userOrPatProcedure
+  .meta({
+    openapi: {
+      method: "POST",
+      path: "/api/devices/{id}/custom-push/confirm",
+      tags: ["pushes"],
+      summary: "Confirm a custom image upload",
+      errorResponses: {
+        ...PUSH_ERRORS,
+        404: "Device or upload not found",
+        409: "Upload not confirmable (missing, not an image, over 10 MB, already confirmed)",
+      },
+    },
+  })
+  .input(withExample(
+    z.object({
+      id: uuidParam,
+      fileId: uuidParam,
+      title: z.string().max(200).optional(),
+      // Issue 12 (docs/decisions.md): the error diffusion of this push; default atkinson.
+      dither: z.enum(DITHER_KERNELS).optional().meta({
+        description:
+          "Error diffusion: atkinson (default for photos), floyd-steinberg (smooth gradients) or threshold (default for documents; line art and text)",
+      }),
+      // Issue 26 (docs/decisions.md): a photo of paper or a picture; default auto.
+      mode: z.enum(IMAGE_MODES).optional().meta({
+        description:
+          "auto (default): decided from the image; document: a photo of a page, receipt, whiteboard or note, its uneven light flattened to black on white; photo: toned and dithered as a picture",
+      }),
+    }),
+    {
+      id: "0193a0c0-5d2e-7c4b-9a1f-2b6e8d4c7a10",
+      fileId: "0193a0c1-3a5b-7c6d-8e9f-0a1b2c3d4e5f",
+      title: "Holiday",
+      dither: "atkinson",
+    },
+  ))
+  .output(z.object({ pushId: z.uuid() }))
+  .mutation(({ ctx, input }) =>
+    confirmCustomUpload(ctx.services.pushes, ctx.caller.userId, input.id, input)
+  );

@@ -1,0 +1,130 @@
+/** SQL of pushes. Functions that lock or promote take a transaction. */
+import type { Insertable, Selectable, Updateable } from "kysely";
+import type { Db, Trx } from "../../schema.ts";
+import type { Anchor } from "../../infra/lib/cursor.ts";
+import type { PushesTable, PushStatus } from "./tables.ts";
+import { createdAtText, olderThan } from "../../infra/db/keyset.ts";
+
+export function insertPush(db: Db, row: Insertable<PushesTable>) {
+  return db.insertInto("pushes").values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+export function findPush(db: Db, id: string) {
+  return db.selectFrom("pushes").selectAll().where("id", "=", id).executeTakeFirst();
+}
+
+/** Pushes by id, many at once (the latest pushes of a burst of `get_push`). */
+export async function findPushes(
+  db: Db,
+  ids: string[],
+): Promise<Map<string, Selectable<PushesTable>>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.selectFrom("pushes").selectAll().where("id", "in", ids).execute();
+  return new Map(rows.map((row) => [row.id, row]));
+}
+
+/** A push of one device, or undefined when it belongs elsewhere. */
+export function findDevicePush(db: Db, deviceId: string, id: string) {
+  return db.selectFrom("pushes").selectAll().where("id", "=", id).where("device_id", "=", deviceId)
+    .executeTakeFirst();
+}
+
+export function lockPush(trx: Trx, id: string) {
+  return trx.selectFrom("pushes").selectAll().where("id", "=", id).forUpdate().executeTakeFirst();
+}
+
+/**
+ * SPEC 3.1: the push to promote next: highest priority, then oldest. Callers hold the device
+ * row lock, so two promotions of one device cannot pick the same push.
+ */
+export function nextQueued(trx: Trx, deviceId: string) {
+  return trx.selectFrom("pushes").selectAll()
+    .where("device_id", "=", deviceId).where("status", "=", "QUEUE")
+    .orderBy("priority", "desc").orderBy("created_at", "asc").orderBy("id", "asc")
+    .limit(1).forUpdate().executeTakeFirst();
+}
+
+/** Whether a push of the device waits in QUEUE or is still rendering (PREPARE, not failed). */
+export async function hasWaiting(db: Db, deviceId: string) {
+  const row = await db.selectFrom("pushes").select("id").where("device_id", "=", deviceId)
+    .where((eb) =>
+      eb.or([
+        eb("status", "=", "QUEUE"),
+        eb.and([eb("status", "=", "PREPARE"), eb("render_failed_at", "is", null)]),
+      ])
+    ).limit(1).executeTakeFirst();
+  return row !== undefined;
+}
+
+export function updatePush(db: Db, id: string, changes: Updateable<PushesTable>) {
+  return db.updateTable("pushes").set({ ...changes, updated_at: new Date() })
+    .where("id", "=", id).returningAll().executeTakeFirstOrThrow();
+}
+
+/** Moves a push to `to` only when it is currently in one of `from`; returns it when moved. */
+export function transition(
+  db: Db,
+  id: string,
+  from: PushStatus[],
+  changes: Updateable<PushesTable> & { status: PushStatus },
+) {
+  return db.updateTable("pushes").set({ ...changes, updated_at: new Date() })
+    .where("id", "=", id).where("status", "in", from).returningAll().executeTakeFirst();
+}
+
+/**
+ * A rendered push of the device whose three files have exactly these digests (issue 12:
+ * identical renders are stored once per device), oldest first.
+ */
+export function findIdenticalRender(
+  db: Db,
+  deviceId: string,
+  digests: { png: string; raw2: string; raw4: string },
+) {
+  return db.selectFrom("pushes").select(["id", "render_prefix", "file_id"])
+    .where("device_id", "=", deviceId).where("png_sha256", "=", digests.png)
+    .where("raw2_sha256", "=", digests.raw2).where("raw4_sha256", "=", digests.raw4)
+    .where("render_prefix", "is not", null).where("status", "!=", "PREPARE")
+    .orderBy("rendered_at").limit(1).executeTakeFirst();
+}
+
+/**
+ * Records a failed render attempt; the push stays in PREPARE. `forGood`: no attempt follows, and
+ * the push history shows the error (issue 25).
+ */
+export function recordRenderFailure(db: Db, id: string, error: string, forGood: boolean) {
+  return db.updateTable("pushes")
+    .set((eb) => ({
+      render_attempts: eb("render_attempts", "+", 1),
+      render_error: error.slice(0, 1000),
+      ...(forGood ? { render_failed_at: new Date() } : {}),
+      updated_at: new Date(),
+    }))
+    .where("id", "=", id).where("status", "=", "PREPARE").execute();
+}
+
+export interface HistoryQuery {
+  status?: PushStatus;
+  from?: Date;
+  to?: Date;
+  after?: Anchor;
+  limit: number;
+}
+
+/** One page of a device's pushes, newest first, keyset-anchored on (created_at, id). */
+export function listHistory(db: Db, deviceId: string, q: HistoryQuery) {
+  let query = db.selectFrom("pushes").selectAll().select(createdAtText.as("created_at_text"))
+    .where("device_id", "=", deviceId);
+  if (q.status) query = query.where("status", "=", q.status);
+  if (q.from) query = query.where("created_at", ">=", q.from);
+  if (q.to) query = query.where("created_at", "<=", q.to);
+  if (q.after) {
+    query = query.where(olderThan(q.after));
+  }
+  return query.orderBy("created_at", "desc").orderBy("id", "desc").limit(q.limit + 1).execute();
+}
+
+/** Deletes every push of a device (unbind, account deletion); returns their ids. */
+export function deletePushesOfDevice(trx: Trx, deviceId: string) {
+  return trx.deleteFrom("pushes").where("device_id", "=", deviceId).returning(["id"]).execute();
+}

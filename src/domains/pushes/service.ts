@@ -1,0 +1,306 @@
+/**
+ * Pushes (SPEC 3.1, 4.5): creation in PREPARE with its render job, and the retrieval rules that
+ * promote QUEUE pushes. Every promotion runs in a transaction holding the device row lock, so
+ * concurrent `GET .../push` or `refresh` calls of one device (HTTP or MQTT) are serialized:
+ * never two pushes published at once, never one skipped.
+ */
+import { type Log, silentLog } from "../../infra/lib/log.ts";
+import type { Selectable } from "kysely";
+import type { Db, Trx } from "../../schema.ts";
+import { notFound } from "../../errors.ts";
+import * as access from "../../infra/access/mod.ts";
+import { isUuid, uuidv7 } from "../../infra/lib/ids.ts";
+import type { Jobs } from "../../infra/jobs/types.ts";
+import { renderPushQueue } from "./queues.ts";
+import type { ObjectStore } from "../../infra/storage/object_store.ts";
+import type { DeviceRow, DevicesService } from "../devices/service.ts";
+import { anchorOf, keysetPage } from "../../infra/lib/cursor.ts";
+import * as repo from "./repository.ts";
+import { Batcher } from "../../infra/lib/batcher.ts";
+import { tag } from "../../infra/db/cache/announced.ts";
+import { ChangeFeed } from "../../infra/db/cache/feed.ts";
+import type { TaggedCache } from "../../infra/db/cache/tagged_cache.ts";
+import type { PushesTable, PushStatus } from "./tables.ts";
+import { FORMAT_FILES, type PushFormat, toPushListItem } from "./views.ts";
+
+type PushRow = Selectable<PushesTable>;
+
+/** SPEC 8: signed read URLs live 15 minutes. */
+export const URL_TTL_SECONDS = 15 * 60;
+/** SPEC 8: push list page size. */
+const DEFAULT_LIMIT = 20;
+const MAX_LIMIT = 50;
+
+/** The template of custom-image pushes: the upload itself is the source (SPEC 4.6). */
+export const CUSTOM_IMAGE_TEMPLATE = "custom-image";
+
+/**
+ * The template of a delivered Scene (CONTRACT.md "Displays people already own"): its params are
+ * `{scene, mode, fileIds}`, drawn by the render job for the device's panel.
+ */
+export const SCENE_PUSH_TEMPLATE = "scene";
+
+export interface NewPush {
+  userId: string;
+  deviceId: string;
+  title?: string;
+  summary?: string;
+  priority?: number;
+  template: string;
+  params?: Record<string, unknown>;
+  sourceKey?: string;
+}
+
+export interface PushUrl {
+  url: string;
+  pushId: string;
+  status: PushStatus;
+  changed: boolean;
+  /** SHA-256 (hex) of the file `url` points to (issue 12); null when not recorded. */
+  sha256: string | null;
+}
+
+/** The digest column of each format. */
+const DIGESTS = { png: "png_sha256", raw2: "raw2_sha256", raw4: "raw4_sha256" } as const;
+
+export interface HistoryInput {
+  status?: PushStatus;
+  from?: string;
+  to?: string;
+  cursor?: string;
+  limit?: number;
+}
+
+/** What `PushesService` is built from (one object, like every domain's service). */
+export interface PushesDeps {
+  db: Db;
+  devices: DevicesService;
+  store: ObjectStore;
+  jobs: Jobs;
+  log?: Log;
+  /** Invalidation of the push cache; without it nothing is cached. */
+  changes?: ChangeFeed;
+}
+
+export class PushesService {
+  readonly db: Db;
+  readonly devices: DevicesService;
+  readonly store: ObjectStore;
+  readonly jobs: Jobs;
+  private readonly log: Log;
+
+  constructor(deps: PushesDeps) {
+    this.db = deps.db;
+    this.devices = deps.devices;
+    this.store = deps.store;
+    this.jobs = deps.jobs;
+    this.log = deps.log ?? silentLog;
+    this.pushes = (deps.changes ?? ChangeFeed.disabled()).cache();
+  }
+
+  /**
+   * Push rows by id for the `GET .../push` fast path, dropped when the push changes or goes
+   * (src/infra/db/cache/feed.ts); which push is latest comes from the device's cached head.
+   */
+  private readonly pushes: TaggedCache<PushRow | undefined>;
+  /** Push rows by id for the MQTT `get_push` fast path, read in batches (a fleet's burst). */
+  private readonly pushRows = new Batcher((ids: string[]) => repo.findPushes(this.db, ids));
+
+  /**
+   * SPEC 3.1: a new push starts in PREPARE and its render job is enqueued in the same
+   * transaction, so there is never a push without a job or a job without a push.
+   */
+  async create(input: NewPush, trx?: Trx): Promise<PushRow> {
+    const run = async (t: Trx) => {
+      const push = await repo.insertPush(t, {
+        id: uuidv7(),
+        device_id: input.deviceId,
+        user_id: input.userId,
+        title: input.title ?? "",
+        summary: input.summary ?? "",
+        priority: input.priority ?? 0,
+        status: "PREPARE",
+        template: input.template,
+        params: input.params ?? {},
+        source_key: input.sourceKey ?? null,
+      });
+      await this.jobs.send(renderPushQueue, { pushId: push.id }, { trx: t });
+      return push;
+    };
+    return trx ? await run(trx) : await this.db.transaction().execute(run);
+  }
+
+  /** The signed URL object of a rendered push. */
+  async urlOf(push: PushRow, format: PushFormat, changed: boolean): Promise<PushUrl> {
+    if (!push.render_prefix) throw notFound("Push has no rendered file");
+    const url = await this.store.signedGetUrl(
+      push.render_prefix + FORMAT_FILES[format],
+      URL_TTL_SECONDS,
+    );
+    return { url, pushId: push.id, status: push.status, changed, sha256: push[DIGESTS[format]] };
+  }
+
+  /** Rule 1 on a locked device: its latest push, or the best QUEUE push promoted. */
+  private async latestOrPromote(trx: Trx, device: DeviceRow) {
+    if (device.latest_push_id) {
+      const latest = await repo.findPush(trx, device.latest_push_id);
+      if (latest) return { push: latest, changed: false };
+    }
+    const next = await repo.nextQueued(trx, device.id);
+    if (!next) return null;
+    return { push: await this.publish(trx, device.id, next.id), changed: true };
+  }
+
+  /** Rule 2 on a locked device: the next QUEUE push replaces the latest, which expires. */
+  private async rotate(trx: Trx, device: DeviceRow) {
+    const next = await repo.nextQueued(trx, device.id);
+    if (!next) {
+      const latest = device.latest_push_id
+        ? await repo.findPush(trx, device.latest_push_id)
+        : undefined;
+      return latest ? { push: latest, changed: false } : null;
+    }
+    if (device.latest_push_id) {
+      await repo.transition(trx, device.latest_push_id, ["PUBLISHED", "CONFIRMED"], {
+        status: "EXPIRED",
+      });
+    }
+    return { push: await this.publish(trx, device.id, next.id), changed: true };
+  }
+
+  /** QUEUE → PUBLISHED and latest of its device. */
+  private async publish(trx: Trx, deviceId: string, pushId: string) {
+    const now = new Date();
+    const push = await repo.updatePush(trx, pushId, { status: "PUBLISHED", published_at: now });
+    await this.devices.setLatestPush(trx, deviceId, pushId, now);
+    return push;
+  }
+
+  /** `GET /api/devices/{id}/push` (rule 1). */
+  async get(userId: string, deviceId: string, format: PushFormat): Promise<PushUrl> {
+    // Fast path without a transaction: with a latest push, rule 1 changes nothing. A refresh
+    // racing this read only means the caller was served just before it.
+    const device = await this.devices.ownedHead(userId, deviceId);
+    if (device.latest_push_id) {
+      const id = device.latest_push_id;
+      const latest = await this.pushes.get(
+        id,
+        (push) => push ? [tag.push(push.id)] : null,
+        () => repo.findPush(this.db, id),
+      );
+      if (latest) return await this.urlOf(latest, format, false);
+    }
+    const result = await this.db.transaction().execute(async (trx) =>
+      this.latestOrPromote(trx, await this.devices.lockOwned(trx, userId, deviceId))
+    );
+    if (!result) throw notFound("No push available");
+    return await this.urlOf(result.push, format, result.changed);
+  }
+
+  /** `POST /api/devices/{id}/push/refresh` (rule 2). */
+  async refresh(userId: string, deviceId: string, format: PushFormat): Promise<PushUrl> {
+    const result = await this.db.transaction().execute(async (trx) =>
+      this.rotate(trx, await this.devices.lockOwned(trx, userId, deviceId))
+    );
+    if (!result) throw notFound("No push available");
+    return await this.urlOf(result.push, format, result.changed);
+  }
+
+  /**
+   * Whether another push of the device waits (queued or still rendering): a display then polls
+   * again soon (CONTRACT.md: `refresh_rate` about 60 s while a push waits).
+   */
+  hasWaiting(deviceId: string): Promise<boolean> {
+    return repo.hasWaiting(this.db, deviceId);
+  }
+
+  /** `GET /api/devices/{id}/push/{pushId}` (rule 3): changes no push state. */
+  async getById(userId: string, deviceId: string, pushId: string, format: PushFormat) {
+    await this.devices.owned(userId, deviceId);
+    const push = await repo.findDevicePush(this.db, deviceId, pushId);
+    if (!push || !push.render_prefix) throw access.missing("push");
+    return await this.urlOf(push, format, false);
+  }
+
+  /**
+   * `POST /api/devices/{id}/current-push`: a rendered push of the device becomes PUBLISHED and
+   * latest, the previous latest returns to QUEUE, and the device gets `new_push`.
+   */
+  async setCurrent(userId: string, deviceId: string, pushId: string) {
+    await this.db.transaction().execute(async (trx) => {
+      const device = await this.devices.lockOwned(trx, userId, deviceId);
+      const target = await repo.findDevicePush(trx, deviceId, pushId);
+      if (!target || target.status === "PREPARE" || !target.render_prefix) {
+        throw access.missing("push", "Push not found or not rendered");
+      }
+      if (device.latest_push_id !== pushId) {
+        if (device.latest_push_id) {
+          await repo.transition(trx, device.latest_push_id, ["PUBLISHED", "CONFIRMED"], {
+            status: "QUEUE",
+          });
+        }
+        await this.publish(trx, deviceId, pushId);
+      }
+      // Outbox: the signal goes out once this commits, retried while the broker is away (also
+      // when the push already was current: the caller asked the device to show it).
+      await this.devices.outbox.enqueue(trx, device.thing_name, "down/cmd", {
+        kind: "new_push",
+        pushId,
+      });
+    });
+    return { message: "Current push set" };
+  }
+
+  /** `GET /api/devices/{id}/pushes`: newest first, keyset cursor on (createdAt, id). */
+  async list(userId: string, deviceId: string, input: HistoryInput) {
+    await this.devices.owned(userId, deviceId);
+    const after = anchorOf(input.cursor);
+    const limit = Math.min(input.limit ?? DEFAULT_LIMIT, MAX_LIMIT);
+    const rows = await repo.listHistory(this.db, deviceId, {
+      status: input.status,
+      from: input.from ? new Date(input.from) : undefined,
+      to: input.to ? new Date(input.to) : undefined,
+      after,
+      limit,
+    });
+    return await keysetPage(rows, limit, (page) => page.map(toPushListItem));
+  }
+
+  /**
+   * MQTT `up/get_push` / `up/refresh_push`: the same rules for the device itself. Null when it
+   * has no push (or no owner), undefined when this deployment does not know the thing at all.
+   */
+  async forThing(thingName: string, mode: "get" | "refresh", format: PushFormat) {
+    const known = await this.devices.byThing(thingName);
+    // Not a device of this deployment (an external broker may carry others'): no answer at all.
+    if (!known) return undefined;
+    if (!known.owner_id) return null;
+    // The fast path of `get` (no transaction): with a latest push, rule 1 changes nothing.
+    if (mode === "get" && known.latest_push_id) {
+      const latest = await this.pushRows.load(known.latest_push_id);
+      if (latest) return await this.urlOf(latest, format, false);
+    }
+    const result = await this.db.transaction().execute(async (trx) => {
+      const device = await this.devices.lock(trx, known.id);
+      if (!device?.owner_id) return null;
+      return mode === "get"
+        ? await this.latestOrPromote(trx, device)
+        : await this.rotate(trx, device);
+    });
+    return result ? await this.urlOf(result.push, format, result.changed) : null;
+  }
+
+  /** MQTT `up/confirm`: the device displayed a PUBLISHED push of its own. */
+  async confirmDisplayed(thingName: string, pushId: unknown) {
+    if (typeof pushId !== "string" || !isUuid(pushId)) return false;
+    const device = await this.devices.byThing(thingName);
+    if (!device) return false;
+    const push = await repo.findDevicePush(this.db, device.id, pushId);
+    if (!push) return false;
+    const moved = await repo.transition(this.db, pushId, ["PUBLISHED"], {
+      status: "CONFIRMED",
+      confirmed_at: new Date(),
+    });
+    return moved !== undefined;
+  }
+}

@@ -1,0 +1,137 @@
+/**
+ * Opens the database: postgres.js when a URL is configured, otherwise the embedded PGlite
+ * (PostgreSQL compiled to WASM) persisted under `DATA_DIR/pg`.
+ */
+import { CompiledQuery, type DatabaseConnection, type Dialect, Kysely } from "kysely";
+import { PostgresJSDialect } from "kysely-postgres-js";
+import { PGliteDialect } from "kysely-pglite-dialect";
+import { PGlite } from "@electric-sql/pglite";
+import postgres from "postgres";
+import { lockDirectory } from "./dir_lock.ts";
+import type { Metrics } from "../metrics/metrics.ts";
+import { countingDialect } from "./counting_dialect.ts";
+import { writeTrackingDialect } from "./cache/write_tracking.ts";
+
+/** An open database; `kind` tells which engine serves it. */
+export interface Connection<DB> {
+  db: Kysely<DB>;
+  kind: "postgres" | "pglite";
+  /** The embedded engine, for adapters (pg-boss) that talk to it directly. */
+  pglite?: PGlite;
+  close(): Promise<void>;
+}
+
+/** Connection options: a server URL, or a directory (or `memory://`) for the embedded engine. */
+export interface ConnectOptions {
+  url?: string;
+  dataDir: string;
+  poolSize?: number;
+  /** Where connections in use are reported (`/metrics`). */
+  metrics?: Metrics;
+  /**
+   * Told after every statement that may have changed rows (PostgreSQL), so the caches of this
+   * process read their own writes (src/infra/db/cache/).
+   */
+  onWrite?: () => void;
+  /**
+   * How long opening a server connection may take before the query fails (and the request
+   * answers 503). postgres.js waits 30 s by default; an unreachable server must fail fast.
+   */
+  connectTimeoutSeconds?: number;
+}
+
+/** Default of `connectTimeoutSeconds`: a healthy server on a network answers well within it. */
+export const CONNECT_TIMEOUT_SECONDS = 3;
+
+/** Seconds a closing pool waits for running queries before it closes their connections. */
+const SHUTDOWN_GRACE_SECONDS = 5;
+
+/** Opens a connection as configured; callers own it and must `close()` it. */
+export async function connect<DB>(options: ConnectOptions): Promise<Connection<DB>> {
+  if (options.url) {
+    const max = options.poolSize ?? 10;
+    const client = postgres(options.url, {
+      max,
+      onnotice: () => {},
+      connect_timeout: options.connectTimeoutSeconds ?? CONNECT_TIMEOUT_SECONDS,
+      // Seconds before a closed connection may connect again. postgres.js's default grows to 20 s
+      // after a few failures, and a request waits that long for its connection: during an outage
+      // every request hung instead of answering 503, and after it the service came back late.
+      backoff: (retries: number) => Math.min(0.05 * retries, 0.25),
+    });
+    options.metrics?.dbPoolSize(max);
+    let dialect = counted(
+      plainRollback(new PostgresJSDialect({ postgres: client })),
+      options.metrics,
+    );
+    if (options.onWrite) dialect = writeTrackingDialect(dialect, options.onWrite);
+    const db = new Kysely<DB>({ dialect });
+    return {
+      db,
+      kind: "postgres",
+      // Queries still running get SHUTDOWN_GRACE_SECONDS, then their connections are closed:
+      // a connection that is never released (a reserved one a stopping worker left) must not
+      // hold shutdown forever. Kysely's destroy then finds postgres.js already ended.
+      close: async () => {
+        await client.end({ timeout: SHUTDOWN_GRACE_SECONDS });
+        await db.destroy();
+      },
+    };
+  }
+  const dir = options.dataDir === "memory://" ? "memory://" : `${options.dataDir}/pg`;
+  let unlock = () => Promise.resolve();
+  if (dir !== "memory://") {
+    await Deno.mkdir(dir, { recursive: true });
+    unlock = await lockDirectory(dir);
+  }
+  let pglite: PGlite;
+  try {
+    pglite = await PGlite.create(dir);
+  } catch (error) {
+    await unlock();
+    throw error;
+  }
+  options.metrics?.dbPoolSize(1);
+  const db = new Kysely<DB>({ dialect: counted(new PGliteDialect(pglite), options.metrics) });
+  return {
+    db,
+    kind: "pglite",
+    pglite,
+    close: async () => {
+      await db.destroy();
+      if (!pglite.closed) await pglite.close();
+      await unlock();
+    },
+  };
+}
+
+function counted(dialect: Dialect, metrics: Metrics | undefined): Dialect {
+  return metrics ? countingDialect(dialect, metrics) : dialect;
+}
+
+/**
+ * kysely-postgres-js 5 on Kysely 0.29: when ROLLBACK fails (the server went away mid-transaction)
+ * Kysely's PostgreSQL driver marks the connection discarded through a method postgres.js
+ * connections lack, so the caller got a TypeError (a 500) instead of the connection error (a
+ * 503). The rollback here just lets that error through; postgres.js retires the dead connection
+ * itself (vendor/postgres/README.md).
+ */
+function plainRollback(dialect: Dialect): Dialect {
+  return {
+    createAdapter: () => dialect.createAdapter(),
+    createIntrospector: (db) => dialect.createIntrospector(db),
+    createQueryCompiler: () => dialect.createQueryCompiler(),
+    createDriver: () =>
+      new Proxy(dialect.createDriver(), {
+        get(target, prop) {
+          if (prop === "rollbackTransaction") {
+            return async (connection: DatabaseConnection) => {
+              await connection.executeQuery(CompiledQuery.raw("rollback"));
+            };
+          }
+          const value = Reflect.get(target, prop, target);
+          return typeof value === "function" ? value.bind(target) : value;
+        },
+      }),
+  };
+}

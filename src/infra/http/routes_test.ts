@@ -1,0 +1,51 @@
+import { assertEquals } from "../../../tests/helpers/assert.ts";
+import { appRouter } from "../../router.ts";
+import { allRawRoutes } from "../../raw_routes.ts";
+import { RouteTable } from "./routes.ts";
+
+/** The lookup before issue 13: every entry's pattern, in declaration order. */
+function scanAll(table: RouteTable, method: string, path: string) {
+  const allow = new Set<string>();
+  let template = "";
+  for (const entry of table.entries) {
+    const m = entry.pattern.exec(path);
+    if (!m) continue;
+    if (entry.method === method) return { kind: "route", template: entry.template };
+    allow.add(entry.method);
+    template ||= entry.template;
+  }
+  return allow.size
+    ? { kind: "method_not_allowed", allow: [...allow], template }
+    : { kind: "none" };
+}
+
+Deno.test("the indexes (first segment, literal paths) find what scanning every route finds", () => {
+  const table = new RouteTable(appRouter, allRawRoutes({ user: () => ({}), factory: () => ({}) }));
+  const paths = new Set<string>(["/", "//", "/nope", "/api", "/api/", "/API/devices", ""]);
+  for (const entry of table.entries) {
+    for (const fill of ["x", "0193-ab", "%2F", ""]) {
+      const path = entry.template.replace(/\{\w+\}/g, fill);
+      for (const p of [path, `${path}/`, `${path}/extra`, path.toUpperCase()]) paths.add(p);
+    }
+  }
+  for (const path of paths) {
+    for (const method of ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"]) {
+      const got = table.match(method, path);
+      const summary = got.kind === "route"
+        ? { kind: "route", template: got.entry.template }
+        : got.kind === "method_not_allowed"
+        ? { kind: got.kind, allow: got.allow, template: got.template }
+        : { kind: "none" };
+      assertEquals(summary, scanAll(table, method, path), `${method} ${path}`);
+    }
+  }
+});
+
+Deno.test("a literal path's answer is shared and cannot be changed by a request", () => {
+  const table = new RouteTable(appRouter, allRawRoutes({ user: () => ({}), factory: () => ({}) }));
+  const first = table.match("GET", "/health");
+  assertEquals(first.kind, "route");
+  assertEquals(table.match("GET", "/health"), first);
+  if (first.kind !== "route") return;
+  assertEquals([Object.isFrozen(first), Object.isFrozen(first.params)], [true, true]);
+});
