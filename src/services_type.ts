@@ -12,7 +12,7 @@ import type { Jobs } from "./infra/jobs/types.ts";
 import type { Renderer } from "./infra/render/types.ts";
 import type { ObjectStore } from "./infra/storage/object_store.ts";
 import type { AccountsService } from "./domains/accounts/service.ts";
-import type { AccountDeletion } from "./domains/accounts/deletion.ts";
+import type { AccountDeletion } from "./domains/accounts/deletion_service.ts";
 import type { PatsService } from "./domains/pats/service.ts";
 import type { BillingService } from "./domains/billing/service.ts";
 import type { OauthService } from "./domains/oauth/service.ts";
@@ -25,8 +25,8 @@ import type { PushRenderJob } from "./domains/pushes/render_job.ts";
 import type { Model } from "./infra/ai/model.ts";
 import type { ContentService } from "./domains/content/service.ts";
 import type { SummarizeJob } from "./domains/content/summarize_job.ts";
-import type { AnalyzeService } from "./domains/content/analyze.ts";
-import type { TemplatesService } from "./domains/content/templates.ts";
+import type { AnalyzeService } from "./domains/content/analyze_service.ts";
+import type { TemplatesService } from "./domains/content/templates_service.ts";
 import type { Targetless } from "./domains/targetless/service.ts";
 
 export interface Services {

@@ -1,6 +1,6 @@
 /** SPEC 4.1 account deletion: one transaction, devices unlinked not deleted, second call 404. */
 import { assert, assertEquals, expectError, expectStatus } from "./helpers/assert.ts";
-import { AccountDeletion, type DeletionSteps } from "../src/domains/accounts/deletion.ts";
+import { AccountDeletion, type DeletionSteps } from "../src/domains/accounts/deletion_service.ts";
 import { LoginLimiter } from "../src/domains/accounts/login_limiter.ts";
 import { AppError } from "../src/errors.ts";
 import { silentLog } from "../src/infra/lib/log.ts";

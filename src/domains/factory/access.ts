@@ -8,7 +8,7 @@
  */
 import { forbidden, notFound, unauthorized } from "../../errors.ts";
 import type { Db } from "../../schema.ts";
-import { writeAudit } from "./audit.ts";
+import { writeAudit } from "./audit_service.ts";
 import { findBatch } from "./batches_repository.ts";
 import { findCredential } from "./credentials_repository.ts";
 import { findDeviceView } from "./devices_repository.ts";

@@ -4,7 +4,7 @@ import { isUniqueViolation } from "../../infra/db/errors.ts";
 import { uuidv7 } from "../../infra/lib/ids.ts";
 import type { Db } from "../../schema.ts";
 import type { FactoryAccess } from "./access.ts";
-import { writeAudit } from "./audit.ts";
+import { writeAudit } from "./audit_service.ts";
 import { insertBatch, listBatches } from "./batches_repository.ts";
 import type { Principal } from "./principals.ts";
 import { counts } from "./stats_repository.ts";

@@ -8,7 +8,7 @@ import { conflict, notFound } from "../../errors.ts";
 import { uuidv7 } from "../../infra/lib/ids.ts";
 import type { Db, Trx } from "../../schema.ts";
 import type { FactoryAccess } from "./access.ts";
-import { writeAudit } from "./audit.ts";
+import { writeAudit } from "./audit_service.ts";
 import * as credRepo from "./credentials_repository.ts";
 import * as devRepo from "./devices_repository.ts";
 import { rejectPendingFor } from "./download_requests_repository.ts";

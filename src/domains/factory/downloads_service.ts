@@ -10,7 +10,7 @@ import { isUniqueViolation } from "../../infra/db/errors.ts";
 import { uuidv7 } from "../../infra/lib/ids.ts";
 import type { Db } from "../../schema.ts";
 import { type FactoryAccess, repeatsDownloadsDirectly, requestsListedFor } from "./access.ts";
-import { writeAudit } from "./audit.ts";
+import { writeAudit } from "./audit_service.ts";
 import * as credRepo from "./credentials_repository.ts";
 import { lockDevice, lockDevices } from "./devices_repository.ts";
 import * as reqRepo from "./download_requests_repository.ts";

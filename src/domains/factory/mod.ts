@@ -7,7 +7,7 @@ import type { Config } from "../../config.ts";
 import { defineDomain } from "../../domain.ts";
 import type { Db } from "../../schema.ts";
 import { FactoryAccess } from "./access.ts";
-import { AuditService } from "./audit.ts";
+import { AuditService } from "./audit_service.ts";
 import { BatchesService } from "./batches_service.ts";
 import { CredentialsService } from "./credentials_service.ts";
 import { DownloadsService } from "./downloads_service.ts";

@@ -12,7 +12,7 @@ import { randomString } from "../../infra/lib/crypto.ts";
 import type { Db, Trx } from "../../schema.ts";
 import { newClaimCode } from "../devices/claim_code.ts";
 import { allows, batchRef, type FactoryAccess } from "./access.ts";
-import { auditRow, writeAudit } from "./audit.ts";
+import { auditRow, writeAudit } from "./audit_service.ts";
 import { insertAudit } from "./audit_repository.ts";
 import { type ImportRow, parseImport } from "./csv.ts";
 import { type DeviceFilters, findDeviceView, listDeviceViews } from "./devices_repository.ts";

@@ -1,6 +1,6 @@
 /** The factory console's services as procedures and raw routes reach them (SPEC 4.8). */
 import type { FactoryAccess } from "./access.ts";
-import type { AuditService } from "./audit.ts";
+import type { AuditService } from "./audit_service.ts";
 import type { BatchesService } from "./batches_service.ts";
 import type { CredentialsService } from "./credentials_service.ts";
 import type { DownloadsService } from "./downloads_service.ts";

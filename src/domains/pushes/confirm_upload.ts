@@ -2,7 +2,6 @@ import { z } from "zod";
 import { uuidParam } from "../../infra/lib/params.ts";
 import { DITHER_KERNELS, IMAGE_MODES } from "../../infra/render/types.ts";
 import { userOrPatProcedure } from "../../infra/trpc/auth.ts";
-import { confirmCustomUpload } from "./custom.ts";
 import { PUSH_ERRORS } from "./meta.ts";
 import { withExample } from "../../infra/http/operation.ts";
 
@@ -46,5 +45,5 @@ export const confirmUpload = userOrPatProcedure
   ))
   .output(z.object({ pushId: z.uuid() }))
   .mutation(({ ctx, input }) =>
-    confirmCustomUpload(ctx.services.pushes, ctx.caller.userId, input.id, input)
+    ctx.services.pushes.confirmCustomUpload(ctx.caller.userId, input.id, input)
   );

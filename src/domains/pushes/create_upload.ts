@@ -2,7 +2,6 @@ import { z } from "zod";
 import { uuidParam } from "../../infra/lib/params.ts";
 import { jsonInteger } from "../../infra/lib/json_number.ts";
 import { userOrPatProcedure } from "../../infra/trpc/auth.ts";
-import { createCustomUpload } from "./custom.ts";
 import { PUSH_ERRORS } from "./meta.ts";
 import { uploadTicketSchema } from "./views.ts";
 import { withExample } from "../../infra/http/operation.ts";
@@ -32,5 +31,5 @@ export const createUpload = userOrPatProcedure
   ))
   .output(uploadTicketSchema)
   .mutation(({ ctx, input }) =>
-    createCustomUpload(ctx.services.pushes, ctx.caller.userId, input.id, input)
+    ctx.services.pushes.issueCustomUpload(ctx.caller.userId, input.id, input)
   );

@@ -16,6 +16,14 @@ import type { ObjectStore } from "../../infra/storage/object_store.ts";
 import type { DeviceRow, DevicesService } from "../devices/service.ts";
 import { anchorOf, keysetPage } from "../../infra/lib/cursor.ts";
 import * as repo from "./repository.ts";
+import * as files from "../files/repository.ts";
+import { confirmUpload as confirmFileUpload, issueUploadTicket } from "../files/uploads.ts";
+import {
+  type DitherKernel,
+  type ImageMode,
+  RENDERABLE_NAMES,
+  RENDERABLE_TYPES,
+} from "../../infra/render/types.ts";
 import { Batcher } from "../../infra/lib/batcher.ts";
 import { tag } from "../../infra/db/cache/announced.ts";
 import { ChangeFeed } from "../../infra/db/cache/feed.ts";
@@ -128,6 +136,64 @@ export class PushesService {
       return push;
     };
     return trx ? await run(trx) : await this.db.transaction().execute(run);
+  }
+
+  /**
+   * `POST .../custom-push/upload` (SPEC 4.5): an upload ticket for one image (the files domain's
+   * ticket mechanism); 400 for a non-image type, 413 for a declared size over 10 MB.
+   */
+  async issueCustomUpload(
+    userId: string,
+    deviceId: string,
+    input: { contentType: string; sizeBytes?: number },
+  ) {
+    const device = await this.devices.owned(userId, deviceId);
+    return await issueUploadTicket(this.db, this.store, {
+      userId,
+      deviceId: device.id,
+      purpose: "custom_push_source",
+      scope: device.id,
+      contentType: input.contentType,
+      sizeBytes: input.sizeBytes,
+    });
+  }
+
+  /**
+   * `POST .../custom-push/confirm`: verifies the uploaded object and creates the push in PREPARE
+   * with its render job, in one transaction. 404 for a file that is not this device's upload by
+   * the caller; 409 when it is not confirmable (already confirmed, not uploaded, not an image the
+   * render pool decodes, over 10 MB). The push renders the confirmed copy, never the staging one.
+   */
+  async confirmCustomUpload(
+    userId: string,
+    deviceId: string,
+    input: { fileId: string; title?: string; dither?: DitherKernel; mode?: ImageMode },
+  ): Promise<{ pushId: string }> {
+    await this.devices.owned(userId, deviceId);
+    const file = access.owned("upload", await files.findFile(this.db, input.fileId), userId);
+    if (file.purpose !== "custom_push_source" || file.device_id !== deviceId) {
+      throw access.missing("upload");
+    }
+    const push = await confirmFileUpload(
+      this.db,
+      this.store,
+      file,
+      { types: RENDERABLE_TYPES, typeNames: RENDERABLE_NAMES },
+      (trx, confirmed) =>
+        this.create({
+          userId,
+          deviceId,
+          title: input.title ?? "",
+          template: CUSTOM_IMAGE_TEMPLATE,
+          params: {
+            fileId: file.id,
+            ...(input.dither ? { dither: input.dither } : {}),
+            ...(input.mode ? { mode: input.mode } : {}),
+          },
+          sourceKey: confirmed.key,
+        }, trx),
+    );
+    return { pushId: push.id };
   }
 
   /** The signed URL object of a rendered push. */

@@ -19,7 +19,7 @@ import type { SceneData } from "../../infra/render/scene/types.ts";
 import type { TextTask } from "../../infra/render/types.ts";
 import { sniffImage } from "../../infra/render/sniff.ts";
 import type { TargetlessDeps } from "./deps.ts";
-import { imageIds } from "./contents.ts";
+import { imageIds } from "./contents_service.ts";
 import { decodeText, extractHtml, extractPlain, type LinkText } from "./links/extract.ts";
 import type { LinkFetcher } from "./links/fetch_link.ts";
 import * as repo from "./repository.ts";

@@ -4,11 +4,11 @@
  * account-deletion step. Built by the domain's face (`mod.ts`).
  */
 import type { Trx } from "../../schema.ts";
-import type { ContentsService } from "./contents.ts";
+import type { ContentsService } from "./contents_service.ts";
 import type { GenerateSceneJob } from "./generate_job.ts";
-import type { PresentationsService } from "./presentations.ts";
+import type { PresentationsService } from "./presentations_service.ts";
 import type { RenditionJob } from "./rendition_job.ts";
-import type { RenditionsService } from "./renditions.ts";
+import type { RenditionsService } from "./renditions_service.ts";
 import type { ScenePreview } from "./scene_preview.ts";
 
 export interface Targetless {

@@ -12,7 +12,7 @@ import type { ColorMode } from "../../infra/render/scene/types.ts";
 import type { TargetlessDeps } from "./deps.ts";
 import { fingerprint } from "../../infra/lib/canonical_json.ts";
 import { checkSize } from "./output_profile.ts";
-import { presentationNotFound, type PresentationsService } from "./presentations.ts";
+import { presentationNotFound, type PresentationsService } from "./presentations_service.ts";
 import { renderRenditionQueue } from "./queues.ts";
 import * as repo from "./repository.ts";
 import type { OutputProfile } from "./tables.ts";
