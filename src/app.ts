@@ -172,7 +172,7 @@ export async function createApp(config: Config): Promise<App> {
   // Built on first request, once the listener (and so PUBLIC_BASE_URL's default) is known.
   const documents: Partial<Record<Audience, unknown>> = {};
   const documentOf = (audience: Audience) => () =>
-    documents[audience] ??= buildOpenApiDocument(audience, raw, publicBaseUrl);
+    documents[audience] ??= buildOpenApiDocument(audience, appRouter, raw, publicBaseUrl);
   const documentsOf = { user: documentOf("user"), factory: documentOf("factory") };
   const raw = allRawRoutes(documentsOf);
   const handler = (ingress: "combined" | "user" | "factory") => {

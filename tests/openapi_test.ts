@@ -10,7 +10,7 @@ import { assertDocumented } from "./helpers/openapi.ts";
 import { serverSuite } from "./helpers/suite.ts";
 import { startTestServer } from "./helpers/server.ts";
 import { createDevice } from "./helpers/devices.ts";
-import { COMMITTED } from "../src/infra/openapi/document.ts";
+import { COMMITTED } from "../src/openapi.ts";
 
 const committed = async (file: URL) => JSON.parse(await Deno.readTextFile(file));
 

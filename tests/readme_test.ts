@@ -5,7 +5,7 @@
  */
 import { assert, assertEquals } from "./helpers/assert.ts";
 import { startTestServer } from "./helpers/server.ts";
-import { COMMITTED } from "../src/infra/openapi/document.ts";
+import { COMMITTED } from "../src/openapi.ts";
 
 const ROOT = new URL("../", import.meta.url);
 const README = new URL("README.md", ROOT);

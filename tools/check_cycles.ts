@@ -111,6 +111,17 @@ if (import.meta.main) {
   const domainCycles = cyclesOf(domainGraph(graph, domainOf));
   for (const cycle of domainCycles) console.error(`Domain cycle: ${cycle.join(" <-> ")}`);
   const layout = await layoutProblems(root);
+  // Infrastructure serves the domains and never reaches into one.
+  const infra = resolve(root, "infra");
+  for (const [file, imports] of graph) {
+    if (!file.startsWith(infra + "/") || file.endsWith("_test.ts")) continue;
+    for (const target of imports) {
+      const domain = domainOfFile(root, target);
+      if (domain !== undefined) {
+        layout.push(`${relative(Deno.cwd(), file)} imports the ${domain} domain`);
+      }
+    }
+  }
   for (const problem of layout) console.error(`Layout: ${problem}`);
   if (cycles.length || domainCycles.length || layout.length) Deno.exit(1);
   console.log(

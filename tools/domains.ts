@@ -1,7 +1,7 @@
 /**
  * The layout of `src/` (issue 22): the composition root's files at the top, the domains under
- * `src/domains/` (each shows an API in `router.ts` or owns rows in `tables.ts`, usually both), and
- * everything that serves them without owning rows or API under `src/infra/`. The import-cycle and
+ * `src/domains/` (each shows its face in `mod.ts`: an API, rows in `tables.ts`, jobs), and
+ * everything that serves them without owning rows or API under `src/infra/` (it imports no domain). The import-cycle and
  * table-ownership checks, and the test of the domain list, read the layout from here.
  */
 import { join, relative, resolve } from "node:path";
@@ -35,7 +35,7 @@ export function domainOfFile(root: string, file: string): string | undefined {
 
 /**
  * Where the layout is broken: a top folder other than `domains/` and `infra/`, a domain without
- * a router or tables, or an infrastructure folder with them (it would be a domain).
+ * a face, or an infrastructure folder with a router or tables (it would be a domain).
  */
 export async function layoutProblems(root: string): Promise<string[]> {
   const problems: string[] = [];
@@ -46,8 +46,8 @@ export async function layoutProblems(root: string): Promise<string[]> {
   }
   for (const name of await domainsOf(root)) {
     const dir = join(root, "domains", name);
-    if (!await exists(join(dir, "router.ts")) && !await exists(join(dir, "tables.ts"))) {
-      problems.push(`${dir}/ has neither router.ts nor tables.ts: it belongs under ${root}/infra/`);
+    if (!await exists(join(dir, "mod.ts"))) {
+      problems.push(`${dir}/ has no face (mod.ts): a domain shows one (src/domain.ts)`);
     }
   }
   for (const name of await foldersOf(join(root, "infra"))) {

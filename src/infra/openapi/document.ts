@@ -6,11 +6,10 @@
  */
 import { createDocument } from "zod-openapi";
 import type { oas31 } from "zod-openapi";
-import { appRouter } from "../../router.ts";
+import type { AnyRouter } from "@trpc/server";
 import type { RawRoute } from "../http/raw.ts";
 import { type Credential, SECURITY_SCHEMES } from "../http/operation.ts";
 import { isFactoryPath } from "../http/routes.ts";
-import { allRawRoutes } from "../../raw_routes.ts";
 import { type DocumentedOperation, procedureOperations } from "./procedures.ts";
 import { TAGS } from "./tags.ts";
 
@@ -63,9 +62,9 @@ const INFO: Record<Audience, { title: string; description: string }> = {
 };
 
 /** Every documented operation of the service, procedures first, in match order. */
-export function allOperations(raw: RawRoute[]): DocumentedOperation[] {
+export function allOperations(router: AnyRouter, raw: RawRoute[]): DocumentedOperation[] {
   return [
-    ...procedureOperations(appRouter),
+    ...procedureOperations(router),
     ...raw.map((route) => ({ method: route.method, path: route.path, doc: route.doc })),
   ];
 }
@@ -77,10 +76,11 @@ export function allOperations(raw: RawRoute[]): DocumentedOperation[] {
  */
 export function buildOpenApiDocument(
   audience: Audience,
+  router: AnyRouter,
   raw: RawRoute[],
   serverUrl = DEFAULT_SERVER,
 ): oas31.OpenAPIObject {
-  const operations = allOperations(raw)
+  const operations = allOperations(router, raw)
     .filter((op) => isFactoryPath(op.path) === (audience === "factory"));
   const paths: Record<string, Record<string, DocumentedOperation["doc"]>> = {};
   const tags = new Set<string>();
@@ -126,15 +126,3 @@ export function buildOpenApiDocument(
     },
   });
 }
-
-/** A document as committed: two-space JSON, trailing newline. */
-export function renderOpenApi(audience: Audience = "user"): string {
-  const raw: RawRoute[] = allRawRoutes({ user: () => ({}), factory: () => ({}) });
-  return JSON.stringify(buildOpenApiDocument(audience, raw), null, 2) + "\n";
-}
-
-/** Where each document is committed. */
-export const COMMITTED: Record<Audience, URL> = {
-  user: new URL("../../../openapi/openapi.json", import.meta.url),
-  factory: new URL("../../../openapi/factory.json", import.meta.url),
-};

@@ -1,6 +1,7 @@
 // deno-lint-ignore-file no-explicit-any -- the documents are walked as plain JSON
-import { assert, assertEquals } from "../../../tests/helpers/assert.ts";
-import { type Audience, COMMITTED, renderOpenApi } from "./document.ts";
+import { assert, assertEquals } from "../tests/helpers/assert.ts";
+import type { Audience } from "./infra/openapi/document.ts";
+import { COMMITTED, renderOpenApi } from "./openapi.ts";
 
 const AUDIENCES: Audience[] = ["user", "factory"];
 
