@@ -69,3 +69,34 @@ export async function confirmCustomUpload(
   );
   return { pushId: push.id };
 }
+
+/**
+ * A custom push from bytes the service already holds (the MCP `push_image_url` tool, issue 24):
+ * the same ticket, staging key and confirm as an upload, so the bytes pass the same sniffing,
+ * structure check and 10 MB limit and the push renders the confirmed copy.
+ */
+export async function customPushOfBytes(
+  pushes: PushesService,
+  userId: string,
+  deviceId: string,
+  input: {
+    bytes: Uint8Array;
+    contentType: string;
+    title?: string;
+    dither?: DitherKernel;
+    mode?: ImageMode;
+  },
+) {
+  const ticket = await createCustomUpload(pushes, userId, deviceId, {
+    contentType: input.contentType,
+    sizeBytes: input.bytes.length,
+  });
+  const staged = access.owned("upload", await files.findFile(pushes.db, ticket.fileId), userId);
+  await pushes.store.put(staged.object_key, input.bytes, input.contentType);
+  return await confirmCustomUpload(pushes, userId, deviceId, {
+    fileId: ticket.fileId,
+    title: input.title,
+    dither: input.dither,
+    mode: input.mode,
+  });
+}

@@ -223,6 +223,17 @@ export class PushesService {
   }
 
   /**
+   * One push of the caller's device as the history lists it, in any state (the MCP `get_push`
+   * tool, issue 24): 403/404 for the device like every device endpoint, 404 for the push.
+   */
+  async state(userId: string, deviceId: string, pushId: string) {
+    await this.devices.owned(userId, deviceId);
+    const push = await repo.findDevicePush(this.db, deviceId, pushId);
+    if (!push) throw access.missing("push");
+    return toPushListItem(push);
+  }
+
+  /**
    * `POST /api/devices/{id}/current-push`: a rendered push of the device becomes PUBLISHED and
    * latest, the previous latest returns to QUEUE, and the device gets `new_push`.
    */
