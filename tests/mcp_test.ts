@@ -98,6 +98,12 @@ suite.test(
     // Over the JSON limit without a credential: still 401, so nothing was read first.
     const huge = "x".repeat(2 * 1024 * 1024);
     assertEquals((await postMcp(server, null, huge)).status, 401);
+    // No stream and no sessions (stateless): GET and DELETE are not routes at all.
+    for (const method of ["GET", "DELETE"]) {
+      const res = await fetch(new URL("/mcp", server.url), { method });
+      await res.body?.cancel();
+      assertEquals(res.status, 405, method);
+    }
     // The SDK's client sees the refusal as a failed connect, not a session.
     await assert.rejects(() => httpClient(server, "not-a-token"));
   },
@@ -434,12 +440,15 @@ suite.test(
   },
 );
 
-/** The SDK's client over stdio: `deno task mcp` with DDS_URL and DDS_TOKEN, as documented. */
+/**
+ * The SDK's client over stdio: `deno task mcp` with DDS_URL and DDS_TOKEN, started as
+ * docs/integrations.md configures a desktop assistant (`--cwd` the checkout, from elsewhere).
+ */
 function stdioClient(server: TestServer, token: string) {
   return new StdioClientTransport({
     command: Deno.execPath(),
-    args: ["task", "--quiet", "mcp"],
-    cwd: ROOT.pathname,
+    args: ["task", "--quiet", "--cwd", ROOT.pathname, "mcp"],
+    cwd: Deno.env.get("TMPDIR") ?? "/tmp",
     env: {
       PATH: Deno.env.get("PATH") ?? "",
       HOME: Deno.env.get("HOME") ?? "",
