@@ -7,6 +7,7 @@
  */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv-provider.js";
 import { z } from "zod";
 import { AppError, badRequest } from "../errors.ts";
 import { uuidParam } from "../lib/params.ts";
@@ -37,6 +38,13 @@ export interface McpDeps {
 }
 
 export const SERVER_INFO = { name: "device-display-service", version: "1.0.0" };
+
+/**
+ * One JSON Schema validator for every server: the SDK makes an Ajv instance per server by
+ * default (a fifth of a stateless request's CPU; it is only used for elicitation, which these
+ * tools never send).
+ */
+const VALIDATOR = new AjvJsonSchemaValidator();
 
 /** The tool names, in the order `tools/list` shows them (docs/integrations.md lists them). */
 export const TOOL_NAMES = [
@@ -113,12 +121,44 @@ function addTool<S extends z.ZodObject>(
 }
 
 const deviceId = uuidParam.describe("A device id from list_devices");
-const pushOptions = confirmUploadInput.pick({ title: true, dither: true, mode: true });
-const noteVariables = z.object({
-  title: z.string().max(200).optional(),
-  body: z.string().min(1).max(4000).describe("The note's text"),
-  footer: z.string().max(200).optional(),
-});
+const templateName = z.string().max(64).describe("A template name from list_templates");
+
+/**
+ * Each tool's input schema, built once (a request builds a server, not its schemas): the API's
+ * own zod schemas where a REST route takes the same input.
+ */
+const INPUTS = {
+  list_devices: z.object({}),
+  list_templates: z.object({}),
+  preview_template: z.object({
+    name: templateName,
+    variables: z.record(z.string(), z.unknown()).describe("The template's variables"),
+  }),
+  // The `note` template's variables (templates/note/schema.json), which the registry checks.
+  show_note: z.object({
+    deviceId,
+    title: z.string().max(200).optional(),
+    body: z.string().min(1).max(20_000).describe("The note's text; line breaks are kept"),
+    footer: z.string().max(200).optional(),
+  }),
+  push_template: z.object({
+    deviceId,
+    template: templateName,
+    variables: z.record(z.string(), z.unknown()).describe("Matching the template's schema"),
+    title: z.string().max(200).optional(),
+  }),
+  add_note: uploadRawItemInput.pick({ title: true, text: true }).required({ text: true }),
+  push_image_url: confirmUploadInput.pick({ title: true, dither: true, mode: true }).extend({
+    deviceId,
+    url: z.string().max(2048).describe("http or https URL of a PNG or JPEG"),
+  }),
+  create_content: createContentInput.pick({ intent: true, title: true, output: true }).extend({
+    assets: z.array(z.union([assetInput.options[0], assetInput.options[1]])).max(20)
+      .optional().describe("Text and link assets"),
+  }),
+  get_push: z.object({ deviceId, pushId: uuidParam }),
+  get_content: z.object({ id: uuidParam.describe("A content id from create_content") }),
+} satisfies Record<typeof TOOL_NAMES[number], z.ZodObject>;
 
 /** A picture variable names one of the caller's files (as the agent's `create_push` checks). */
 async function checkPictures(
@@ -193,6 +233,7 @@ async function contentResult(deps: McpDeps, userId: string, id: string, wait: bo
 export function createMcpServer(deps: McpDeps, userId: string): McpServer {
   const { services, log } = deps;
   const server = new McpServer(SERVER_INFO, {
+    jsonSchemaValidator: VALIDATOR,
     instructions: "Put notes, templates and pictures on the user's e-ink displays " +
       "(800x480, black and white). Start with list_devices.",
   });
@@ -206,22 +247,19 @@ export function createMcpServer(deps: McpDeps, userId: string): McpServer {
   add("list_devices", {
     description: "List your displays with their health: online, battery, firmware, last seen, " +
       "latest push.",
-    input: z.object({}),
+    input: INPUTS.list_devices,
     readOnly: true,
   }, async () => json(await services.devices.list(userId)));
 
   add("list_templates", {
     description: "List the push templates with the JSON Schema of each one's variables.",
-    input: z.object({}),
+    input: INPUTS.list_templates,
     readOnly: true,
   }, () => Promise.resolve(json(services.templates.list())));
 
   add("preview_template", {
     description: "Render a template with variables to its 800x480 1-bit PNG, without pushing it.",
-    input: z.object({
-      name: z.string().max(64).describe("A template name from list_templates"),
-      variables: z.record(z.string(), z.unknown()).describe("The template's variables"),
-    }),
+    input: INPUTS.preview_template,
     readOnly: true,
   }, async ({ name, variables }) => {
     const bytes = await services.templates.preview(userId, name, variables, deps.signal);
@@ -230,7 +268,7 @@ export function createMcpServer(deps: McpDeps, userId: string): McpServer {
 
   add("show_note", {
     description: "Put a short note on a display now (the `note` template: title, body, footer).",
-    input: noteVariables.extend({ deviceId }),
+    input: INPUTS.show_note,
   }, async ({ deviceId, title, body, footer }) => {
     const variables = { body, ...(title ? { title } : {}), ...(footer ? { footer } : {}) };
     return json(
@@ -240,18 +278,13 @@ export function createMcpServer(deps: McpDeps, userId: string): McpServer {
 
   add("push_template", {
     description: "Push a template with given variables to a display (see list_templates).",
-    input: z.object({
-      deviceId,
-      template: z.string().max(64).describe("A template name from list_templates"),
-      variables: z.record(z.string(), z.unknown()).describe("Matching the template's schema"),
-      title: z.string().max(200).optional(),
-    }),
+    input: INPUTS.push_template,
   }, async (input) => json(await pushTemplate(deps, userId, input)));
 
   add("add_note", {
     description: "Add a note to your inbox: it is summarised and the analyze agent decides which " +
       "displays show it (the content pipeline, like the app's upload).",
-    input: uploadRawItemInput.pick({ title: true, text: true }).required({ text: true }),
+    input: INPUTS.add_note,
   }, async ({ title, text }) => {
     const created = await services.content.upload(userId, { title, text });
     return json(await services.content.confirm(userId, created.id));
@@ -260,10 +293,7 @@ export function createMcpServer(deps: McpDeps, userId: string): McpServer {
   add("push_image_url", {
     description: "Fetch a PNG or JPEG from a public http(s) URL (5 s, 2 MiB at most; no private " +
       "addresses) and push it to a display as a custom push.",
-    input: pushOptions.extend({
-      deviceId,
-      url: z.string().max(2048).describe("http or https URL of a PNG or JPEG"),
-    }),
+    input: INPUTS.push_image_url,
   }, async ({ deviceId, url, title, dither, mode }) => {
     // The device first: nothing is fetched for a caller who may not push to it.
     await services.devices.owned(userId, deviceId);
@@ -286,10 +316,7 @@ export function createMcpServer(deps: McpDeps, userId: string): McpServer {
   add("create_content", {
     description: "Create a targetless content (mode auto, needs the pro plan) from an intent, " +
       "text and links; waits for its picture and returns it as PNG. Not tied to a display.",
-    input: createContentInput.pick({ intent: true, title: true, output: true }).extend({
-      assets: z.array(z.union([assetInput.options[0], assetInput.options[1]])).max(20)
-        .optional().describe("Text and link assets"),
-    }),
+    input: INPUTS.create_content,
   }, async (input) => {
     const created = await services.targetless.contents.create(userId, {
       ...input,
@@ -303,13 +330,13 @@ export function createMcpServer(deps: McpDeps, userId: string): McpServer {
   add("get_push", {
     description: "Read a push's state (PREPARE, QUEUE, PUBLISHED, CONFIRMED; error when its " +
       "render failed).",
-    input: z.object({ deviceId, pushId: uuidParam }),
+    input: INPUTS.get_push,
     readOnly: true,
   }, async ({ deviceId, pushId }) => json(await services.pushes.state(userId, deviceId, pushId)));
 
   add("get_content", {
     description: "Read a content's state; once ready, its picture as PNG.",
-    input: z.object({ id: uuidParam.describe("A content id from create_content") }),
+    input: INPUTS.get_content,
     readOnly: true,
   }, ({ id }) => contentResult(deps, userId, id, false));
 
