@@ -491,4 +491,26 @@ suite.test("stdio: a bad token is refused at connect, not a crash", async (_api,
   await client.close();
 });
 
+suite.test("stdio: without DDS_TOKEN it ends at once with one line naming it", async () => {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["task", "--quiet", "--cwd", ROOT.pathname, "mcp"],
+    env: {
+      PATH: Deno.env.get("PATH") ?? "",
+      HOME: Deno.env.get("HOME") ?? "",
+      ...(Deno.env.get("DENO_DIR") ? { DENO_DIR: Deno.env.get("DENO_DIR")! } : {}),
+      NO_COLOR: "1",
+      DDS_URL: "http://127.0.0.1:9",
+    },
+    clearEnv: true,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assertEquals(out.code, 1);
+  const lines = new TextDecoder().decode(out.stderr).trim().split("\n");
+  assertEquals(lines.length, 1, lines.join("\n"));
+  assert.match(lines[0], /^mcp: DDS_TOKEN is not set/);
+  assertEquals(out.stdout.length, 0);
+});
+
 suite.end();

@@ -34,7 +34,8 @@ if (!base) fail("DDS_URL is not set (the service's URL, e.g. https://displays.ex
 if (!token) fail("DDS_TOKEN is not set (a personal access token, pat_...)");
 let endpoint: URL;
 try {
-  endpoint = new URL("/mcp", base);
+  // Relative to DDS_URL's path, so a service behind a path prefix works too.
+  endpoint = new URL("mcp", base.endsWith("/") ? base : `${base}/`);
 } catch {
   fail(`DDS_URL ${JSON.stringify(base)} is not a URL`);
 }

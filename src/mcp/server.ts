@@ -8,7 +8,9 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv-provider.js";
+import { encodeBase64 } from "@oslojs/encoding";
 import { z } from "zod";
+import { databaseUnavailable, isDatabaseUnavailable } from "../db/errors.ts";
 import { AppError, badRequest } from "../errors.ts";
 import { uuidParam } from "../lib/params.ts";
 import type { Log } from "../lib/log.ts";
@@ -70,17 +72,9 @@ const json = (value: unknown): CallToolResult => ({
 const png = (bytes: Uint8Array, note: unknown): CallToolResult => ({
   content: [
     { type: "text", text: JSON.stringify(note, null, 2) },
-    { type: "image", data: toBase64(bytes), mimeType: "image/png" },
+    { type: "image", data: encodeBase64(bytes), mimeType: "image/png" },
   ],
 });
-
-function toBase64(bytes: Uint8Array): string {
-  let binary = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) {
-    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  }
-  return btoa(binary);
-}
 
 const refused = (message: string): CallToolResult => ({
   isError: true,
@@ -113,7 +107,8 @@ function addTool<S extends z.ZodObject>(
     try {
       return await body(args as z.output<S>);
     } catch (error) {
-      if (error instanceof AppError) return refused(`${error.status}: ${error.message}`);
+      const known = isDatabaseUnavailable(error) ? databaseUnavailable() : error;
+      if (known instanceof AppError) return refused(`${known.status}: ${known.message}`);
       log.error("mcp tool failed", { tool: name, error: String(error) });
       return refused("Internal error; try again later");
     }
