@@ -109,6 +109,37 @@ suite.test(
   },
 );
 
+suite.test(
+  "CORS: a web assistant on an allowed origin may send the MCP headers",
+  async (_api, server) => {
+    const res = await fetch(new URL("/mcp", server.url), {
+      method: "OPTIONS",
+      headers: {
+        origin: "http://localhost:3000",
+        "access-control-request-method": "POST",
+        "access-control-request-headers": "authorization, content-type, mcp-protocol-version",
+      },
+    });
+    await res.body?.cancel();
+    assertEquals(res.status, 204);
+    assert.match(res.headers.get("access-control-allow-headers") ?? "", /Mcp-Protocol-Version/);
+  },
+);
+
+suite.test("a revoked PAT is 401 like an unknown one", async (api, server) => {
+  const { user, pat } = await owner(api, server);
+  assertEquals((await postMcp(server, pat, JSON.stringify(INITIALIZE))).status, 200);
+  const [listed] = expectStatus(
+    await api.get("/api/personal-access-tokens", { token: user.accessToken }),
+    200,
+  );
+  expectStatus(
+    await api.delete(`/api/personal-access-tokens/${listed.id}`, { token: user.accessToken }),
+    204,
+  );
+  assertEquals((await postMcp(server, pat, JSON.stringify(INITIALIZE))).status, 401);
+});
+
 suite.test("with a PAT the body is bounded: over 1 MiB is 413", async (api, server) => {
   const { pat } = await owner(api, server);
   const reply = await postMcp(server, pat, "x".repeat(1024 * 1024 + 1));
