@@ -18,6 +18,7 @@ import { devices } from "./domains/devices/mod.ts";
 import { pushes } from "./domains/pushes/mod.ts";
 import { content } from "./domains/content/mod.ts";
 import { targetless } from "./domains/targetless/mod.ts";
+import { mcp } from "./domains/mcp/mod.ts";
 
 export const DOMAINS = [
   accounts,
@@ -35,6 +36,8 @@ export const DOMAINS = [
   files,
   content,
   targetless,
+  // An integration surface over the services above (issue 24), owning no tables.
+  mcp,
 ] as const;
 
 /** Every domain's queues, in list order. */

@@ -65,6 +65,7 @@ const HELP_ONLY = [
   "openapi",
   "template:preview",
   "scene:render",
+  "mcp", // its stdio session against a server: tests/mcp_test.ts
   "bench", // never run here: minutes of every core
   "bench:http",
   "bench:paper", // needs tesseract

@@ -5,6 +5,31 @@ import { userOrPatProcedure } from "../../infra/trpc/auth.ts";
 import { PUSH_ERRORS } from "./meta.ts";
 import { withExample } from "../../infra/http/operation.ts";
 
+/** The input of the custom-push confirm (the MCP `push_image_url` tool takes its options). */
+export const confirmUploadInput = withExample(
+  z.object({
+    id: uuidParam,
+    fileId: uuidParam,
+    title: z.string().max(200).optional(),
+    // Issue 12 (docs/decisions.md): the error diffusion of this push; default atkinson.
+    dither: z.enum(DITHER_KERNELS).optional().meta({
+      description:
+        "Error diffusion: atkinson (default for photos), floyd-steinberg (smooth gradients) or threshold (default for documents; line art and text)",
+    }),
+    // Issue 26 (docs/decisions.md): a photo of paper or a picture; default auto.
+    mode: z.enum(IMAGE_MODES).optional().meta({
+      description:
+        "auto (default): decided from the image; document: a photo of a page, receipt, whiteboard or note, its uneven light flattened to black on white; photo: toned and dithered as a picture",
+    }),
+  }),
+  {
+    id: "0193a0c0-5d2e-7c4b-9a1f-2b6e8d4c7a10",
+    fileId: "0193a0c1-3a5b-7c6d-8e9f-0a1b2c3d4e5f",
+    title: "Holiday",
+    dither: "atkinson",
+  },
+);
+
 /** POST /api/devices/{id}/custom-push/confirm: verifies the upload; the push starts in PREPARE. */
 export const confirmUpload = userOrPatProcedure
   .meta({
@@ -20,29 +45,7 @@ export const confirmUpload = userOrPatProcedure
       },
     },
   })
-  .input(withExample(
-    z.object({
-      id: uuidParam,
-      fileId: uuidParam,
-      title: z.string().max(200).optional(),
-      // Issue 12 (docs/decisions.md): the error diffusion of this push; default atkinson.
-      dither: z.enum(DITHER_KERNELS).optional().meta({
-        description:
-          "Error diffusion: atkinson (default for photos), floyd-steinberg (smooth gradients) or threshold (default for documents; line art and text)",
-      }),
-      // Issue 26 (docs/decisions.md): a photo of paper or a picture; default auto.
-      mode: z.enum(IMAGE_MODES).optional().meta({
-        description:
-          "auto (default): decided from the image; document: a photo of a page, receipt, whiteboard or note, its uneven light flattened to black on white; photo: toned and dithered as a picture",
-      }),
-    }),
-    {
-      id: "0193a0c0-5d2e-7c4b-9a1f-2b6e8d4c7a10",
-      fileId: "0193a0c1-3a5b-7c6d-8e9f-0a1b2c3d4e5f",
-      title: "Holiday",
-      dither: "atkinson",
-    },
-  ))
+  .input(confirmUploadInput)
   .output(z.object({ pushId: z.uuid() }))
   .mutation(({ ctx, input }) =>
     ctx.services.pushes.confirmCustomUpload(ctx.caller.userId, input.id, input)

@@ -196,6 +196,36 @@ export class PushesService {
     return { pushId: push.id };
   }
 
+  /**
+   * A custom push from bytes the service already holds (the MCP `push_image_url` tool, issue 24):
+   * the same ticket, staging key and confirm as an upload, so the bytes pass the same sniffing,
+   * structure check and 10 MB limit and the push renders the confirmed copy.
+   */
+  async customPushOfBytes(
+    userId: string,
+    deviceId: string,
+    input: {
+      bytes: Uint8Array;
+      contentType: string;
+      title?: string;
+      dither?: DitherKernel;
+      mode?: ImageMode;
+    },
+  ): Promise<{ pushId: string }> {
+    const ticket = await this.issueCustomUpload(userId, deviceId, {
+      contentType: input.contentType,
+      sizeBytes: input.bytes.length,
+    });
+    const staged = access.owned("upload", await files.findFile(this.db, ticket.fileId), userId);
+    await this.store.put(staged.object_key, input.bytes, input.contentType);
+    return await this.confirmCustomUpload(userId, deviceId, {
+      fileId: ticket.fileId,
+      title: input.title,
+      dither: input.dither,
+      mode: input.mode,
+    });
+  }
+
   /** The signed URL object of a rendered push. */
   async urlOf(push: PushRow, format: PushFormat, changed: boolean): Promise<PushUrl> {
     if (!push.render_prefix) throw notFound("Push has no rendered file");
@@ -286,6 +316,17 @@ export class PushesService {
     const push = await repo.findDevicePush(this.db, deviceId, pushId);
     if (!push || !push.render_prefix) throw access.missing("push");
     return await this.urlOf(push, format, false);
+  }
+
+  /**
+   * One push of the caller's device as the history lists it, in any state (the MCP `get_push`
+   * tool, issue 24): 403/404 for the device like every device endpoint, 404 for the push.
+   */
+  async state(userId: string, deviceId: string, pushId: string) {
+    await this.devices.owned(userId, deviceId);
+    const push = await repo.findDevicePush(this.db, deviceId, pushId);
+    if (!push) throw access.missing("push");
+    return toPushListItem(push);
   }
 
   /**

@@ -95,6 +95,18 @@ export class PresentationsService {
     return { pushId: push.id };
   }
 
+  /**
+   * The PNG of a presentation's initial rendition once it is ready, else null (the MCP
+   * `create_content` and `get_content` tools hand it to an assistant as image content).
+   */
+  async initialPng(userId: string, id: string): Promise<Uint8Array | null> {
+    const row = await repo.findPresentation(this.deps.db, userId, id);
+    if (!row) throw presentationNotFound();
+    const own = (await repo.renditionsOf(this.deps.db, [row.id])).get(row.id) ?? [];
+    const ready = own.find((r) => r.initial && r.state === "ready" && r.object_key);
+    return ready ? await this.deps.store.get(ready.object_key!) : null;
+  }
+
   /** `GET {prefix}/presentations`: newest first, `{items, nextCursor, hasMore}`. */
   async list(userId: string, input: ListInput) {
     const before = input.cursor === undefined ? undefined : decodeCursor(input.cursor);

@@ -1,7 +1,10 @@
 /** CORS (SPEC 5.2, 8): allowed origins from CORS_ORIGINS; X-Renewed-Token is exposed. */
 
 const EXPOSED = "X-Renewed-Token, X-Request-Id, Retry-After";
-const ALLOWED_HEADERS = "Authorization, Content-Type, Idempotency-Key, X-Request-Id";
+// Mcp-Protocol-Version: what the MCP SDK's client sends after `initialize` (a web assistant on an
+// allowed origin calling /mcp, issue 24).
+const ALLOWED_HEADERS =
+  "Authorization, Content-Type, Idempotency-Key, X-Request-Id, Mcp-Protocol-Version";
 const ALLOWED_METHODS = "GET, POST, PUT, PATCH, DELETE, OPTIONS";
 
 /** Adds the CORS response headers when the request's origin is allowed. */

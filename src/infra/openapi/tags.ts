@@ -16,6 +16,8 @@ export const TAGS: Record<string, string> = {
   templates: "Push templates, their variables' schemas and previews (SPEC 4.6)",
   app: "The versioned surface of the owner's apps, for user access tokens (SPEC 4.7)",
   sdk: "The versioned surface of SDK scripts, for personal access tokens (SPEC 4.7)",
+  integrations:
+    "Assistants over the Model Context Protocol at /mcp (JSON-RPC, not REST; docs/integrations.md)",
   storage: "The embedded object store's signed uploads and downloads (SPEC 5.9)",
   system: "Liveness, this document and the operators' metrics",
   pages: "Pages for people in a browser: this API reference and the render playground",

@@ -1,0 +1,12 @@
+/**
+ * The MCP server's face (issue 24): `POST /mcp` on the user port. An integration surface over
+ * the other domains' services, owning no tables; `deno task mcp` (tools/mcp_stdio.ts) is its
+ * stdio bridge for desktop assistants.
+ */
+import { defineDomain } from "../../domain.ts";
+import { mcpRoute } from "./route.ts";
+
+export const mcp = defineDomain({
+  name: "mcp",
+  rawRoutes: [mcpRoute],
+});

@@ -1,0 +1,69 @@
+/**
+ * `POST /mcp`: the MCP server over Streamable HTTP on the user port (issue 24). The bearer (a PAT
+ * or a user access token, nothing else) is checked before any of the body is read, and the body
+ * is read with the JSON limit; only then does a fresh server and transport handle the one
+ * JSON-RPC message or batch (stateless mode: any API process answers any request; see
+ * docs/decisions.md "MCP server").
+ */
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { z } from "zod";
+import { callerAuth, defineRawRoute } from "../../infra/http/raw.ts";
+import { JSON_BODY_LIMIT } from "../../infra/http/body.ts";
+import { createLogger, type Logger } from "../../infra/http/log.ts";
+import { LinkFetcher } from "../targetless/links/fetch_link.ts";
+import { createMcpServer } from "./server.ts";
+
+/** One fetcher for every request: public addresses only, as for link assets. */
+const links = new LinkFetcher();
+const loggers = new Map<string, Logger>();
+const loggerOf = (level: "info" | "silent") =>
+  loggers.get(level) ?? loggers.set(level, createLogger(level)).get(level)!;
+
+const jsonRpc = z.object({ jsonrpc: z.literal("2.0") }).loose().meta({
+  description: "A JSON-RPC 2.0 message of the Model Context Protocol (or a batch of them)",
+});
+
+export const mcpRoute = defineRawRoute({
+  method: "POST",
+  path: "/mcp",
+  operationId: "mcp-post",
+  summary: "Model Context Protocol (Streamable HTTP, stateless)",
+  description: "The MCP endpoint for assistants (docs/integrations.md): JSON-RPC messages in, " +
+    "JSON answers out. The request must accept `application/json` and `text/event-stream`. " +
+    "Not a REST operation; listed here for its credential and limits.",
+  tags: ["integrations"],
+  auth: callerAuth(["user", "pat"]),
+  body: {
+    kind: "bytes",
+    contentType: "application/json",
+    limit: JSON_BODY_LIMIT,
+    docSchema: jsonRpc,
+    example: { jsonrpc: "2.0", id: 1, method: "tools/list" },
+  },
+  responses: {
+    200: { description: "The JSON-RPC answer", content: { "application/json": jsonRpc } },
+    202: { description: "A notification or response was accepted (no body)" },
+    406: { description: "The request does not accept application/json and text/event-stream" },
+    415: { description: "The body is not sent as application/json" },
+  },
+  async handle({ req, ctx, auth, body }) {
+    const server = createMcpServer({
+      services: ctx.services,
+      links,
+      log: loggerOf(ctx.services.config.logLevel),
+      signal: req.signal,
+    }, auth.userId);
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
+    await server.connect(transport);
+    try {
+      // The body is already read (and bounded); the transport parses this copy.
+      const copy = new Request(req.url, { method: "POST", headers: req.headers, body });
+      return await transport.handleRequest(copy);
+    } finally {
+      await server.close();
+    }
+  },
+});
