@@ -14,6 +14,7 @@ import { storage } from "./storage/mod.ts";
 import { factory } from "./factory/mod.ts";
 import { binding } from "./binding/mod.ts";
 import { displays } from "./displays/mod.ts";
+import { firmware } from "./firmware/mod.ts";
 import { devices } from "./devices/mod.ts";
 import { pushes } from "./pushes/mod.ts";
 import { content } from "./content/mod.ts";
@@ -30,6 +31,7 @@ export const DOMAINS = [
   binding,
   // Before devices: `claim` must not be read as a device id.
   displays,
+  firmware,
   devices,
   pushes,
   files,

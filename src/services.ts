@@ -24,6 +24,8 @@ import type { DeviceMessenger, DeviceOutbox } from "./devices/service.ts";
 import { PushRenderJob } from "./pushes/render_job.ts";
 import { forgetDevicePushes } from "./pushes/unlink.ts";
 import { forgetDisplayLogs } from "./displays/unlink.ts";
+import { forgetFirmwareHold } from "./firmware/unlink.ts";
+import { firmware as firmwareDomain } from "./firmware/mod.ts";
 import { DOMAINS } from "./domains.ts";
 import { billing as billingDomain } from "./billing/mod.ts";
 import { binding as bindingDomain } from "./binding/mod.ts";
@@ -84,11 +86,20 @@ export function createServices(
   const oauth = oauthDomain.build({ db, config, accounts, pats, baseUrl: infra.publicBaseUrl });
   // SPEC 3.6 / 4.1: a device that leaves its owner takes its pushes, files and bitmaps with it,
   // and a display its log entries.
+  // The factory console; its firmware registry says which build a device should run.
+  const factory = factoryDomain.build({ db, config, keys: secrets, store: storage });
+  // Firmware offers (issue 24): a display's poll, an MQTT device's report; the owner's hold.
+  const firmwareUpdates = firmwareDomain.build({
+    db,
+    store: storage,
+    outbox: infra.outbox,
+    offerFor: (device) => factory.firmware.offerFor(device),
+  });
   const devices = devicesDomain.build({
     db,
     messenger: infra.messenger,
     outbox: infra.outbox,
-    onUnlink: [forgetDevicePushes(storage), forgetDisplayLogs()],
+    onUnlink: [forgetDevicePushes(storage), forgetDisplayLogs(), forgetFirmwareHold()],
     log,
     changes,
   });
@@ -110,6 +121,17 @@ export function createServices(
     setupsPerMinute: config.displaySetupsPerMinute,
     baseUrl: infra.publicBaseUrl,
     log,
+    extras: {
+      firmware: (device, reported) =>
+        firmwareUpdates.forDisplay({
+          id: device.id,
+          thingName: device.thing_name,
+          batchId: device.batch_id,
+          sku: device.sku,
+          model: reported.model ?? null,
+          firmware: reported["fw-version"] ?? device.firmware,
+        }),
+    },
   });
   // The model, with the offline behaviour of every task (CONTRACT.md: deterministic, no network).
   const model = createModel(config, {
@@ -191,7 +213,7 @@ export function createServices(
     pats,
     billing,
     oauth,
-    factory: factoryDomain.build({ db, config, keys: secrets }),
+    factory,
     binding: bindingDomain.build({ db, keyring: secrets.nfc, devices }),
     jobs: infra.jobs,
     renderer: infra.renderer,
@@ -203,5 +225,6 @@ export function createServices(
     model,
     ...contentServices,
     targetless,
+    firmwareUpdates,
   };
 }

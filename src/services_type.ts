@@ -28,6 +28,7 @@ import type { SummarizeJob } from "./content/summarize_job.ts";
 import type { AnalyzeService } from "./content/analyze.ts";
 import type { TemplatesService } from "./content/templates.ts";
 import type { Targetless } from "./targetless/service.ts";
+import type { FirmwareUpdates } from "./firmware/service.ts";
 
 export interface Services {
   config: Config;
@@ -66,4 +67,6 @@ export interface Services {
   templates: TemplatesService;
   /** Targetless contents, presentations and renditions (SPEC 4.7) and their jobs. */
   targetless: Targetless;
+  /** Firmware offers to displays and MQTT devices, and owners' holds (issue 24). */
+  firmwareUpdates: FirmwareUpdates;
 }
