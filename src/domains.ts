@@ -15,6 +15,7 @@ import { factory } from "./factory/mod.ts";
 import { binding } from "./binding/mod.ts";
 import { displays } from "./displays/mod.ts";
 import { firmware } from "./firmware/mod.ts";
+import { buttons } from "./buttons/mod.ts";
 import { devices } from "./devices/mod.ts";
 import { pushes } from "./pushes/mod.ts";
 import { content } from "./content/mod.ts";
@@ -32,6 +33,7 @@ export const DOMAINS = [
   // Before devices: `claim` must not be read as a device id.
   displays,
   firmware,
+  buttons,
   devices,
   pushes,
   files,

@@ -15,6 +15,7 @@ import type { FactoryDeviceColumns, FactoryTables } from "./factory/tables.ts";
 import type { TargetlessTables } from "./targetless/tables.ts";
 import type { DisplayTables } from "./displays/tables.ts";
 import type { FirmwareUpdateTables } from "./firmware/tables.ts";
+import type { ButtonTables } from "./buttons/tables.ts";
 
 export interface DB
   extends
@@ -30,7 +31,8 @@ export interface DB
     ContentTables,
     TargetlessTables,
     DisplayTables,
-    FirmwareUpdateTables {
+    FirmwareUpdateTables,
+    ButtonTables {
   /** The factory adds its credential columns to the shared devices table. */
   devices: DevicesTable & FactoryDeviceColumns;
 }

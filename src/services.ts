@@ -26,6 +26,8 @@ import { forgetDevicePushes } from "./pushes/unlink.ts";
 import { forgetDisplayLogs } from "./displays/unlink.ts";
 import { forgetFirmwareHold } from "./firmware/unlink.ts";
 import { firmware as firmwareDomain } from "./firmware/mod.ts";
+import { buttons as buttonsDomain } from "./buttons/mod.ts";
+import { forgetButtonAction } from "./buttons/unlink.ts";
 import { DOMAINS } from "./domains.ts";
 import { billing as billingDomain } from "./billing/mod.ts";
 import { binding as bindingDomain } from "./binding/mod.ts";
@@ -99,7 +101,12 @@ export function createServices(
     db,
     messenger: infra.messenger,
     outbox: infra.outbox,
-    onUnlink: [forgetDevicePushes(storage), forgetDisplayLogs(), forgetFirmwareHold()],
+    onUnlink: [
+      forgetDevicePushes(storage),
+      forgetDisplayLogs(),
+      forgetFirmwareHold(),
+      forgetButtonAction(),
+    ],
     log,
     changes,
   });
@@ -110,6 +117,14 @@ export function createServices(
     jobs: infra.jobs,
     log,
     changes,
+  });
+  // A display's button (issue 24): a press moves its current push (pushes) or identifies it.
+  const buttons = buttonsDomain.build({
+    db,
+    store: storage,
+    renderer: infra.renderer,
+    step: (deviceId, direction) => pushes.step(deviceId, direction),
+    owned: (userId, deviceId) => devices.owned(userId, deviceId),
   });
   // Displays people already own: a claimed one is a device (devices) showing its pushes (pushes).
   const displays = displaysDomain.build({
@@ -122,6 +137,7 @@ export function createServices(
     baseUrl: infra.publicBaseUrl,
     log,
     extras: {
+      button: (device, headers) => buttons.onPoll(device, headers),
       firmware: (device, reported) =>
         firmwareUpdates.forDisplay({
           id: device.id,
@@ -226,5 +242,6 @@ export function createServices(
     ...contentServices,
     targetless,
     firmwareUpdates,
+    buttons,
   };
 }

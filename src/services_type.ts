@@ -29,6 +29,7 @@ import type { AnalyzeService } from "./content/analyze.ts";
 import type { TemplatesService } from "./content/templates.ts";
 import type { Targetless } from "./targetless/service.ts";
 import type { FirmwareUpdates } from "./firmware/service.ts";
+import type { ButtonActions } from "./buttons/service.ts";
 
 export interface Services {
   config: Config;
@@ -69,4 +70,6 @@ export interface Services {
   targetless: Targetless;
   /** Firmware offers to displays and MQTT devices, and owners' holds (issue 24). */
   firmwareUpdates: FirmwareUpdates;
+  /** Button actions of pull displays (issue 24). */
+  buttons: ButtonActions;
 }

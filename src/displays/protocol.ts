@@ -80,4 +80,7 @@ export const pollHeaders = z.object({
   Model: z.string().optional().meta({ description: "TRMNL's model name, e.g. `og`" }),
   Width: z.string().optional().meta({ description: "Panel width in pixels, 1 to 4096" }),
   Height: z.string().optional().meta({ description: "Panel height in pixels, 1 to 4096" }),
+  special_function: z.string().optional().meta({
+    description: "`true` after a press of the button: this poll carries out the owner's action",
+  }),
 });
