@@ -20,7 +20,8 @@ import { AccountsService } from "./accounts/service.ts";
 import { AccountDeletion } from "./accounts/deletion.ts";
 import { Authenticator } from "./accounts/authenticator.ts";
 import { LoginLimiter } from "./accounts/login_limiter.ts";
-import type { DeviceMessenger, DeviceOutbox } from "./devices/service.ts";
+import type { DeviceMessenger, DeviceOutbox, DeviceRow } from "./devices/service.ts";
+import type { UpdatableDevice } from "./firmware/service.ts";
 import { PushRenderJob } from "./pushes/render_job.ts";
 import { forgetDevicePushes } from "./pushes/unlink.ts";
 import { forgetDisplayLogs } from "./displays/unlink.ts";
@@ -107,6 +108,8 @@ export function createServices(
       forgetFirmwareHold(),
       forgetButtonAction(),
     ],
+    // Issue 24: an MQTT device reporting another version than its rollout's gets `firmware`.
+    onFirmwareReport: [(device) => firmwareUpdates.forMqtt(updatable(device, null))],
     log,
     changes,
   });
@@ -138,15 +141,7 @@ export function createServices(
     log,
     extras: {
       button: (device, headers) => buttons.onPoll(device, headers),
-      firmware: (device, reported) =>
-        firmwareUpdates.forDisplay({
-          id: device.id,
-          thingName: device.thing_name,
-          batchId: device.batch_id,
-          sku: device.sku,
-          model: reported.model ?? null,
-          firmware: reported["fw-version"] ?? device.firmware,
-        }),
+      firmware: (device, reported) => firmwareUpdates.forDisplay(updatable(device, reported)),
     },
   });
   // The model, with the offline behaviour of every task (CONTRACT.md: deterministic, no network).
@@ -243,5 +238,22 @@ export function createServices(
     targetless,
     firmwareUpdates,
     buttons,
+  };
+}
+
+/**
+ * A device as a firmware offer matches it: a display's poll reports its model and version in
+ * headers (`reported`); an MQTT device its version in a report and its model in `state.model`.
+ */
+function updatable(device: DeviceRow, reported: Record<string, string> | null): UpdatableDevice {
+  const state = device.state as Record<string, unknown> | null;
+  const model = reported ? reported.model : state?.model;
+  return {
+    id: device.id,
+    thingName: device.thing_name,
+    batchId: device.batch_id,
+    sku: device.sku,
+    model: typeof model === "string" && model.length <= 100 ? model : null,
+    firmware: reported?.["fw-version"] ?? device.firmware,
   };
 }

@@ -8,6 +8,8 @@ import { assert, assertEquals, expectError, expectStatus } from "./helpers/asser
 import { type Client, registerUser } from "./helpers/http.ts";
 import { serverSuite } from "./helpers/suite.ts";
 import { fetchChecked } from "./helpers/openapi.ts";
+import { createDevice, deviceRow } from "./helpers/devices.ts";
+import { connectDevice } from "./helpers/mqtt.ts";
 import {
   as,
   createBatch,
@@ -388,5 +390,83 @@ suite.test("hold: the owner holds updates; another user is 403, no token 401", a
   const after = expectStatus(await api.get(path, { token }), 200);
   assert.ok(after.lastOfferAt !== null);
 });
+
+// ---- MQTT devices -------------------------------------------------------------------------------
+
+suite.test(
+  "mqtt: a device reporting another version gets one firmware command on down/cmd",
+  async (api, server) => {
+    const file = new Uint8Array(2048).map((_, i) => (i * 3) & 0xff);
+    const sku = unique("SKU-M");
+    const build = await newBuild(api, { skus: sku }, file);
+    const batch = await createBatch(api, { sku });
+    const owner = await registerUser(api);
+    const device = await createDevice(server, owner.user.id);
+    const db = server.app.services.db;
+    await db.updateTable("devices").set({ batch_id: batch.id, sku }).where("id", "=", device.id)
+      .execute();
+    expectStatus(await assign(api, "sup", build.id, "batch", batch.id), 201);
+    const sim = await connectDevice(server.app.mqttUrl, device.thingName);
+    try {
+      await sim.send("up/heartbeat", { firmware: "0.9.0" });
+      const command = await sim.next("down/cmd", (b) => b.kind === "firmware");
+      assertEquals([command.version, command.sha256, command.size], [
+        build.version,
+        build.sha256,
+        2048,
+      ]);
+      assert.match(command.id, /^[0-9a-f-]{36}$/);
+      const res = await fetchChecked(command.url);
+      assertEquals(new Uint8Array(await res.arrayBuffer()), file);
+      // At most once a day: the next report offers nothing.
+      const before = await db.selectFrom("device_firmware").selectAll()
+        .where("device_id", "=", device.id).executeTakeFirstOrThrow();
+      await server.app.services.devices.heartbeat(device.thingName, { firmware: "0.9.0" });
+      const after = await db.selectFrom("device_firmware").selectAll()
+        .where("device_id", "=", device.id).executeTakeFirstOrThrow();
+      assertEquals(after.offered_at, before.offered_at);
+      // The version shows in health and in the factory's device view and rollout status.
+      assert.equal((await deviceRow(server, device.id)).firmware, "0.9.0");
+      const view = expectStatus(await as(api, "aud").get(`/devices/${device.id}`), 200);
+      assert.equal(view.firmware, "0.9.0");
+    } finally {
+      await sim.close();
+    }
+  },
+);
+
+suite.test(
+  "mqtt: no command for a device on the build's version, held, or outside the rollout",
+  async (api, server) => {
+    const sku = unique("SKU-N");
+    const build = await newBuild(api, { skus: sku });
+    expectStatus(await assign(api, "sup", build.id, "sku", sku), 201);
+    const owner = await registerUser(api);
+    const updates = server.app.services.firmwareUpdates;
+    const fit = (id: string, thingName: string, firmware: string | null, theSku = sku) => ({
+      id,
+      thingName,
+      batchId: null,
+      sku: theSku,
+      model: null,
+      firmware,
+    });
+    const a = await createDevice(server, owner.user.id);
+    assertEquals(await updates.forMqtt(fit(a.id, a.thingName, build.version)), null);
+    assertEquals(await updates.forMqtt(fit(a.id, a.thingName, "0.1", unique("other"))), null);
+    const b = await createDevice(server, owner.user.id);
+    expectStatus(
+      await api.put(`/api/devices/${b.id}/firmware-hold`, {
+        token: owner.accessToken,
+        body: { held: true },
+      }),
+      200,
+    );
+    assertEquals(await updates.forMqtt(fit(b.id, b.thingName, "0.1")), null);
+    const c = await createDevice(server, owner.user.id);
+    const command = await updates.forMqtt(fit(c.id, c.thingName, "0.1"));
+    assertEquals(command?.kind, "firmware");
+  },
+);
 
 suite.end();
