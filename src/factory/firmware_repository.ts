@@ -134,3 +134,10 @@ export async function rolloutBuildFor(db: Db, d: DeviceFit) {
     .orderBy("r.created_at", "desc").orderBy("r.id", "desc")
     .limit(1).executeTakeFirst();
 }
+
+/** Whether any rollout is active (most polls, with none, stop here). */
+export async function anyActiveRollout(db: Db): Promise<boolean> {
+  const row = await db.selectFrom("firmware_rollouts").select("id").where("status", "=", "active")
+    .limit(1).executeTakeFirst();
+  return row !== undefined;
+}

@@ -66,7 +66,16 @@ function batchOf(row: repo.RolloutJoinRow) {
     : { id: row.target, orderNo: row.order_no, sku: row.batch_sku ?? "" };
 }
 
+/**
+ * How long a process trusts its answer to "is any rollout active" before asking again. Its own
+ * writes reset it at once; another process's rollout reaches devices within this long.
+ */
+export const ACTIVE_CHECK_MS = 30_000;
+
 export class FirmwareService {
+  /** The last answer to "is any rollout active" and when it was read. */
+  private active: { value: boolean; at: number } | null = null;
+
   constructor(
     private readonly db: Db,
     private readonly store: ObjectStore,
@@ -195,6 +204,7 @@ export class FirmwareService {
       }
       throw error;
     }
+    this.active = null;
     return toRollout((await repo.findRollout(this.db, id))!);
   }
 
@@ -220,6 +230,7 @@ export class FirmwareService {
           detail: { rolloutId: row.id, version: row.version, targetKind: row.target_kind },
         });
       });
+      this.active = null;
     }
     return toRollout((await repo.findRollout(this.db, row.id))!);
   }
@@ -244,6 +255,10 @@ export class FirmwareService {
    * device reports another version; null otherwise. For the devices' side: no principal.
    */
   async offerFor(device: repo.DeviceFit & { firmware: string | null }) {
+    if (!this.active || Date.now() - this.active.at > ACTIVE_CHECK_MS) {
+      this.active = { value: await repo.anyActiveRollout(this.db), at: Date.now() };
+    }
+    if (!this.active.value) return null;
     const build = await repo.rolloutBuildFor(this.db, device);
     if (!build || build.version === device.firmware) return null;
     return {
