@@ -307,6 +307,51 @@ suite.test(
   },
 );
 
+suite.test(
+  "status per batch: a SKU rollout's progress in one batch; a batch out of scope is 404",
+  async (api, server) => {
+    const build = await newBuild(api, { skus: "SKU-A" });
+    const rollout = expectStatus(await assign(api, "sup", build.id, "sku", "SKU-A"), 201);
+    const one = await createBatch(api, { sku: "SKU-A" });
+    const two = await createBatch(api, { sku: "SKU-A" });
+    const other = await createBatch(api, { sku: "SKU-B" });
+    const db = server.app.services.db;
+    for (const [batch, version] of [[one, build.version], [one, "0.1"], [two, "0.1"]] as const) {
+      const device = await registerDevice(api, batch.id);
+      await db.updateTable("devices").set({ firmware: version }).where("id", "=", device.id)
+        .execute();
+    }
+    const status = expectStatus(
+      await as(api, "aud").get(`/rollouts/${rollout.id}/status?batchId=${one.id}`),
+      200,
+    );
+    assertEquals([status.total, status.updated], [2, 1]);
+    const second = expectStatus(
+      await as(api, "skuAud").get(`/rollouts/${rollout.id}/status?batchId=${two.id}`),
+      200,
+    );
+    assertEquals([second.total, second.updated], [1, 0]);
+    expectError(
+      await as(api, "skuAud").get(`/rollouts/${rollout.id}/status?batchId=${other.id}`),
+      404,
+    );
+    expectError(await as(api, "aud").get(`/rollouts/${rollout.id}/status?batchId=nope`), 400);
+    // No token: 401 on every registry endpoint.
+    for (const path of ["/rollouts", `/rollouts/${rollout.id}/status`]) {
+      expectError(await api.get(`/internal/factory${path}`), 401);
+    }
+    for (const path of [`/rollouts/${rollout.id}:pause`, `/rollouts/${rollout.id}:resume`]) {
+      expectError(await api.post(`/internal/factory${path}`), 401);
+    }
+    expectError(
+      await api.post(`/internal/factory/firmware/${build.id}/rollouts`, {
+        body: { targetKind: "sku", target: "SKU-A" },
+      }),
+      401,
+    );
+  },
+);
+
 // ---- displays -----------------------------------------------------------------------------------
 
 suite.test("display: an active rollout of its model is offered once a day, with a signed URL", async (api) => {

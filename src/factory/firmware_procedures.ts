@@ -87,8 +87,13 @@ export const resumeRollout = factoryProcedure("resumeRollout")
 export const getRolloutStatus = factoryProcedure("getRolloutStatus")
   .meta(factoryMeta("GET", "/rollouts/{rolloutId}/status", "A rollout's progress", {
     400: "rolloutId is not a UUID",
-    404: "Rollout not found or outside the scope",
+    404: "Rollout or batch not found or outside the scope",
   }))
-  .input(z.object({ rolloutId: uuidParam }))
+  .input(z.object({
+    rolloutId: uuidParam,
+    batchId: uuidParam.optional().meta({ description: "Only the devices of this batch" }),
+  }))
   .output(rolloutStatusSchema)
-  .query(({ ctx, input }) => ctx.services.factory.firmware.status(ctx.principal, input.rolloutId));
+  .query(({ ctx, input }) =>
+    ctx.services.factory.firmware.status(ctx.principal, input.rolloutId, input.batchId)
+  );

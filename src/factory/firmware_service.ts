@@ -235,13 +235,18 @@ export class FirmwareService {
     return toRollout((await repo.findRollout(this.db, row.id))!);
   }
 
-  /** GET /rollouts/{id}/status: the versions its targeted devices report. */
-  async status(p: Principal, rolloutId: string): Promise<RolloutStatusView> {
-    const row = await this.rollout(p, rolloutId, "read", "firmware_rollout.read");
+  /**
+   * GET /rollouts/{id}/status: the versions its targeted devices report; with `batchId`, only
+   * that batch's (a SKU or model rollout's progress per batch; 404 a batch out of scope).
+   */
+  async status(p: Principal, rolloutId: string, batchId?: string): Promise<RolloutStatusView> {
+    const action = "firmware_rollout.read";
+    const row = await this.rollout(p, rolloutId, "read", action);
+    if (batchId !== undefined) await this.access.batch(p, batchId, "read", action);
     const versions = await firmwareVersions(this.db, p, {
       kind: row.target_kind,
       value: row.target,
-    });
+    }, batchId);
     return {
       rollout: toRollout(row),
       total: versions.reduce((n, v) => n + v.devices, 0),
