@@ -254,6 +254,6 @@ function updatable(device: DeviceRow, reported: Record<string, string> | null): 
     batchId: device.batch_id,
     sku: device.sku,
     model: typeof model === "string" && model.length <= 100 ? model : null,
-    firmware: reported?.["fw-version"] ?? device.firmware,
+    firmware: reported ? reported["fw-version"] ?? null : device.firmware,
   };
 }

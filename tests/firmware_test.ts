@@ -363,6 +363,14 @@ suite.test("display: an active rollout of its model is offered once a day, with 
   let reply = expectStatus(await poll(api, display, model, "1.6.2"), 200);
   assertEquals([reply.update_firmware, reply.firmware_url], [false, null]);
   expectStatus(await assign(api, "sup", build.id, "model", model), 201);
+  // No FW-Version header: nothing offered (it could never report the update).
+  const noVersion = expectStatus(
+    await api.get("/api/display", {
+      headers: { ID: display.mac, "Access-Token": display.key, Model: model },
+    }),
+    200,
+  );
+  assertEquals([noVersion.update_firmware, noVersion.firmware_url], [false, null]);
   // Already on the build's version: nothing offered.
   reply = expectStatus(await poll(api, display, model, build.version), 200);
   assertEquals([reply.update_firmware, reply.firmware_url], [false, null]);

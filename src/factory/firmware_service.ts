@@ -257,9 +257,11 @@ export class FirmwareService {
 
   /**
    * The build a device should run now, when an active rollout targets and fits it and the
-   * device reports another version; null otherwise. For the devices' side: no principal.
+   * device reports a version, another one; null otherwise. For the devices' side: no principal.
    */
   async offerFor(device: repo.DeviceFit & { firmware: string | null }) {
+    // A device that reports no version could never say it updated: it is offered nothing.
+    if (!device.firmware) return null;
     if (!this.active || Date.now() - this.active.at > ACTIVE_CHECK_MS) {
       this.active = { value: await repo.anyActiveRollout(this.db), at: Date.now() };
     }
