@@ -444,6 +444,17 @@ suite.test("hold: the owner holds updates; another user is 403, no token 401", a
   assert.ok(after.lastOfferAt !== null);
 });
 
+suite.test("hold: a device that leaves its owner loses the hold", async (api, server) => {
+  const display = await claimedDisplay(api);
+  const path = `/api/devices/${display.device.id}/firmware-hold`;
+  const token = display.user.accessToken;
+  expectStatus(await api.put(path, { token, body: { held: true } }), 200);
+  expectStatus(await api.post(`/api/devices/${display.device.id}/unbind`, { token }), 200);
+  const row = await server.app.services.db.selectFrom("device_firmware").selectAll()
+    .where("device_id", "=", display.device.id).executeTakeFirstOrThrow();
+  assert.equal(row.held, false);
+});
+
 // ---- MQTT devices -------------------------------------------------------------------------------
 
 suite.test(
