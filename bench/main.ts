@@ -14,6 +14,7 @@ import { benchBurst } from "./burst.ts";
 import { benchTargetless } from "./targetless.ts";
 import { benchFleet } from "./fleet.ts";
 import { benchMcp } from "./mcp.ts";
+import { benchDisplayPoll } from "./display_poll.ts";
 import { type BenchRow, printTable } from "./lib.ts";
 import { Progress } from "../src/infra/lib/progress.ts";
 import { helpAndExit } from "../src/infra/lib/usage.ts";
@@ -23,7 +24,7 @@ helpAndExit(
   `Usage: deno task bench
 
 Runs every benchmark (auth, billing, render, templates, scene, fairness, targetless, push, burst,
-fleet, content, mcp) and prints one table; progress lines on stderr. DATABASE_URL measures on a real
+fleet, display, content, mcp) and prints one table; progress lines on stderr. DATABASE_URL measures on a real
 PostgreSQL, MQTT_URL runs the fleet on that broker. The content benchmark needs wrk.
 Takes minutes and all the machine's cores.`,
 );
@@ -41,6 +42,7 @@ const steps: Array<[string, () => Promise<BenchRow[]>]> = [
   ["push", () => benchPush({ databaseUrl })],
   ["burst", () => benchBurst({ databaseUrl })],
   ["fleet", () => benchFleet({ databaseUrl, mqttUrl: Deno.env.get("MQTT_URL") })],
+  ["display", () => benchDisplayPoll({ databaseUrl })],
   ["content", () => benchContent(env)],
   ["mcp", () => benchMcp(env)],
 ];

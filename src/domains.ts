@@ -14,6 +14,8 @@ import { storage } from "./infra/storage/mod.ts";
 import { factory } from "./domains/factory/mod.ts";
 import { binding } from "./domains/binding/mod.ts";
 import { displays } from "./domains/displays/mod.ts";
+import { firmware } from "./domains/firmware/mod.ts";
+import { buttons } from "./domains/buttons/mod.ts";
 import { devices } from "./domains/devices/mod.ts";
 import { pushes } from "./domains/pushes/mod.ts";
 import { content } from "./domains/content/mod.ts";
@@ -31,6 +33,8 @@ export const DOMAINS = [
   binding,
   // Before devices: `claim` must not be read as a device id.
   displays,
+  firmware,
+  buttons,
   devices,
   pushes,
   files,

@@ -14,6 +14,8 @@ import type { ContentTables } from "./domains/content/tables.ts";
 import type { FactoryDeviceColumns, FactoryTables } from "./domains/factory/tables.ts";
 import type { TargetlessTables } from "./domains/targetless/tables.ts";
 import type { DisplayTables } from "./domains/displays/tables.ts";
+import type { FirmwareUpdateTables } from "./domains/firmware/tables.ts";
+import type { ButtonTables } from "./domains/buttons/tables.ts";
 
 export interface DB
   extends
@@ -28,7 +30,9 @@ export interface DB
     FactoryTables,
     ContentTables,
     TargetlessTables,
-    DisplayTables {
+    DisplayTables,
+    FirmwareUpdateTables,
+    ButtonTables {
   /** The factory adds its credential columns to the shared devices table. */
   devices: DevicesTable & FactoryDeviceColumns;
 }

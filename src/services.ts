@@ -20,10 +20,15 @@ import { AccountsService } from "./domains/accounts/service.ts";
 import { AccountDeletion } from "./domains/accounts/deletion_service.ts";
 import { Authenticator } from "./domains/accounts/authenticator_service.ts";
 import { LoginLimiter } from "./domains/accounts/login_limiter.ts";
-import type { DeviceMessenger, DeviceOutbox } from "./domains/devices/service.ts";
+import type { DeviceMessenger, DeviceOutbox, DeviceRow } from "./domains/devices/service.ts";
+import type { UpdatableDevice } from "./domains/firmware/service.ts";
 import { PushRenderJob } from "./domains/pushes/render_job.ts";
 import { forgetDevicePushes } from "./domains/pushes/unlink.ts";
 import { forgetDisplayLogs } from "./domains/displays/unlink.ts";
+import { forgetFirmwareHold } from "./domains/firmware/unlink.ts";
+import { firmware as firmwareDomain } from "./domains/firmware/mod.ts";
+import { buttons as buttonsDomain } from "./domains/buttons/mod.ts";
+import { forgetButtonAction } from "./domains/buttons/unlink.ts";
 import { DOMAINS } from "./domains.ts";
 import { billing as billingDomain } from "./domains/billing/mod.ts";
 import { binding as bindingDomain } from "./domains/binding/mod.ts";
@@ -84,11 +89,27 @@ export function createServices(
   const oauth = oauthDomain.build({ db, config, accounts, pats, baseUrl: infra.publicBaseUrl });
   // SPEC 3.6 / 4.1: a device that leaves its owner takes its pushes, files and bitmaps with it,
   // and a display its log entries.
+  // The factory console; its firmware registry says which build a device should run.
+  const factory = factoryDomain.build({ db, config, keys: secrets, store: storage });
+  // Firmware offers (issue 24): a display's poll, an MQTT device's report; the owner's hold.
+  const firmwareUpdates = firmwareDomain.build({
+    db,
+    store: storage,
+    outbox: infra.outbox,
+    offerFor: (device) => factory.firmware.offerFor(device),
+  });
   const devices = devicesDomain.build({
     db,
     messenger: infra.messenger,
     outbox: infra.outbox,
-    onUnlink: [forgetDevicePushes(storage), forgetDisplayLogs()],
+    onUnlink: [
+      forgetDevicePushes(storage),
+      forgetDisplayLogs(),
+      forgetFirmwareHold(),
+      forgetButtonAction(),
+    ],
+    // Issue 24: an MQTT device reporting another version than its rollout's gets `firmware`.
+    onFirmwareReport: [(device) => firmwareUpdates.forMqtt(updatable(device, null))],
     log,
     changes,
   });
@@ -100,6 +121,14 @@ export function createServices(
     log,
     changes,
   });
+  // A display's button (issue 24): a press moves its current push (pushes) or identifies it.
+  const buttons = buttonsDomain.build({
+    db,
+    store: storage,
+    renderer: infra.renderer,
+    step: (deviceId, direction) => pushes.step(deviceId, direction),
+    owned: (userId, deviceId) => devices.owned(userId, deviceId),
+  });
   // Displays people already own: a claimed one is a device (devices) showing its pushes (pushes).
   const displays = displaysDomain.build({
     db,
@@ -110,6 +139,10 @@ export function createServices(
     setupsPerMinute: config.displaySetupsPerMinute,
     baseUrl: infra.publicBaseUrl,
     log,
+    extras: {
+      button: (device, headers) => buttons.onPoll(device, headers),
+      firmware: (device, reported) => firmwareUpdates.forDisplay(updatable(device, reported)),
+    },
   });
   // The model, with the offline behaviour of every task (CONTRACT.md: deterministic, no network).
   const model = createModel(config, {
@@ -191,7 +224,7 @@ export function createServices(
     pats,
     billing,
     oauth,
-    factory: factoryDomain.build({ db, config, keys: secrets }),
+    factory,
     binding: bindingDomain.build({ db, keyring: secrets.nfc, devices }),
     jobs: infra.jobs,
     renderer: infra.renderer,
@@ -203,5 +236,24 @@ export function createServices(
     model,
     ...contentServices,
     targetless,
+    firmwareUpdates,
+    buttons,
+  };
+}
+
+/**
+ * A device as a firmware offer matches it: a display's poll reports its model and version in
+ * headers (`reported`); an MQTT device its version in a report and its model in `state.model`.
+ */
+function updatable(device: DeviceRow, reported: Record<string, string> | null): UpdatableDevice {
+  const state = device.state as Record<string, unknown> | null;
+  const model = reported ? reported.model : state?.model;
+  return {
+    id: device.id,
+    thingName: device.thing_name,
+    batchId: device.batch_id,
+    sku: device.sku,
+    model: typeof model === "string" && model.length <= 100 ? model : null,
+    firmware: reported ? reported["fw-version"] ?? null : device.firmware,
   };
 }

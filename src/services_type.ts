@@ -28,6 +28,8 @@ import type { SummarizeJob } from "./domains/content/summarize_job.ts";
 import type { AnalyzeService } from "./domains/content/analyze_service.ts";
 import type { TemplatesService } from "./domains/content/templates_service.ts";
 import type { Targetless } from "./domains/targetless/service.ts";
+import type { FirmwareUpdates } from "./domains/firmware/service.ts";
+import type { ButtonActions } from "./domains/buttons/service.ts";
 
 export interface Services {
   config: Config;
@@ -66,4 +68,8 @@ export interface Services {
   templates: TemplatesService;
   /** Targetless contents, presentations and renditions (SPEC 4.7) and their jobs. */
   targetless: Targetless;
+  /** Firmware offers to displays and MQTT devices, and owners' holds (issue 24). */
+  firmwareUpdates: FirmwareUpdates;
+  /** Button actions of pull displays (issue 24). */
+  buttons: ButtonActions;
 }

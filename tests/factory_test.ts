@@ -425,6 +425,7 @@ suite.test("GET /devices/{id}: DeviceView with the proof masked; 404 unknown or 
       "createdAt",
       "credential",
       "credentialVersion",
+      "firmware",
       "hwId",
       "id",
       "lifecycleStatus",

@@ -62,6 +62,11 @@ export interface DevicesOptions {
   log?: Log;
   /** Invalidation of `ownedHead`'s cache; without it nothing is cached. */
   changes?: ChangeFeed;
+  /**
+   * Reactions to an MQTT device reporting its firmware version (`up/heartbeat`, `up/state`),
+   * given the updated row: a firmware offer (issue 24). Failures are only logged.
+   */
+  onFirmwareReport?: Array<(device: DeviceRow) => Promise<unknown>>;
 }
 
 /** What `DevicesService` is built from (one object, like every domain's service). */
@@ -80,6 +85,7 @@ export const TEXT_MAX = 1000;
 
 export class DevicesService {
   private readonly onUnlink: UnlinkReaction[];
+  private readonly onFirmwareReport: Array<(device: DeviceRow) => Promise<unknown>>;
   private readonly log: Log;
   /**
    * Owner and latest push by device id, dropped when either changes or the device is deleted
@@ -103,6 +109,7 @@ export class DevicesService {
     this.messenger = deps.messenger;
     this.outbox = deps.outbox;
     this.onUnlink = deps.onUnlink ?? [];
+    this.onFirmwareReport = deps.onFirmwareReport ?? [];
     this.log = deps.log ?? silentLog;
     this.heads = (deps.changes ?? ChangeFeed.disabled()).cache();
   }
@@ -347,22 +354,34 @@ export class DevicesService {
     if (!isStorableJson(state)) return;
     const fields = state as Record<string, unknown>;
     const now = new Date();
-    await repo.updateDeviceByThing(this.db, thingName, {
+    const reported = vitals(fields);
+    const row = await repo.updateDeviceByThing(this.db, thingName, {
       state,
       state_updated_at: now,
       last_seen_at: now,
-      ...vitals(fields),
+      ...reported,
     });
+    if (row && reported.firmware !== undefined) await this.firmwareReported(row);
   }
 
   /** `up/heartbeat`: marks the device seen now (online for 3 minutes). */
   async heartbeat(thingName: string, body: unknown) {
     const fields = typeof body === "object" && body !== null ? body as Record<string, unknown> : {};
-    await repo.updateDeviceByThing(this.db, thingName, {
+    const reported = vitals(fields);
+    const row = await repo.updateDeviceByThing(this.db, thingName, {
       last_seen_at: new Date(),
       online: true,
-      ...vitals(fields),
+      ...reported,
     });
+    if (row && reported.firmware !== undefined) await this.firmwareReported(row);
+  }
+
+  private async firmwareReported(row: DeviceRow) {
+    for (const reaction of this.onFirmwareReport) {
+      await reaction(row).catch((error) =>
+        this.log.info("firmware report reaction failed", { deviceId: row.id, error: String(error) })
+      );
+    }
   }
 
   /** `up/status`: "online" / "offline" (the retained last will). */

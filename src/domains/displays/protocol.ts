@@ -57,10 +57,17 @@ export const displayReplySchema = z.object({
     description: "SHA-256 of the image: changes exactly when the picture does",
   }),
   refresh_rate: z.number().int().meta({ description: "Seconds until the next poll" }),
-  update_firmware: z.literal(false),
-  firmware_url: z.null(),
+  update_firmware: z.boolean().meta({
+    description: "true when an active rollout fits the display and it reports another version " +
+      "(at most once a day, never while its owner holds updates)",
+  }),
+  firmware_url: z.string().nullable().meta({
+    description: "Signed URL of the build when `update_firmware`, valid 1 hour; else null",
+  }),
   reset_firmware: z.literal(false).meta({ description: "Never true: that would wipe the device" }),
-  special_function: z.literal("none"),
+  special_function: z.enum(["none", "identify", "rewind", "restart_playlist"]).meta({
+    description: "What the button does, as the firmware names it (the owner's `button-action`)",
+  }),
 }).meta({ id: "DisplayPoll" });
 
 /** The headers TRMNL's firmware and clients send, for the document. */
@@ -73,4 +80,7 @@ export const pollHeaders = z.object({
   Model: z.string().optional().meta({ description: "TRMNL's model name, e.g. `og`" }),
   Width: z.string().optional().meta({ description: "Panel width in pixels, 1 to 4096" }),
   Height: z.string().optional().meta({ description: "Panel height in pixels, 1 to 4096" }),
+  special_function: z.string().optional().meta({
+    description: "`true` after a press of the button: this poll carries out the owner's action",
+  }),
 });

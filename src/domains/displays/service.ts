@@ -27,6 +27,7 @@ import { type DisplayProfile, toLogItem, toProfile } from "./views.ts";
 import { isStorableJson } from "../devices/report_payload.ts";
 import { anchorOf, keysetPage } from "../../infra/lib/cursor.ts";
 import type { PanelSpec } from "../../infra/render/types.ts";
+import { firmwareFields, NO_EXTRAS, type PollExtras, pressButton } from "./poll_extras.ts";
 
 type DisplayRow = Selectable<DisplaysTable>;
 
@@ -88,10 +89,10 @@ export interface DisplayReply {
   image_url: string;
   filename: string;
   refresh_rate: number;
-  update_firmware: false;
-  firmware_url: null;
+  update_firmware: boolean;
+  firmware_url: string | null;
   reset_firmware: false;
-  special_function: "none";
+  special_function: string;
 }
 
 /** What `DisplaysService` is built from (one object, like every domain's service). */
@@ -106,6 +107,8 @@ export interface DisplaysDeps {
   /** The service's public origin, shown on the claim screen. */
   baseUrl: () => string;
   log?: Log;
+  /** What other domains add to a claimed display's poll (firmware, button; poll_extras.ts). */
+  extras?: PollExtras;
 }
 
 /** A MAC header as 12 lower-case hex characters, or null when it is not one. */
@@ -151,6 +154,7 @@ export class DisplaysService {
   private readonly setupsPerMinute: number;
   private readonly baseUrl: () => string;
   private readonly log: Log;
+  private readonly extras: PollExtras;
   /** Drawn screens by what they show; a miss draws again (the same bytes: the same key). */
   private readonly screens = new Map<string, Screen>();
 
@@ -163,6 +167,7 @@ export class DisplaysService {
     this.setupsPerMinute = deps.setupsPerMinute;
     this.baseUrl = deps.baseUrl;
     this.log = deps.log ?? silentLog;
+    this.extras = deps.extras ?? {};
   }
 
   /**
@@ -252,6 +257,7 @@ export class DisplaysService {
     ) {
       await repo.updateDisplay(this.db, display.id, panel);
     }
+    const button = await pressButton(this.extras, device, headers);
     // Nothing waiting (the usual poll): `push/refresh` would change nothing, so the current push
     // is read on the cached path of `GET .../push`, without a transaction.
     let waiting = await this.pushes.hasWaiting(device.id);
@@ -274,7 +280,20 @@ export class DisplaysService {
       : waiting
       ? Math.min(WAITING_REFRESH_RATE, interval)
       : interval;
-    if (!push) return this.reply(0, await this.noPushScreen(), refreshRate);
+    const extra = {
+      ...await firmwareFields(this.extras, device, reported),
+      special_function: button.special_function,
+    };
+    if (button.screen) {
+      return {
+        status: 0,
+        ...button.screen,
+        refresh_rate: refreshRate,
+        reset_firmware: false,
+        ...extra,
+      };
+    }
+    if (!push) return this.reply(0, await this.noPushScreen(), refreshRate, extra);
     // The display is back with the push it was given at its last poll: it has shown it
     // (PUBLISHED → CONFIRMED, like an MQTT device's `up/confirm`).
     if (!push.changed && push.status === "PUBLISHED") {
@@ -285,10 +304,8 @@ export class DisplaysService {
       image_url: push.url,
       filename: push.sha256 ?? push.pushId,
       refresh_rate: refreshRate,
-      update_firmware: false,
-      firmware_url: null,
       reset_firmware: false,
-      special_function: "none",
+      ...extra,
     };
   }
 
@@ -490,16 +507,19 @@ export class DisplaysService {
     }
   }
 
-  private reply(status: 0 | 202, screen: Screen, refreshRate: number): Promise<DisplayReply> {
+  private reply(
+    status: 0 | 202,
+    screen: Screen,
+    refreshRate: number,
+    extra = NO_EXTRAS,
+  ): Promise<DisplayReply> {
     return this.urlOf(screen).then((url) => ({
       status,
       image_url: url,
       filename: screen.sha256,
       refresh_rate: refreshRate,
-      update_firmware: false as const,
-      firmware_url: null,
       reset_firmware: false as const,
-      special_function: "none" as const,
+      ...extra,
     }));
   }
 

@@ -48,6 +48,13 @@ export const OPERATIONS = {
   approveDownloadRequest: { roles: SUPERVISOR, action: "download_request.approve" },
   rejectDownloadRequest: { roles: SUPERVISOR, action: "download_request.reject" },
   listAuditLogs: { roles: ANY, action: "audit.list" },
+  uploadFirmware: { roles: SUPERVISOR, action: "firmware.upload" },
+  listFirmware: { roles: ANY, action: "firmware.list" },
+  createRollout: { roles: SUPERVISOR, action: "firmware_rollout.create" },
+  listRollouts: { roles: ANY, action: "firmware_rollout.list" },
+  pauseRollout: { roles: SUPERVISOR, action: "firmware_rollout.pause" },
+  resumeRollout: { roles: SUPERVISOR, action: "firmware_rollout.resume" },
+  getRolloutStatus: { roles: ANY, action: "firmware_rollout.read" },
 } as const satisfies Record<string, { roles: readonly Role[]; action: string }>;
 
 /** The name of a factory operation (a key of OPERATIONS). */

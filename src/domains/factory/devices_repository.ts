@@ -34,6 +34,7 @@ function deviceSelect(db: Db) {
       "d.nfc_key_id",
       "d.owner_id",
       "d.online",
+      "d.firmware",
       "d.created_at",
       "c.id as c_id",
       "c.key_id as c_key_id",

@@ -14,6 +14,9 @@ import { DownloadsService } from "./downloads_service.ts";
 import { downloadNfcFile } from "./download_nfc_file.ts";
 import { downloadZip } from "./download_zip.ts";
 import { importDevices } from "./import_devices.ts";
+import { FirmwareService } from "./firmware_service.ts";
+import { uploadFirmware } from "./upload_firmware.ts";
+import type { ObjectStore } from "../../infra/storage/object_store.ts";
 import { type FileKeys, NfcFiles } from "./nfc_files.ts";
 import { RegistrationService } from "./registration_service.ts";
 import { factoryRouter } from "./router.ts";
@@ -25,14 +28,16 @@ export interface FactoryDeps {
   config: Config;
   /** The NFC file keys (secrets). */
   keys: FileKeys;
+  /** Object storage: firmware files. */
+  store: ObjectStore;
 }
 
 export const factory = defineDomain({
   name: "factory",
   router: factoryRouter,
-  rawRoutes: [importDevices, downloadZip, downloadNfcFile],
+  rawRoutes: [importDevices, downloadZip, downloadNfcFile, uploadFirmware],
   /** Builds the factory services over one access module and one file builder. */
-  build({ db, config, keys }: FactoryDeps): Factory {
+  build({ db, config, keys, store }: FactoryDeps): Factory {
     const access = new FactoryAccess(db, config.factoryPrincipals);
     const files = new NfcFiles(config, keys);
     return {
@@ -43,6 +48,7 @@ export const factory = defineDomain({
       downloads: new DownloadsService(db, config, access, files),
       files,
       audit: new AuditService(db),
+      firmware: new FirmwareService(db, store, access),
     };
   },
 });

@@ -21,6 +21,14 @@ import { getStats } from "./get_stats.ts";
 import { listAuditLogs } from "./list_audit_logs.ts";
 import { listManifestKeys } from "./list_manifest_keys.ts";
 import { whoami } from "./whoami.ts";
+import {
+  createRollout,
+  getRolloutStatus,
+  listFirmware,
+  listRollouts,
+  pauseRollout,
+  resumeRollout,
+} from "./firmware_procedures.ts";
 
 export const factoryRouter = router({
   listBatches,
@@ -41,4 +49,10 @@ export const factoryRouter = router({
   listAuditLogs,
   listManifestKeys,
   whoami,
+  listFirmware,
+  createRollout,
+  listRollouts,
+  pauseRollout,
+  resumeRollout,
+  getRolloutStatus,
 });

@@ -4,6 +4,7 @@ import type { AuditService } from "./audit_service.ts";
 import type { BatchesService } from "./batches_service.ts";
 import type { CredentialsService } from "./credentials_service.ts";
 import type { DownloadsService } from "./downloads_service.ts";
+import type { FirmwareService } from "./firmware_service.ts";
 import type { NfcFiles } from "./nfc_files.ts";
 import type { RegistrationService } from "./registration_service.ts";
 
@@ -16,4 +17,6 @@ export interface Factory {
   downloads: DownloadsService;
   files: NfcFiles;
   audit: AuditService;
+  /** The firmware registry (issue 24). */
+  firmware: FirmwareService;
 }

@@ -37,3 +37,38 @@ export async function counts(db: Db, scope: Scope, batchId?: string) {
     },
   };
 }
+
+/**
+ * The firmware versions the devices a rollout targets report, with their counts (issue 24): a
+ * batch's devices in scope, a SKU's devices, or the devices reporting a model (a display's
+ * `Model` header is kept in `state.model`), optionally those of one batch. Devices that never
+ * reported are `version` null.
+ */
+export async function firmwareVersions(
+  db: Db,
+  scope: Scope,
+  target: { kind: string; value: string },
+  batchId?: string,
+) {
+  const rows = await db.selectFrom("devices as d")
+    .leftJoin("factory_batches as b", "b.id", "d.batch_id")
+    .$if(
+      batchId !== undefined,
+      (qb) => qb.where("d.batch_id", "=", batchId!).where(deviceScopeSql(scope)),
+    )
+    .$if(
+      target.kind === "batch",
+      (qb) => qb.where("d.batch_id", "=", target.value).where(deviceScopeSql(scope)),
+    )
+    .$if(target.kind === "sku", (qb) => qb.where("d.sku", "=", target.value))
+    .$if(
+      target.kind === "model",
+      (qb) => qb.where(sql<string>`d.state ->> 'model'`, "=", target.value),
+    )
+    .select([sql<string | null>`d.firmware`.as("version"), sql<string>`count(*)`.as("n")])
+    .groupBy("d.firmware")
+    .orderBy(sql`count(*)`, "desc")
+    .limit(200)
+    .execute();
+  return rows.map((r) => ({ version: r.version, devices: Number(r.n) }));
+}

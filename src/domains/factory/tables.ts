@@ -74,6 +74,34 @@ export interface FactoryTables {
   factory_idempotency_keys: FactoryIdempotencyKeysTable;
   factory_audit_logs: FactoryAuditLogsTable;
   factory_rate_windows: FactoryRateWindowsTable;
+  firmware_builds: FirmwareBuildsTable;
+  firmware_rollouts: FirmwareRolloutsTable;
+}
+
+/** A firmware build in the registry (migrations/0950_firmware.sql); its file is in storage. */
+export interface FirmwareBuildsTable {
+  id: string;
+  version: string;
+  models: string[];
+  skus: string[];
+  notes: string | null;
+  object_key: string;
+  sha256: string;
+  size_bytes: number;
+  created_by: string;
+  created_at: ColumnType<Date, Date | undefined, never>;
+}
+
+/** A build assigned to a batch, a SKU or a model; `active` or `paused`. */
+export interface FirmwareRolloutsTable {
+  id: string;
+  build_id: string;
+  target_kind: string;
+  target: string;
+  status: Generated<string>;
+  created_by: string;
+  created_at: ColumnType<Date, Date | undefined, never>;
+  updated_at: ColumnType<Date, Date | undefined, Date>;
 }
 
 /** Download counts per principal and minute (migrations/0800_factory_rate_windows.sql). */

@@ -49,6 +49,7 @@ export const deviceViewSchema = z.object({
   nfcKeyId: z.string().nullable(),
   bound: z.boolean(),
   online: z.boolean(),
+  firmware: z.string().nullable().meta({ description: "The firmware version it last reported" }),
   createdAt: timestamp,
   credential: credentialSchema.nullable(),
 }).meta({ id: "FactoryDeviceView" });
@@ -174,6 +175,7 @@ export interface DeviceJoinRow extends CredentialColumns {
   nfc_key_id: string | null;
   owner_id: string | null;
   online: boolean;
+  firmware: string | null;
   created_at: Date;
 }
 
@@ -220,6 +222,7 @@ export function toDeviceView(scheme: string, row: DeviceJoinRow): DeviceView {
     nfcKeyId: row.nfc_key_id,
     bound: row.owner_id !== null,
     online: row.online,
+    firmware: row.firmware,
     createdAt: row.created_at.toISOString(),
     credential: toCredential(scheme, row.hw_id, row),
   };

@@ -128,3 +128,30 @@ export function listHistory(db: Db, deviceId: string, q: HistoryQuery) {
 export function deletePushesOfDevice(trx: Trx, deviceId: string) {
   return trx.deleteFrom("pushes").where("device_id", "=", deviceId).returning(["id"]).execute();
 }
+
+/**
+ * The shown push next to `from` in the device's history (issue 24's button): the newest one
+ * created before it (`older`), or the oldest created after it (`newer`). Only pushes that were
+ * published once (PUBLISHED, CONFIRMED, EXPIRED) count: queued ones come by rotation.
+ */
+export function shownNeighbour(
+  trx: Trx,
+  deviceId: string,
+  from: { created_at: Date; id: string } | null,
+  direction: "older" | "newer",
+) {
+  const older = direction === "older";
+  let query = trx.selectFrom("pushes").selectAll().where("device_id", "=", deviceId)
+    .where("status", "in", ["PUBLISHED", "CONFIRMED", "EXPIRED"])
+    .where("render_prefix", "is not", null);
+  if (from) {
+    query = query.where((eb) =>
+      eb.or([
+        eb("created_at", older ? "<" : ">", from.created_at),
+        eb.and([eb("created_at", "=", from.created_at), eb("id", older ? "<" : ">", from.id)]),
+      ])
+    );
+  }
+  return query.orderBy("created_at", older ? "desc" : "asc").orderBy("id", older ? "desc" : "asc")
+    .limit(1).executeTakeFirst();
+}

@@ -293,6 +293,36 @@ export class PushesService {
     return await this.urlOf(result.push, format, result.changed);
   }
 
+  /**
+   * A display's button (issue 24): `previous` shows the push shown before the current one (by
+   * creation), `next` the one after it, from the oldest again past the newest. The one left
+   * EXPIRES (not QUEUE: the next poll would rotate back to it). True when the push changed.
+   */
+  async step(deviceId: string, direction: "previous" | "next"): Promise<boolean> {
+    return await this.db.transaction().execute(async (trx) => {
+      const device = await this.devices.lock(trx, deviceId);
+      if (!device?.owner_id) return false;
+      const current = device.latest_push_id
+        ? await repo.findPush(trx, device.latest_push_id)
+        : undefined;
+      let target = await repo.shownNeighbour(
+        trx,
+        deviceId,
+        current ?? null,
+        direction === "previous" ? "older" : "newer",
+      );
+      if (!target && direction === "next") {
+        target = await repo.shownNeighbour(trx, deviceId, null, "newer");
+      }
+      if (!target || target.id === current?.id) return false;
+      if (current) {
+        await repo.transition(trx, current.id, ["PUBLISHED", "CONFIRMED"], { status: "EXPIRED" });
+      }
+      await this.publish(trx, deviceId, target.id);
+      return true;
+    });
+  }
+
   /** `POST /api/devices/{id}/push/refresh` (rule 2). */
   async refresh(userId: string, deviceId: string, format: PushFormat): Promise<PushUrl> {
     const result = await this.db.transaction().execute(async (trx) =>
