@@ -88,11 +88,8 @@ export async function runTrmnlSim(
     } catch (error) {
       if (signal?.aborted) break;
       // Never reached: the wrong URL or no service (one line from the command). Later: retry.
-      if (!reached) throw error;
-      log(
-        `service unreachable (${error instanceof Error ? error.message : error}); ` +
-          `again in ${RETRY_SECONDS} s`,
-      );
+      if (!reached) throw new Error(`no service at ${api} (${reason(error)})`);
+      log(`service unreachable (${reason(error)}); again in ${RETRY_SECONDS} s`);
       await sleep(options.everySeconds ?? RETRY_SECONDS, signal);
     }
   }
@@ -185,6 +182,13 @@ async function readKept(path: string): Promise<Kept | null> {
   } catch {
     return null;
   }
+}
+
+/** A failed fetch's reason: its cause (Deno's message is "fetch failed"). */
+function reason(error: unknown): string {
+  const cause = error instanceof Error ? error.cause : undefined;
+  if (cause instanceof Error) return cause.message;
+  return error instanceof Error ? error.message : String(error);
 }
 
 function retryAfter(res: Response, fallback: number): number {
