@@ -4,7 +4,7 @@
  * of `image_url`), and every refused case. No reply of any display endpoint may carry a body
  * `status` of 500 or `reset_firmware: true` (the firmware wipes itself on either).
  */
-import { decode as decodePng } from "fast-png";
+import { decode as decodePng, encode as encodePng } from "fast-png";
 import { assert, assertEquals, expectError, expectStatus } from "./helpers/assert.ts";
 import { type CallOptions, type Client, registerUser, type Reply } from "./helpers/http.ts";
 import { serverSuite } from "./helpers/suite.ts";
@@ -448,6 +448,76 @@ suite.test("per-panel rendering: a custom image for a 4-bit TRMNL X and a 2-bit 
     `${Deno.env.get("TMPDIR") ?? "/tmp"}/display_2bit.png`,
     await image(two.image_url),
   );
+});
+
+/** A portrait picture (480x800): its top half black, its bottom half white. */
+function topBlackPortrait(): Uint8Array {
+  const [width, height] = [480, 800];
+  const data = new Uint8Array(width * height).fill(255);
+  data.fill(0, 0, width * (height / 2));
+  return encodePng({ width, height, data, channels: 1, depth: 8 });
+}
+
+/** The share of black pixels of a 1-bit PNG inside a box. */
+function blackShare(
+  png: ReturnType<typeof decodePng>,
+  x0: number,
+  y0: number,
+  x1: number,
+  y1: number,
+) {
+  const stride = Math.ceil(png.width / 8);
+  const bytes = png.data as Uint8Array;
+  let black = 0;
+  for (let y = y0; y < y1; y++) {
+    for (let x = x0; x < x1; x++) {
+      if (((bytes[y * stride + (x >> 3)] >> (7 - (x & 7))) & 1) === 0) black++;
+    }
+  }
+  return black / ((x1 - x0) * (y1 - y0));
+}
+
+suite.test("per-panel rendering: the profile's rotation turns the picture onto the panel", async (api) => {
+  const { user, mac, key, device } = await claimed(api);
+  const token = user.accessToken;
+  const path = `/api/devices/${device.id}/display-profile`;
+  // 90: the panel hangs with its top edge to the left; a portrait picture is laid out 480x800
+  // and turned clockwise, so its top (black) is the panel's right half.
+  expectStatus(await api.put(path, { token, body: { rotation: 90 } }), 200);
+  let last = expectStatus(await poll(api, mac, key), 200).filename;
+  const expected = {
+    90: { left: 0, right: 1, top: 0.5, bottom: 0.5 },
+    180: { left: 0.5, right: 0.5, top: 0, bottom: 1 },
+    270: { left: 1, right: 0, top: 0.5, bottom: 0.5 },
+    0: { left: 0.5, right: 0.5, top: 1, bottom: 0 },
+  };
+  for (const rotation of [90, 180, 270, 0] as const) {
+    expectStatus(await api.put(path, { token, body: { rotation } }), 200);
+    await customPush(api, token, device.id, topBlackPortrait());
+    const shown = await nextPicture(api, mac, key, last);
+    last = shown.filename;
+    const bytes = await image(shown.image_url);
+    const png = decodePng(bytes);
+    assertEquals([png.width, png.height, png.depth], [800, 480, 1]);
+    if (rotation === 90) {
+      await Deno.writeFile(`${Deno.env.get("TMPDIR") ?? "/tmp"}/display_rotated_90.png`, bytes);
+    }
+    // Sampled away from the edges (0 rotation letterboxes the portrait picture in white).
+    const share = {
+      left: blackShare(png, 300, 200, 390, 280),
+      right: blackShare(png, 410, 200, 500, 280),
+      top: blackShare(png, 380, 100, 420, 230),
+      bottom: blackShare(png, 380, 250, 420, 380),
+    };
+    for (const side of ["left", "right", "top", "bottom"] as const) {
+      const want = expected[rotation][side];
+      if (want === 0.5) continue;
+      assert.ok(
+        Math.abs(share[side] - want) < 0.05,
+        `${rotation}: ${side} ${JSON.stringify(share)}`,
+      );
+    }
+  }
 });
 
 /** `POST /api/log` as the firmware sends it. */

@@ -392,8 +392,8 @@ export class DisplaysService {
   async panelOf(deviceId: string): Promise<PanelSpec | null> {
     const display = await repo.findClaimedByDevice(this.db, deviceId);
     if (!display) return null;
-    const { width, height, bitDepth } = toProfile(display);
-    return { width, height, bitDepth };
+    const { width, height, bitDepth, rotation } = toProfile(display);
+    return { width, height, bitDepth, rotation };
   }
 
   /** The claimed display of one of the caller's devices: the device check, then 404. */
