@@ -18,6 +18,8 @@ const suite = serverSuite("displays", { DISPLAY_SETUPS_PER_MINUTE: "40" });
 
 /** Every reply of a display endpoint in this file, for the "never wipe" check at the end. */
 const seen: Reply[] = [];
+/** The one reply the owner asked to wipe the display with (`POST .../reset`). */
+const askedResets = new Set<Reply>();
 
 let macCounter = 0x10;
 /** A fresh MAC, as the firmware sends it: upper-case hex pairs with colons. */
@@ -753,9 +755,58 @@ suite.test("setup: over DISPLAY_SETUPS_PER_MINUTE from one address is 429 with R
   assert.match(limited.headers.get("retry-after") ?? "", /^\d+$/);
 });
 
+suite.test(
+  "reset: only the owner's explicit reset answers reset_firmware true, once",
+  async (api, s) => {
+    const { user, mac, key, device } = await claimed(api);
+    const token = user.accessToken;
+    const path = `/api/devices/${device.id}/reset`;
+    // Refused: no token, another user's display, an unknown device, an MQTT device, a bad id.
+    expectError(await api.post(path, {}), 401);
+    const other = await registerUser(api);
+    expectError(await api.post(path, { token: other.accessToken }), 403);
+    expectError(await api.post(`/api/devices/${crypto.randomUUID()}/reset`, { token }), 404);
+    const mqttDevice = await createDevice(s, user.user.id);
+    expectError(await api.post(`/api/devices/${mqttDevice.id}/reset`, { token }), 409);
+    expectError(await api.post("/api/devices/not-a-uuid/reset", { token }), 400);
+    // Refused asks change nothing: the next poll is an ordinary one.
+    assert.equal(expectStatus(await poll(api, mac, key), 200).reset_firmware, false);
+
+    expectStatus(await api.post(path, { token }), 200);
+    const reset = await poll(api, mac, key);
+    askedResets.add(reset);
+    const body = expectStatus(reset, 200);
+    assertEquals([body.status, body.reset_firmware], [0, true]);
+    // Once: the poll after it is ordinary again (a display that did not wipe is not asked twice).
+    assert.equal(expectStatus(await poll(api, mac, key), 200).reset_firmware, false);
+    // The wiped display sets up again with its MAC: a re-pair, its old key valid until claimed.
+    const again = expectStatus(await setup(api, mac), 200);
+    assert.match(again.friendly_id, /^[A-Z0-9]{6}$/);
+    assert.equal(expectStatus(await poll(api, mac, key), 200).reset_firmware, false);
+  },
+);
+
+suite.test("reset: no other code sets reset_firmware true or a body status 500", async () => {
+  // The source, comments aside: one place answers `reset_firmware: true` (the owner's reset,
+  // above), and nothing writes a body status of 500.
+  const found: string[] = [];
+  for await (const entry of Deno.readDir(new URL("../src/displays/", import.meta.url))) {
+    if (!entry.name.endsWith(".ts") || entry.name.endsWith("_test.ts")) continue;
+    const text = await Deno.readTextFile(new URL(`../src/displays/${entry.name}`, import.meta.url));
+    const code = text.replace(/\/\*[\s\S]*?\*\//g, "").replace(/\/\/.*$/gm, "")
+      .replace(/"[^"\n]*"/g, '""');
+    for (const m of code.matchAll(/reset_firmware:\s*true|status:\s*500/g)) {
+      found.push(`${entry.name}: ${m[0]}`);
+    }
+  }
+  assertEquals(found, ["service.ts: reset_firmware: true"]);
+});
+
 suite.test("never wipe: no display reply had body status 500 or reset_firmware true", () => {
   assert.ok(seen.length > 30);
+  assertEquals(askedResets.size, 1);
   for (const reply of seen) {
+    if (askedResets.has(reply)) continue;
     assert.notEqual(reply.status, 500);
     const body = reply.body as Record<string, unknown> | null;
     if (body && typeof body === "object") {

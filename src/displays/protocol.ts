@@ -59,7 +59,10 @@ export const displayReplySchema = z.object({
   refresh_rate: z.number().int().meta({ description: "Seconds until the next poll" }),
   update_firmware: z.literal(false),
   firmware_url: z.null(),
-  reset_firmware: z.literal(false).meta({ description: "Never true: that would wipe the device" }),
+  reset_firmware: z.boolean().meta({
+    description: "True only at the first poll after the owner's `POST /api/devices/{id}/reset` " +
+      "(the firmware erases its Wi-Fi and settings); never otherwise",
+  }),
   special_function: z.literal("none"),
 }).meta({ id: "DisplayPoll" });
 

@@ -3,11 +3,12 @@
  * display sets itself up with its MAC (`GET /api/setup`) and gets a key and a claim code; a user
  * claims the code (`POST /api/devices/claim`) and the display becomes a device of theirs through
  * the devices domain; every poll (`GET /api/display`) then answers the device's push like
- * `push/refresh`. Never a body `status` 500 and never `reset_firmware: true`: TRMNL's firmware
- * erases itself on either. An unknown key is 401, a fault of the service 503 (the route).
+ * `push/refresh`. Never a body `status` 500, and `reset_firmware: true` only once after the
+ * owner's explicit reset (`requestReset`): TRMNL's firmware erases itself on either. An unknown
+ * key is 401, a fault of the service 503 (the route).
  */
 import type { Selectable } from "kysely";
-import { AppError, badRequest, notFound, unauthorized } from "../errors.ts";
+import { AppError, badRequest, conflict, notFound, unauthorized } from "../errors.ts";
 import { newClaimCode } from "../devices/claim_code.ts";
 import type { DevicesService } from "../devices/service.ts";
 import type { PushesService } from "../pushes/service.ts";
@@ -90,7 +91,8 @@ export interface DisplayReply {
   refresh_rate: number;
   update_firmware: false;
   firmware_url: null;
-  reset_firmware: false;
+  /** True only at the first poll after the owner's `POST /api/devices/{id}/reset`. */
+  reset_firmware: boolean;
   special_function: "none";
 }
 
@@ -234,6 +236,13 @@ export class DisplaysService {
     }
     const device = await this.devices.byId(display.device_id!);
     if (!device?.owner_id) throw unauthorized("Unknown display key");
+    // The owner asked for a reset: this poll (one only) says so; the firmware wipes itself and
+    // sets up again. The only `reset_firmware: true` the service ever sends.
+    if (display.reset_requested_at !== null && await repo.takeReset(this.db, display.id)) {
+      this.log.info("display reset sent", { deviceId: device.id });
+      const reply = await this.reply(0, await this.noPushScreen(), DEFAULT_REFRESH_RATE);
+      return { ...reply, reset_firmware: true };
+    }
     // An unchanged report within a minute is not written again (a fleet polls all day).
     const fresh = device.last_seen_at !== null &&
       Date.now() - device.last_seen_at.getTime() < REPORT_EVERY_MS &&
@@ -394,6 +403,20 @@ export class DisplaysService {
     if (!display) return null;
     const { width, height, bitDepth, rotation } = toProfile(display);
     return { width, height, bitDepth, rotation };
+  }
+
+  /**
+   * `POST /api/devices/{id}/reset`: the owner's display answers `reset_firmware: true` at its
+   * next poll (once). 404/403 like every device route; a device that is not a display is 409.
+   */
+  async requestReset(userId: string, deviceId: string) {
+    const device = await this.devices.owned(userId, deviceId);
+    const display = device.transport === "http"
+      ? await repo.findClaimedByDevice(this.db, deviceId)
+      : undefined;
+    if (!display) throw conflict("Only a display that polls (transport http) can be reset");
+    await repo.updateDisplay(this.db, display.id, { reset_requested_at: new Date() });
+    return { message: "The display resets itself at its next poll" };
   }
 
   /** The claimed display of one of the caller's devices: the device check, then 404. */
