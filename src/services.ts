@@ -109,6 +109,7 @@ export function createServices(
     renderer: infra.renderer,
     setupsPerMinute: config.displaySetupsPerMinute,
     baseUrl: infra.publicBaseUrl,
+    imageSecret: secrets.storageSecret,
     log,
   });
   // The model, with the offline behaviour of every task (CONTRACT.md: deterministic, no network).

@@ -522,6 +522,53 @@ suite.test("per-panel rendering: the profile's rotation turns the picture onto t
   }
 });
 
+suite.test("push history: the display's download is its fetchedAt, its next poll confirmedAt", async (api) => {
+  const { user, mac, key, device } = await claimed(api);
+  const token = user.accessToken;
+  const empty = expectStatus(await poll(api, mac, key), 200);
+  const pushId = await customPush(api, token, device.id, greyPng(640, 480));
+  const shown = await nextPicture(api, mac, key, empty.filename);
+  const url = new URL(shown.image_url);
+  assertEquals(url.pathname, `/api/display/image/${pushId}`);
+  const history = async () => {
+    const page = expectStatus(await api.get(`/api/devices/${device.id}/pushes`, { token }), 200);
+    return page.items.find((item: { pushId: string }) => item.pushId === pushId);
+  };
+  // Told to show it, not yet downloaded: no fetchedAt.
+  assertEquals((await history()).fetchedAt, undefined);
+
+  // Refused: a changed signature, another push's id, an expired or malformed expiry.
+  const tampered = new URL(url);
+  tampered.searchParams.set("signature", "A" + url.searchParams.get("signature")!.slice(1));
+  const other = new URL(url);
+  other.pathname = `/api/display/image/${crypto.randomUUID()}`;
+  const expired = new URL(url);
+  expired.searchParams.set("expires", "1000");
+  const junk = new URL(url);
+  junk.searchParams.set("expires", "soon");
+  for (const refused of [tampered, other, expired, junk]) {
+    const res = await fetchChecked(refused.href);
+    await res.body?.cancel();
+    assert.equal(res.status, 403, refused.href);
+  }
+  assertEquals((await history()).fetchedAt, undefined);
+
+  // The plain GET the firmware makes: the PNG, recorded once as fetched.
+  const png = await image(shown.image_url);
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", png)).toHex();
+  assert.equal(digest, shown.filename);
+  const fetched = await history();
+  assert.ok(fetched.fetchedAt, JSON.stringify(fetched));
+  assertEquals([fetched.status, fetched.confirmedAt], ["PUBLISHED", undefined]);
+  await image(shown.image_url);
+  assertEquals((await history()).fetchedAt, fetched.fetchedAt);
+  // Back at its next poll with the same picture: shown, confirmed.
+  expectStatus(await poll(api, mac, key), 200);
+  const confirmed = await history();
+  assertEquals(confirmed.status, "CONFIRMED");
+  assert.ok(confirmed.confirmedAt >= confirmed.fetchedAt, JSON.stringify(confirmed));
+});
+
 /** `POST /api/log` as the firmware sends it. */
 async function sendLog(api: Client, mac: string, key: string, body: unknown, raw?: string) {
   const reply = await api.post("/api/log", {

@@ -8,7 +8,8 @@
  * key is 401, a fault of the service 503 (the route).
  */
 import type { Selectable } from "kysely";
-import { AppError, badRequest, conflict, notFound, unauthorized } from "../errors.ts";
+import { AppError, badRequest, conflict, forbidden, notFound, unauthorized } from "../errors.ts";
+import { sign, verify } from "../storage/signing.ts";
 import { newClaimCode } from "../devices/claim_code.ts";
 import type { DevicesService } from "../devices/service.ts";
 import type { PushesService } from "../pushes/service.ts";
@@ -105,8 +106,10 @@ export interface DisplaysDeps {
   renderer: Renderer;
   /** DISPLAY_SETUPS_PER_MINUTE. */
   setupsPerMinute: number;
-  /** The service's public origin, shown on the claim screen. */
+  /** The service's public origin, shown on the claim screen and in a push's `image_url`. */
   baseUrl: () => string;
+  /** HMAC key of a push's `image_url` (`GET /api/display/image/{pushId}`). */
+  imageSecret: string;
   log?: Log;
 }
 
@@ -152,7 +155,10 @@ export class DisplaysService {
   private readonly renderer: Renderer;
   private readonly setupsPerMinute: number;
   private readonly baseUrl: () => string;
+  private readonly imageSecret: string;
   private readonly log: Log;
+  /** Signatures of `image_url`s by push, for one expiry (a fleet polls the same URL again). */
+  private signed = { expires: 0, byPush: new Map<string, string>() };
   /** Drawn screens by what they show; a miss draws again (the same bytes: the same key). */
   private readonly screens = new Map<string, Screen>();
 
@@ -164,6 +170,7 @@ export class DisplaysService {
     this.renderer = deps.renderer;
     this.setupsPerMinute = deps.setupsPerMinute;
     this.baseUrl = deps.baseUrl;
+    this.imageSecret = deps.imageSecret;
     this.log = deps.log ?? silentLog;
   }
 
@@ -291,7 +298,7 @@ export class DisplaysService {
     }
     return {
       status: 0,
-      image_url: push.url,
+      image_url: this.pictureUrl(push.pushId),
       filename: push.sha256 ?? push.pushId,
       refresh_rate: refreshRate,
       update_firmware: false,
@@ -328,6 +335,35 @@ export class DisplaysService {
     });
     await afterCommit();
     return { device, status: "bound" as const };
+  }
+
+  /**
+   * A push's signed `image_url` on this service: the download goes through it, so it is
+   * recorded (`GET /api/display/image/{pushId}`). The expiry is rounded up to the minute, so
+   * a poll within that minute reuses the signature.
+   */
+  private pictureUrl(pushId: string): string {
+    const expires = Math.ceil((Date.now() / 1000 + IMAGE_URL_TTL_SECONDS) / 60) * 60;
+    if (this.signed.expires !== expires) this.signed = { expires, byPush: new Map() };
+    let signature = this.signed.byPush.get(pushId);
+    if (signature === undefined) {
+      signature = sign(this.imageSecret, pictureMessage(pushId, expires));
+      this.signed.byPush.set(pushId, signature);
+    }
+    return `${this.baseUrl()}/api/display/image/${pushId}?expires=${expires}&signature=${signature}`;
+  }
+
+  /** `GET /api/display/image/{pushId}`: the PNG of a signed, unexpired URL (403 otherwise). */
+  async picture(pushId: string, expires: string, signature: string): Promise<Uint8Array> {
+    const at = /^\d{1,12}$/.test(expires) ? Number(expires) : 0;
+    if (
+      at * 1000 < Date.now() || !verify(this.imageSecret, pictureMessage(pushId, at), signature)
+    ) {
+      throw forbidden("Expired or invalid signature");
+    }
+    const png = await this.pushes.fetchPicture(pushId);
+    if (!png) throw notFound("Push not found or not rendered");
+    return png;
   }
 
   /**
@@ -569,6 +605,11 @@ export class DisplaysService {
     this.log.info("display screen drawn", { id: id.split(":")[0] });
     return screen;
   }
+}
+
+/** What a push's `image_url` signs: its push and expiry, apart from every other signature. */
+function pictureMessage(pushId: string, expires: number): string {
+  return `display-image\n${pushId}\n${expires}`;
 }
 
 /** CONTRACT.md: a display keeps its last 1,000 log entries. */
