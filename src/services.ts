@@ -110,6 +110,7 @@ export function createServices(
     setupsPerMinute: config.displaySetupsPerMinute,
     baseUrl: infra.publicBaseUrl,
     imageSecret: secrets.storageSecret,
+    changes,
     log,
   });
   // The model, with the offline behaviour of every task (CONTRACT.md: deterministic, no network).

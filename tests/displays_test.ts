@@ -539,7 +539,8 @@ suite.test("push history: the display's download is its fetchedAt, its next poll
 
   // Refused: a changed signature, another push's id, an expired or malformed expiry.
   const tampered = new URL(url);
-  tampered.searchParams.set("signature", "A" + url.searchParams.get("signature")!.slice(1));
+  const signature = url.searchParams.get("signature")!;
+  tampered.searchParams.set("signature", (signature[0] === "A" ? "B" : "A") + signature.slice(1));
   const other = new URL(url);
   other.pathname = `/api/display/image/${crypto.randomUUID()}`;
   const expired = new URL(url);
@@ -790,18 +791,6 @@ suite.test(
   },
 );
 
-suite.test("setup: over DISPLAY_SETUPS_PER_MINUTE from one address is 429 with Retry-After", async (api) => {
-  let limited: Reply | undefined;
-  for (let i = 0; i < 45 && !limited; i++) {
-    const reply = await setup(api, newMac());
-    if (reply.status === 429) limited = reply;
-    else expectStatus(reply, 200);
-  }
-  assert.ok(limited, "no 429 within 45 setups");
-  expectError(limited, 429);
-  assert.match(limited.headers.get("retry-after") ?? "", /^\d+$/);
-});
-
 suite.test(
   "reset: only the owner's explicit reset answers reset_firmware true, once",
   async (api, s) => {
@@ -832,6 +821,18 @@ suite.test(
     assert.equal(expectStatus(await poll(api, mac, key), 200).reset_firmware, false);
   },
 );
+
+suite.test("setup: over DISPLAY_SETUPS_PER_MINUTE from one address is 429 with Retry-After", async (api) => {
+  let limited: Reply | undefined;
+  for (let i = 0; i < 45 && !limited; i++) {
+    const reply = await setup(api, newMac());
+    if (reply.status === 429) limited = reply;
+    else expectStatus(reply, 200);
+  }
+  assert.ok(limited, "no 429 within 45 setups");
+  expectError(limited, 429);
+  assert.match(limited.headers.get("retry-after") ?? "", /^\d+$/);
+});
 
 suite.test("reset: no other code sets reset_firmware true or a body status 500", async () => {
   // The source, comments aside: one place answers `reset_firmware: true` (the owner's reset,

@@ -10,6 +10,9 @@
 import type { Selectable } from "kysely";
 import { AppError, badRequest, conflict, forbidden, notFound, unauthorized } from "../errors.ts";
 import { sign, verify } from "../storage/signing.ts";
+import { tag } from "../db/cache/announced.ts";
+import { ChangeFeed } from "../db/cache/feed.ts";
+import type { TaggedCache } from "../db/cache/tagged_cache.ts";
 import { newClaimCode } from "../devices/claim_code.ts";
 import type { DevicesService } from "../devices/service.ts";
 import type { PushesService } from "../pushes/service.ts";
@@ -110,6 +113,8 @@ export interface DisplaysDeps {
   baseUrl: () => string;
   /** HMAC key of a push's `image_url` (`GET /api/display/image/{pushId}`). */
   imageSecret: string;
+  /** Invalidation of the displays-by-key cache; without it nothing is cached. */
+  changes?: ChangeFeed;
   log?: Log;
 }
 
@@ -157,6 +162,13 @@ export class DisplaysService {
   private readonly baseUrl: () => string;
   private readonly imageSecret: string;
   private readonly log: Log;
+  /** Display rows by key hash, dropped when the row changes (src/db/cache/feed.ts). */
+  private readonly byKey: TaggedCache<DisplayRow | undefined>;
+  /**
+   * The last report this process wrote per device (time and headers): an unchanged one within
+   * a minute is not written again, and the check reads no database.
+   */
+  private reports = new Map<string, { at: number; state: string }>();
   /** Signatures of `image_url`s by push, for one expiry (a fleet polls the same URL again). */
   private signed = { expires: 0, byPush: new Map<string, string>() };
   /** Drawn screens by what they show; a miss draws again (the same bytes: the same key). */
@@ -171,6 +183,7 @@ export class DisplaysService {
     this.setupsPerMinute = deps.setupsPerMinute;
     this.baseUrl = deps.baseUrl;
     this.imageSecret = deps.imageSecret;
+    this.byKey = (deps.changes ?? ChangeFeed.disabled()).cache();
     this.log = deps.log ?? silentLog;
   }
 
@@ -241,7 +254,8 @@ export class DisplaysService {
       const screen = await this.claimScreen(current.friendly_id ?? "");
       return this.reply(202, screen, PENDING_REFRESH_RATE);
     }
-    const device = await this.devices.byId(display.device_id!);
+    // The owner and latest push from the cached head (the unchanged poll reads no database).
+    const device = await this.devices.head(display.device_id!);
     if (!device?.owner_id) throw unauthorized("Unknown display key");
     // The owner asked for a reset: this poll (one only) says so; the firmware wipes itself and
     // sets up again. The only `reset_firmware: true` the service ever sends.
@@ -251,10 +265,13 @@ export class DisplaysService {
       return { ...reply, reset_firmware: true };
     }
     // An unchanged report within a minute is not written again (a fleet polls all day).
-    const fresh = device.last_seen_at !== null &&
-      Date.now() - device.last_seen_at.getTime() < REPORT_EVERY_MS &&
-      sameStrings(device.state, reported);
-    if (!fresh) await this.devices.reportDisplay(device.id, reported);
+    const state = JSON.stringify(reported);
+    const last = this.reports.get(device.id);
+    if (!last || last.state !== state || Date.now() - last.at >= REPORT_EVERY_MS) {
+      await this.devices.reportDisplay(device.id, reported);
+      if (this.reports.size >= 10_000) this.reports.clear();
+      this.reports.set(device.id, { at: Date.now(), state });
+    }
     // Each poll's headers are the panel as it is now (the Kindle client says `png-width`).
     const side = (value: string | undefined) => value && /^\d+$/.test(value) ? Number(value) : null;
     const panel = {
@@ -294,7 +311,7 @@ export class DisplaysService {
     // The display is back with the push it was given at its last poll: it has shown it
     // (PUBLISHED → CONFIRMED, like an MQTT device's `up/confirm`).
     if (!push.changed && push.status === "PUBLISHED") {
-      await this.pushes.confirmDisplayed(device.thing_name, push.pushId);
+      await this.pushes.confirmDisplayed(`display-${display.mac}`, push.pushId);
     }
     return {
       status: 0,
@@ -519,7 +536,13 @@ export class DisplaysService {
   /** The display of a key: pending or claimed; anything else (or a malformed key) is 401. */
   private async authenticate(token: string | null): Promise<DisplayRow> {
     if (token === null || !KEY.test(token.trim())) throw unauthorized("Unknown display key");
-    const display = await repo.findByKeyHash(this.db, sha256Hex(token.trim()));
+    const hash = sha256Hex(token.trim());
+    // Cached only when found (a stream of unknown keys fills nothing).
+    const display = await this.byKey.get(
+      hash,
+      (row) => row ? [tag.display(row.id)] : null,
+      () => repo.findByKeyHash(this.db, hash),
+    );
     if (!display || display.status === "replaced") throw unauthorized("Unknown display key");
     if (display.status === "claimed" && !display.device_id) {
       throw unauthorized("Unknown display key");
@@ -644,12 +667,4 @@ export const UNKNOWN_CODE = "Unknown or expired claim code";
 
 function stripUndefined<T extends Record<string, unknown>>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
-}
-
-/** Whether a stored state is exactly these string fields (jsonb does not keep key order). */
-function sameStrings(state: unknown, fields: Record<string, string>): boolean {
-  if (typeof state !== "object" || state === null) return false;
-  const stored = state as Record<string, unknown>;
-  const keys = Object.keys(fields);
-  return Object.keys(stored).length === keys.length && keys.every((k) => stored[k] === fields[k]);
 }
