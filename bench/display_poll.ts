@@ -71,7 +71,10 @@ export async function benchDisplayPoll(
     };
     const extras = () =>
       Promise.all([
-        services.buttons.onPoll(device, reqHeaders),
+        services.buttons.onPoll(
+          { id: deviceId, owner_id: device.owner_id!, thing_name: device.thing_name },
+          reqHeaders,
+        ),
         services.firmwareUpdates.forDisplay(fit),
       ]);
     const never = await timed(n, extras);

@@ -45,7 +45,10 @@ function spawn(args: string[], env: Record<string, string>) {
     .spawn();
 }
 
-/** Registers a user, and gives it a device whose latest push is rendered and published. */
+/**
+ * Registers a user, and gives it a device whose latest push is rendered and published, and a
+ * claimed display (TRMNL's pull protocol) whose latest push is too: the unchanged poll.
+ */
 async function provision(base: string, dbUrl: string) {
   const reg = await registerBenchUser(base);
   const userId = reg.user.id as string;
@@ -63,7 +66,27 @@ async function provision(base: string, dbUrl: string) {
         ${sql.json({})}, ${prefix}, now())`;
     await sql`UPDATE devices SET latest_push_id = ${pushId}, latest_push_at = now()
       WHERE id = ${deviceId}`;
-    return { token: reg.accessToken as string, deviceId };
+    // A claimed display with its key (only the key's SHA-256 is stored) and a published push.
+    const displayDeviceId = crypto.randomUUID();
+    const displayPushId = crypto.randomUUID();
+    const mac = displayDeviceId.slice(-12);
+    const key = crypto.randomUUID().replaceAll("-", "") + "bench";
+    const keyHash = new Uint8Array(
+      await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key)),
+    ).toHex();
+    await sql`INSERT INTO devices (id, hw_id, thing_name, owner_id, bound_at, transport)
+      VALUES (${displayDeviceId}, ${mac}, ${`display-${mac}`}, ${userId}, now(), 'http')`;
+    await sql`INSERT INTO displays (id, mac, key_hash, status, device_id, claimed_at)
+      VALUES (${crypto.randomUUID()}, ${mac}, ${keyHash}, 'claimed', ${displayDeviceId}, now())`;
+    const displayPrefix = `render/${userId}/${displayDeviceId}/${displayPushId}/`;
+    await sql`INSERT INTO pushes (id, device_id, user_id, title, summary, priority, status,
+        template, params, render_prefix, published_at)
+      VALUES (${displayPushId}, ${displayDeviceId}, ${userId}, 'bench', '', 0, 'PUBLISHED',
+        'custom-image', ${sql.json({})}, ${displayPrefix}, now())`;
+    await sql`UPDATE devices SET latest_push_id = ${displayPushId}, latest_push_at = now()
+      WHERE id = ${displayDeviceId}`;
+    const macHeader = mac.toUpperCase().match(/../g)!.join(":");
+    return { token: reg.accessToken as string, deviceId, display: { key, mac: macHeader } };
   } finally {
     await sql.end();
   }
@@ -98,7 +121,20 @@ if (import.meta.main) {
   try {
     await waitFor(`http://127.0.0.1:${barePort}/`);
     await waitFor(`${base}/ready`);
-    const { token, deviceId } = await provision(base, scratch.url);
+    const { token, deviceId, display } = await provision(base, scratch.url);
+    // What TRMNL's firmware sends on every wake (tests/displays_test.ts, TRMNL.md).
+    const firmware = {
+      ID: display.mac,
+      "Access-Token": display.key,
+      "Refresh-Rate": "900",
+      "Battery-Voltage": "4.12",
+      "FW-Version": "1.6.2",
+      Model: "og",
+      RSSI: "-61",
+      Width: "800",
+      Height: "480",
+      "Update-Source": "timer",
+    };
     const auth = { authorization: `Bearer ${token}` };
     const cases: Array<[string, string, Record<string, string>]> = [
       ["bare Deno.serve", `http://127.0.0.1:${barePort}/`, {}],
@@ -108,6 +144,11 @@ if (import.meta.main) {
         "GET /api/devices/{id}/push (latest push exists)",
         `${base}/api/devices/${deviceId}/push`,
         auth,
+      ],
+      [
+        "GET /api/display (TRMNL poll, nothing new)",
+        `${base}/api/display`,
+        firmware,
       ],
       ["GET /auth/me with an invalid bearer (401)", `${base}/auth/me`, {
         authorization: "Bearer not-a-token",

@@ -1,7 +1,8 @@
 /**
  * Render benchmarks (issue 4): dither+pack of one 800x480 frame in-process, and the full
  * custom-push render (decode, fit, grey, dither, pack, PNG) through the Piscina pool, one at a
- * time (ms per push) and with the pool saturated (pushes per second).
+ * time (ms per push) and with the pool saturated (pushes per second); and the same push drawn
+ * for a display's panel (issue 23): 800x480 at 1 bit beside a TRMNL X's 1872x1404 at 4 bits.
  * Run alone: `deno run -A bench/render.ts`.
  */
 import { ditherPacked, PHOTO_DITHER } from "../src/infra/render/dither.ts";
@@ -55,6 +56,19 @@ export async function benchRender(options: { runs?: number } = {}): Promise<Benc
       await pool.renderImage(upload);
       samples.push(performance.now() - start);
     }
+    // A display's panel: the same upload drawn at its size and grey depth, in the pool.
+    const panelMs = async (panel: { width: number; height: number; bitDepth: 1 | 2 | 4 }) => {
+      await pool.renderImage(upload, { panel });
+      const times: number[] = [];
+      for (let i = 0; i < runs; i++) {
+        const at = performance.now();
+        await pool.renderImage(upload, { panel });
+        times.push(performance.now() - at);
+      }
+      return median(times);
+    };
+    const og = await panelMs({ width: 800, height: 480, bitDepth: 1 });
+    const x = await panelMs({ width: 1872, height: 1404, bitDepth: 4 });
     const batch = Math.max(8, pool.threads * 6);
     const start = performance.now();
     await Promise.all(Array.from({ length: batch }, () => pool.renderImage(upload)));
@@ -69,6 +83,16 @@ export async function benchRender(options: { runs?: number } = {}): Promise<Benc
       {
         name: `render: custom push 1600x1200 JPEG through the pool, one at a time`,
         value: round(median(samples)),
+        unit: "ms/push",
+      },
+      {
+        name: "render: that push for a display panel 800x480 1-bit PNG, one at a time",
+        value: round(og),
+        unit: "ms/push",
+      },
+      {
+        name: "render: that push for a TRMNL X panel 1872x1404 4-bit PNG, one at a time",
+        value: round(x),
         unit: "ms/push",
       },
       {

@@ -109,7 +109,7 @@ export function createServices(
       forgetButtonAction(),
     ],
     // Issue 24: an MQTT device reporting another version than its rollout's gets `firmware`.
-    onFirmwareReport: [(device) => firmwareUpdates.forMqtt(updatable(device, null))],
+    onFirmwareReport: [(device) => firmwareUpdates.forMqtt(updatable(device))],
     log,
     changes,
   });
@@ -138,10 +138,21 @@ export function createServices(
     renderer: infra.renderer,
     setupsPerMinute: config.displaySetupsPerMinute,
     baseUrl: infra.publicBaseUrl,
+    imageSecret: secrets.storageSecret,
+    changes,
     log,
     extras: {
       button: (device, headers) => buttons.onPoll(device, headers),
-      firmware: (device, reported) => firmwareUpdates.forDisplay(updatable(device, reported)),
+      // A display is claimed, never provisioned by the factory: no batch, no SKU.
+      firmware: (device, reported) =>
+        firmwareUpdates.forDisplay({
+          id: device.id,
+          thingName: device.thing_name,
+          batchId: null,
+          sku: null,
+          model: modelOf(reported.model),
+          firmware: reported["fw-version"] ?? null,
+        }),
     },
   });
   // The model, with the offline behaviour of every task (CONTRACT.md: deterministic, no network).
@@ -245,15 +256,19 @@ export function createServices(
  * A device as a firmware offer matches it: a display's poll reports its model and version in
  * headers (`reported`); an MQTT device its version in a report and its model in `state.model`.
  */
-function updatable(device: DeviceRow, reported: Record<string, string> | null): UpdatableDevice {
+function updatable(device: DeviceRow): UpdatableDevice {
   const state = device.state as Record<string, unknown> | null;
-  const model = reported ? reported.model : state?.model;
   return {
     id: device.id,
     thingName: device.thing_name,
     batchId: device.batch_id,
     sku: device.sku,
-    model: typeof model === "string" && model.length <= 100 ? model : null,
-    firmware: reported ? reported["fw-version"] ?? null : device.firmware,
+    model: modelOf(state?.model),
+    firmware: device.firmware,
   };
+}
+
+/** A reported model name, when it is one. */
+function modelOf(model: unknown): string | null {
+  return typeof model === "string" && model.length <= 100 ? model : null;
 }

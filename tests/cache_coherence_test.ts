@@ -150,6 +150,50 @@ Deno.test({
 });
 
 Deno.test({
+  name: "caches: a display's reset, profile and unbind on A are seen by B's next unchanged poll",
+  ignore: !externalDatabaseUrl,
+  ...options,
+  fn: () =>
+    twoServers(async (a, b, _sa, sb) => {
+      const user = await registerUser(a);
+      const token = user.accessToken;
+      const mac = "A4:CC:00:11:22:33";
+      const { api_key: key, friendly_id: code } = expectStatus(
+        await a.get("/api/setup", { headers: { ID: mac } }),
+        200,
+      );
+      const { device } = expectStatus(
+        await a.post("/api/devices/claim", { token, body: { code } }),
+        200,
+      );
+      const poll = () =>
+        b.get("/api/display", {
+          headers: { ID: mac, "Access-Token": key, Model: "og", Width: "800", Height: "480" },
+        });
+      // The display by its key and the device's head: both from B's caches.
+      await warm(sb, 2, poll);
+      // The owner's reset on A: B's next poll says so, once.
+      expectStatus(await a.post(`/api/devices/${device.id}/reset`, { token }), 200);
+      assertEquals(expectStatus(await poll(), 200).reset_firmware, true);
+      assertEquals(expectStatus(await poll(), 200).reset_firmware, false);
+      // A refresh interval set on A is B's next refresh_rate.
+      await warm(sb, 2, poll);
+      expectStatus(
+        await a.put(`/api/devices/${device.id}/display-profile`, {
+          token,
+          body: { refreshRate: 1234 },
+        }),
+        200,
+      );
+      assertEquals(expectStatus(await poll(), 200).refresh_rate, 1234);
+      // Unbound on A: B refuses the key at once.
+      await warm(sb, 2, poll);
+      expectStatus(await a.post(`/api/devices/${device.id}/unbind`, { token }), 200);
+      expectError(await poll(), 401);
+    }),
+});
+
+Deno.test({
   name: "caches: while B's listening connection is down B reads through, and after it is back",
   ignore: !externalDatabaseUrl,
   ...options,

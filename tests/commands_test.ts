@@ -155,6 +155,7 @@ Deno.test("commands: every deno task the README and docs show exists, and each i
   const argsOf = (name: string) => shown.filter((s) => s.task === name).map((s) => s.args);
   assert(argsOf("admin").includes("set-plan alice@example.com pro"), String(argsOf("admin")));
   assert(argsOf("device-sim").some((a) => a.startsWith("--nfc <serial>.nfc.json --mqtt")));
+  assert(argsOf("device-sim").includes("--trmnl --api http://127.0.0.1:8080 --every 5"));
   assert(argsOf("factory").some((a) => a.startsWith("--token station-one-secret-token")));
 });
 
@@ -200,6 +201,16 @@ Deno.test("commands: device-sim takes its documented arguments (not the service'
     ], { DATA_DIR: dir });
     oneLine(bind, /^device-sim: /);
     assert(!/Unknown argument/.test(bind.stderr), bind.stderr);
+    // --trmnl (docs/displays.md), its --api closed: one line naming the service it could not reach.
+    const trmnlPort = closedPort();
+    const trmnl = await task("device-sim", [
+      "--trmnl",
+      "--api",
+      `http://127.0.0.1:${trmnlPort}`,
+      "--every",
+      "5",
+    ], { DATA_DIR: dir });
+    oneLine(trmnl, new RegExp(`^device-sim: .*127\\.0\\.0\\.1:${trmnlPort}`));
     // Without a thing name: the usage, exit 2.
     const none = await task("device-sim", ["--once"], { DATA_DIR: dir });
     assertEquals(none.code, 2);

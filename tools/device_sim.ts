@@ -14,12 +14,15 @@
  *            QUEUE shows only after `new_push`, i.e. the owner's current-push)
  *          --bind-token <access token or PAT> [--api <url>] (with --nfc: first binds the device
  *            to that user, as the owner's app does after reading the tag; typed client)
+ *
+ * `deno task device-sim --trmnl [--api url]`: a TRMNL display over HTTP instead (tools/trmnl_sim.ts).
  */
 import mqtt from "mqtt";
 import type { Socket } from "node:net";
 import { createClient } from "../src/client.ts";
 import { type Config, ConfigError, loadConfig } from "../src/config.ts";
 import { helpAndExit } from "../src/infra/lib/usage.ts";
+import { runTrmnlSim, trmnlOptionsFromArgs } from "./trmnl_sim.ts";
 
 const USAGE = `
 Usage: deno task device-sim --nfc <file.nfc.json> | --thing <thingName> --password <secret>
@@ -39,6 +42,19 @@ current push (saved under --out), confirms it, and prints the commands it receiv
   --bind-token <token>  with --nfc: first bind the device to that user, as the app does
   --api <url>           the service for --bind-token (default http://127.0.0.1:PORT)
   --help                this text
+
+Usage: deno task device-sim --trmnl [--api url] [--out dir] [--every seconds] [--once]
+         [--mac AA:BB:CC:DD:EE:FF] [--model og|og_gen2|x|...] [--width px --height px]
+
+A TRMNL display over HTTP (TRMNL's pull protocol): sets itself up, prints its claim code and
+where to claim it, polls GET /api/display and writes each new picture into --out.
+
+  --api <url>           the service (default http://127.0.0.1:PORT)
+  --out <dir>           default DATA_DIR/device-sim-trmnl (its key is kept there too)
+  --every <s>           poll this often instead of the answered refresh_rate (a demo)
+  --once                exit after the first picture of the claimed display
+  --mac, --model        what it sends in ID and Model (default a random MAC, og)
+  --width, --height     the panel it reports (default the model's)
 `;
 
 export interface SimOptions {
@@ -177,7 +193,7 @@ export async function runDeviceSim(options: SimOptions, signal?: AbortSignal): P
   return result;
 }
 
-function parseArgs(args: string[]) {
+export function parseArgs(args: string[]) {
   const out: Record<string, string | boolean> = {};
   for (let i = 0; i < args.length; i++) {
     const name = args[i].replace(/^--/, "");
@@ -255,8 +271,23 @@ export async function simOptionsFromArgs(
   };
 }
 
+/** `--trmnl`: the HTTP display; one line and exit 1 when it cannot start. */
+async function mainTrmnl(): Promise<never> {
+  const controller = new AbortController();
+  Deno.addSignalListener("SIGINT", () => controller.abort());
+  try {
+    const options = trmnlOptionsFromArgs(parseArgs(Deno.args), loadConfig());
+    await runTrmnlSim(options, controller.signal);
+  } catch (error) {
+    console.error(`device-sim: ${error instanceof Error ? error.message : String(error)}`);
+    Deno.exit(1);
+  }
+  Deno.exit(0);
+}
+
 if (import.meta.main) {
   helpAndExit(Deno.args, USAGE);
+  if (Deno.args.includes("--trmnl")) await mainTrmnl();
   let options: SimOptions | null;
   try {
     // The arguments are the simulator's own; the configuration is the environment only.

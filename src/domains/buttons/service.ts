@@ -18,6 +18,7 @@ import type { Db } from "../../schema.ts";
 import { notFound } from "../../errors.ts";
 import * as repo from "./repository.ts";
 import { devicePrefixes } from "../pushes/keys.ts";
+import type { PolledDevice } from "../displays/poll_extras.ts";
 
 export const BUTTON_ACTIONS = ["none", "rewind", "next", "identify"] as const;
 export type ButtonAction = typeof BUTTON_ACTIONS[number];
@@ -69,7 +70,7 @@ export class ButtonActions {
   }
 
   /** A display's poll: the press carried out (when reported) and what to announce. */
-  async onPoll(device: DeviceRow, headers: Headers) {
+  async onPoll(device: PolledDevice, headers: Headers) {
     const action = (await this.get(device.id)).action;
     const announce = { special_function: ANNOUNCED[action], screen: null };
     if (!pressed(headers)) return announce;
@@ -81,7 +82,11 @@ export class ButtonActions {
         await this.deps.step(device.id, "next");
         return announce;
       case "identify":
-        return { ...announce, screen: await this.identifyScreen(device) };
+        // A press is rare: the whole row (nickname, serial) is read only for it.
+        return {
+          ...announce,
+          screen: await this.identifyScreen(await this.deps.owned(device.owner_id, device.id)),
+        };
       default:
         return announce;
     }

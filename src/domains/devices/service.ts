@@ -124,7 +124,15 @@ export class DevicesService {
 
   /** `owned`'s check on the device's owner and latest push only, cached (`GET .../push`). */
   async ownedHead(userId: string, deviceId: string): Promise<DeviceHead> {
-    const row = await this.heads.get(
+    return access.owned("device", await this.head(deviceId), userId);
+  }
+
+  /**
+   * A device's owner and latest push, unchecked and cached: for a display that authenticated
+   * with its own key (its unchanged poll reads no database).
+   */
+  head(deviceId: string): Promise<DeviceHead | undefined> {
+    return this.heads.get(
       deviceId,
       (head) => head ? [tag.device(head.id)] : null,
       async () => {
@@ -133,7 +141,6 @@ export class DevicesService {
           { id: found.id, owner_id: found.owner_id, latest_push_id: found.latest_push_id };
       },
     );
-    return access.owned("device", row, userId);
   }
 
   /** Same check on a locked row, for transactions that change the device. */

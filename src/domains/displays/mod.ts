@@ -4,6 +4,7 @@
  * claimed display is a device of the devices domain; its pushes are the pushes domain's.
  */
 import { defineDomain } from "../../domain.ts";
+import { displayImage } from "./image.ts";
 import { displayPoll } from "./poll.ts";
 import { displayLog } from "./post_log.ts";
 import { displaysRouter } from "./router.ts";
@@ -13,6 +14,6 @@ import { displaySetup } from "./setup.ts";
 export const displays = defineDomain({
   name: "displays",
   router: displaysRouter,
-  rawRoutes: [displaySetup, displayPoll, displayLog],
+  rawRoutes: [displaySetup, displayPoll, displayLog, displayImage],
   build: (deps: DisplaysDeps) => new DisplaysService(deps),
 });

@@ -10,7 +10,7 @@ export const displayPoll = defineRawRoute({
   description: "A pending display gets its claim screen (`status` 202), a claimed one its push: " +
     "a queued push is published at the poll (like `push/refresh`), else the current one is " +
     "answered again. Its headers update the device's health and state. Never a body `status` " +
-    "500 or `reset_firmware: true`.",
+    "500, and `reset_firmware: true` only at the first poll after the owner's `POST /api/devices/{id}/reset`.",
   tags: ["displays"],
   auth: displayKey,
   headers: pollHeaders,

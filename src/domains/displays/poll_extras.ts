@@ -4,10 +4,15 @@
  * (`special_function`, and a press carried out before the push is read). Each is optional; a
  * display without them answers `false`, `null` and `"none"`.
  */
-import type { Selectable } from "kysely";
-import type { DevicesTable } from "../devices/tables.ts";
-
-type DeviceRow = Selectable<DevicesTable>;
+/**
+ * The device a poll is for, as the poll knows it without a database read (the cached head and
+ * the display's own row); a hook that needs more reads it itself.
+ */
+export interface PolledDevice {
+  id: string;
+  owner_id: string;
+  thing_name: string;
+}
 
 /** The reply fields the extras set. */
 export interface ExtraFields {
@@ -25,14 +30,14 @@ export interface ExtraScreen {
 /** The hooks, each given the device and the poll's reported headers (lower-case names). */
 export interface PollExtras {
   /** Offers a firmware update, or null. */
-  firmware?(device: DeviceRow, reported: Record<string, string>): Promise<
+  firmware?(device: PolledDevice, reported: Record<string, string>): Promise<
     { update_firmware: true; firmware_url: string } | null
   >;
   /**
    * The button: carries out a press reported by this poll (before the push is read, so a
    * `rewind` is what the reply shows) and says the function the firmware should announce.
    */
-  button?(device: DeviceRow, headers: Headers): Promise<
+  button?(device: PolledDevice, headers: Headers): Promise<
     { special_function: string; screen: ExtraScreen | null }
   >;
 }
@@ -45,7 +50,7 @@ export const NO_EXTRAS: ExtraFields = {
 };
 
 /** Runs the button hook (before the push is read). */
-export async function pressButton(extras: PollExtras, device: DeviceRow, headers: Headers) {
+export async function pressButton(extras: PollExtras, device: PolledDevice, headers: Headers) {
   return extras.button
     ? await extras.button(device, headers)
     : { special_function: "none", screen: null };
@@ -54,7 +59,7 @@ export async function pressButton(extras: PollExtras, device: DeviceRow, headers
 /** The firmware fields of the reply. */
 export async function firmwareFields(
   extras: PollExtras,
-  device: DeviceRow,
+  device: PolledDevice,
   reported: Record<string, string>,
 ): Promise<Pick<ExtraFields, "update_firmware" | "firmware_url">> {
   const update = extras.firmware ? await extras.firmware(device, reported) : null;

@@ -64,7 +64,10 @@ export const displayReplySchema = z.object({
   firmware_url: z.string().nullable().meta({
     description: "Signed URL of the build when `update_firmware`, valid 1 hour; else null",
   }),
-  reset_firmware: z.literal(false).meta({ description: "Never true: that would wipe the device" }),
+  reset_firmware: z.boolean().meta({
+    description: "True only at the first poll after the owner's `POST /api/devices/{id}/reset` " +
+      "(the firmware erases its Wi-Fi and settings); never otherwise",
+  }),
   special_function: z.enum(["none", "identify", "rewind", "restart_playlist"]).meta({
     description: "What the button does, as the firmware names it (the owner's `button-action`)",
   }),

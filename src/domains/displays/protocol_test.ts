@@ -82,6 +82,7 @@ Deno.test("profile: registry, then reported size, then the owner's fields", () =
     refresh_rate: 900,
     created_at: new Date(),
     claimed_at: null,
+    reset_requested_at: null,
     enrolled_by: null,
     name: null,
   };

@@ -45,6 +45,14 @@ export function updateDisplay(db: Db, id: string, changes: Updateable<DisplaysTa
     .executeTakeFirst();
 }
 
+/** Clears an owner's reset request of a display; true when there was one (it is answered once). */
+export async function takeReset(db: Db, id: string): Promise<boolean> {
+  const row = await db.updateTable("displays").set({ reset_requested_at: null })
+    .where("id", "=", id).where("reset_requested_at", "is not", null).returning("id")
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** Every other claimed key of the MAC stops: a re-pair was claimed. */
 export function replaceClaimed(trx: Trx, mac: string, keepId: string) {
   return trx.updateTable("displays").set({ status: "replaced" }).where("mac", "=", mac)

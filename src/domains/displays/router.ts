@@ -4,6 +4,7 @@ import { claimDisplay } from "./claim_display.ts";
 import { createEnrollmentToken } from "./create_enrollment_token.ts";
 import { getDisplayProfile } from "./get_display_profile.ts";
 import { listDisplayLogs } from "./list_display_logs.ts";
+import { resetDisplay } from "./reset_display.ts";
 import { setDisplayProfile } from "./set_display_profile.ts";
 
 export const displaysRouter = router({
@@ -12,4 +13,5 @@ export const displaysRouter = router({
   getDisplayProfile,
   setDisplayProfile,
   listDisplayLogs,
+  resetDisplay,
 });

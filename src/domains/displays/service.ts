@@ -3,11 +3,16 @@
  * display sets itself up with its MAC (`GET /api/setup`) and gets a key and a claim code; a user
  * claims the code (`POST /api/devices/claim`) and the display becomes a device of theirs through
  * the devices domain; every poll (`GET /api/display`) then answers the device's push like
- * `push/refresh`. Never a body `status` 500 and never `reset_firmware: true`: TRMNL's firmware
- * erases itself on either. An unknown key is 401, a fault of the service 503 (the route).
+ * `push/refresh`. Never a body `status` 500, and `reset_firmware: true` only once after the
+ * owner's explicit reset (`requestReset`): TRMNL's firmware erases itself on either. An unknown
+ * key is 401, a fault of the service 503 (the route).
  */
 import type { Selectable } from "kysely";
-import { AppError, badRequest, notFound, unauthorized } from "../../errors.ts";
+import { AppError, badRequest, conflict, forbidden, notFound, unauthorized } from "../../errors.ts";
+import { sign, verify } from "../../infra/storage/signing.ts";
+import { tag } from "../../infra/db/cache/announced.ts";
+import { ChangeFeed } from "../../infra/db/cache/feed.ts";
+import type { TaggedCache } from "../../infra/db/cache/tagged_cache.ts";
 import { newClaimCode } from "../devices/claim_code.ts";
 import type { DevicesService } from "../devices/service.ts";
 import type { PushesService } from "../pushes/service.ts";
@@ -91,7 +96,8 @@ export interface DisplayReply {
   refresh_rate: number;
   update_firmware: boolean;
   firmware_url: string | null;
-  reset_firmware: false;
+  /** True only at the first poll after the owner's `POST /api/devices/{id}/reset`. */
+  reset_firmware: boolean;
   special_function: string;
 }
 
@@ -104,8 +110,12 @@ export interface DisplaysDeps {
   renderer: Renderer;
   /** DISPLAY_SETUPS_PER_MINUTE. */
   setupsPerMinute: number;
-  /** The service's public origin, shown on the claim screen. */
+  /** The service's public origin, shown on the claim screen and in a push's `image_url`. */
   baseUrl: () => string;
+  /** HMAC key of a push's `image_url` (`GET /api/display/image/{pushId}`). */
+  imageSecret: string;
+  /** Invalidation of the displays-by-key cache; without it nothing is cached. */
+  changes?: ChangeFeed;
   log?: Log;
   /** What other domains add to a claimed display's poll (firmware, button; poll_extras.ts). */
   extras?: PollExtras;
@@ -153,8 +163,18 @@ export class DisplaysService {
   private readonly renderer: Renderer;
   private readonly setupsPerMinute: number;
   private readonly baseUrl: () => string;
+  private readonly imageSecret: string;
   private readonly log: Log;
   private readonly extras: PollExtras;
+  /** Display rows by key hash, dropped when the row changes (src/infra/db/cache/feed.ts). */
+  private readonly byKey: TaggedCache<DisplayRow | undefined>;
+  /**
+   * The last report this process wrote per device (time and headers): an unchanged one within
+   * a minute is not written again, and the check reads no database.
+   */
+  private reports = new Map<string, { at: number; state: string }>();
+  /** Signatures of `image_url`s by push, for one expiry (a fleet polls the same URL again). */
+  private signed = { expires: 0, byPush: new Map<string, string>() };
   /** Drawn screens by what they show; a miss draws again (the same bytes: the same key). */
   private readonly screens = new Map<string, Screen>();
 
@@ -166,6 +186,8 @@ export class DisplaysService {
     this.renderer = deps.renderer;
     this.setupsPerMinute = deps.setupsPerMinute;
     this.baseUrl = deps.baseUrl;
+    this.imageSecret = deps.imageSecret;
+    this.byKey = (deps.changes ?? ChangeFeed.disabled()).cache();
     this.log = deps.log ?? silentLog;
     this.extras = deps.extras ?? {};
   }
@@ -237,13 +259,24 @@ export class DisplaysService {
       const screen = await this.claimScreen(current.friendly_id ?? "");
       return this.reply(202, screen, PENDING_REFRESH_RATE);
     }
-    const device = await this.devices.byId(display.device_id!);
+    // The owner and latest push from the cached head (the unchanged poll reads no database).
+    const device = await this.devices.head(display.device_id!);
     if (!device?.owner_id) throw unauthorized("Unknown display key");
+    // The owner asked for a reset: this poll (one only) says so; the firmware wipes itself and
+    // sets up again. The only `reset_firmware: true` the service ever sends.
+    if (display.reset_requested_at !== null && await repo.takeReset(this.db, display.id)) {
+      this.log.info("display reset sent", { deviceId: device.id });
+      const reply = await this.reply(0, await this.noPushScreen(), DEFAULT_REFRESH_RATE);
+      return { ...reply, reset_firmware: true };
+    }
     // An unchanged report within a minute is not written again (a fleet polls all day).
-    const fresh = device.last_seen_at !== null &&
-      Date.now() - device.last_seen_at.getTime() < REPORT_EVERY_MS &&
-      sameStrings(device.state, reported);
-    if (!fresh) await this.devices.reportDisplay(device.id, reported);
+    const state = JSON.stringify(reported);
+    const last = this.reports.get(device.id);
+    if (!last || last.state !== state || Date.now() - last.at >= REPORT_EVERY_MS) {
+      await this.devices.reportDisplay(device.id, reported);
+      if (this.reports.size >= 10_000) this.reports.clear();
+      this.reports.set(device.id, { at: Date.now(), state });
+    }
     // Each poll's headers are the panel as it is now (the Kindle client says `png-width`).
     const side = (value: string | undefined) => value && /^\d+$/.test(value) ? Number(value) : null;
     const panel = {
@@ -257,7 +290,12 @@ export class DisplaysService {
     ) {
       await repo.updateDisplay(this.db, display.id, panel);
     }
-    const button = await pressButton(this.extras, device, headers);
+    const polled = {
+      id: device.id,
+      owner_id: device.owner_id,
+      thing_name: `display-${display.mac}`,
+    };
+    const button = await pressButton(this.extras, polled, headers);
     // Nothing waiting (the usual poll): `push/refresh` would change nothing, so the current push
     // is read on the cached path of `GET .../push`, without a transaction.
     let waiting = await this.pushes.hasWaiting(device.id);
@@ -281,7 +319,7 @@ export class DisplaysService {
       ? Math.min(WAITING_REFRESH_RATE, interval)
       : interval;
     const extra = {
-      ...await firmwareFields(this.extras, device, reported),
+      ...await firmwareFields(this.extras, polled, reported),
       special_function: button.special_function,
     };
     if (button.screen) {
@@ -297,11 +335,11 @@ export class DisplaysService {
     // The display is back with the push it was given at its last poll: it has shown it
     // (PUBLISHED → CONFIRMED, like an MQTT device's `up/confirm`).
     if (!push.changed && push.status === "PUBLISHED") {
-      await this.pushes.confirmDisplayed(device.thing_name, push.pushId);
+      await this.pushes.confirmDisplayed(`display-${display.mac}`, push.pushId);
     }
     return {
       status: 0,
-      image_url: push.url,
+      image_url: this.pictureUrl(push.pushId),
       filename: push.sha256 ?? push.pushId,
       refresh_rate: refreshRate,
       reset_firmware: false,
@@ -336,6 +374,35 @@ export class DisplaysService {
     });
     await afterCommit();
     return { device, status: "bound" as const };
+  }
+
+  /**
+   * A push's signed `image_url` on this service: the download goes through it, so it is
+   * recorded (`GET /api/display/image/{pushId}`). The expiry is rounded up to the minute, so
+   * a poll within that minute reuses the signature.
+   */
+  private pictureUrl(pushId: string): string {
+    const expires = Math.ceil((Date.now() / 1000 + IMAGE_URL_TTL_SECONDS) / 60) * 60;
+    if (this.signed.expires !== expires) this.signed = { expires, byPush: new Map() };
+    let signature = this.signed.byPush.get(pushId);
+    if (signature === undefined) {
+      signature = sign(this.imageSecret, pictureMessage(pushId, expires));
+      this.signed.byPush.set(pushId, signature);
+    }
+    return `${this.baseUrl()}/api/display/image/${pushId}?expires=${expires}&signature=${signature}`;
+  }
+
+  /** `GET /api/display/image/{pushId}`: the PNG of a signed, unexpired URL (403 otherwise). */
+  async picture(pushId: string, expires: string, signature: string): Promise<Uint8Array> {
+    const at = /^\d{1,12}$/.test(expires) ? Number(expires) : 0;
+    if (
+      at * 1000 < Date.now() || !verify(this.imageSecret, pictureMessage(pushId, at), signature)
+    ) {
+      throw forbidden("Expired or invalid signature");
+    }
+    const png = await this.pushes.fetchPicture(pushId);
+    if (!png) throw notFound("Push not found or not rendered");
+    return png;
   }
 
   /**
@@ -409,8 +476,22 @@ export class DisplaysService {
   async panelOf(deviceId: string): Promise<PanelSpec | null> {
     const display = await repo.findClaimedByDevice(this.db, deviceId);
     if (!display) return null;
-    const { width, height, bitDepth } = toProfile(display);
-    return { width, height, bitDepth };
+    const { width, height, bitDepth, rotation } = toProfile(display);
+    return { width, height, bitDepth, rotation };
+  }
+
+  /**
+   * `POST /api/devices/{id}/reset`: the owner's display answers `reset_firmware: true` at its
+   * next poll (once). 404/403 like every device route; a device that is not a display is 409.
+   */
+  async requestReset(userId: string, deviceId: string) {
+    const device = await this.devices.owned(userId, deviceId);
+    const display = device.transport === "http"
+      ? await repo.findClaimedByDevice(this.db, deviceId)
+      : undefined;
+    if (!display) throw conflict("Only a display that polls (transport http) can be reset");
+    await repo.updateDisplay(this.db, display.id, { reset_requested_at: new Date() });
+    return { message: "The display resets itself at its next poll" };
   }
 
   /** The claimed display of one of the caller's devices: the device check, then 404. */
@@ -477,7 +558,13 @@ export class DisplaysService {
   /** The display of a key: pending or claimed; anything else (or a malformed key) is 401. */
   private async authenticate(token: string | null): Promise<DisplayRow> {
     if (token === null || !KEY.test(token.trim())) throw unauthorized("Unknown display key");
-    const display = await repo.findByKeyHash(this.db, sha256Hex(token.trim()));
+    const hash = sha256Hex(token.trim());
+    // Cached only when found (a stream of unknown keys fills nothing).
+    const display = await this.byKey.get(
+      hash,
+      (row) => row ? [tag.display(row.id)] : null,
+      () => repo.findByKeyHash(this.db, hash),
+    );
     if (!display || display.status === "replaced") throw unauthorized("Unknown display key");
     if (display.status === "claimed" && !display.device_id) {
       throw unauthorized("Unknown display key");
@@ -568,6 +655,11 @@ export class DisplaysService {
   }
 }
 
+/** What a push's `image_url` signs: its push and expiry, apart from every other signature. */
+function pictureMessage(pushId: string, expires: number): string {
+  return `display-image\n${pushId}\n${expires}`;
+}
+
 /** CONTRACT.md: a display keeps its last 1,000 log entries. */
 export const LOGS_KEPT = 1000;
 /** CONTRACT.md: `POST /api/log` bodies up to 64 KiB. */
@@ -600,12 +692,4 @@ export const UNKNOWN_CODE = "Unknown or expired claim code";
 
 function stripUndefined<T extends Record<string, unknown>>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
-}
-
-/** Whether a stored state is exactly these string fields (jsonb does not keep key order). */
-function sameStrings(state: unknown, fields: Record<string, string>): boolean {
-  if (typeof state !== "object" || state === null) return false;
-  const stored = state as Record<string, unknown>;
-  const keys = Object.keys(fields);
-  return Object.keys(stored).length === keys.length && keys.every((k) => stored[k] === fields[k]);
 }

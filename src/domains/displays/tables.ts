@@ -46,6 +46,8 @@ export interface DisplaysTable {
   refresh_rate: Generated<number>;
   created_at: ColumnType<Date, Date | undefined, never>;
   claimed_at: Date | null;
+  /** When the owner asked for a reset its next poll has not answered yet (null: none). */
+  reset_requested_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 /** `GET /api/setup` hits per client address and minute. */

@@ -24,6 +24,7 @@ import {
   type PushBitmaps,
   type Renderer,
   type TemplateRenderRequest,
+  uprightSize,
 } from "../../infra/render/types.ts";
 import { templateRegistry } from "../../infra/render/templates/registry.ts";
 import { renderPrefix } from "./keys.ts";
@@ -229,8 +230,7 @@ export class PushRenderJob {
     const grey = await this.renderer.renderScene({
       scene: params.scene,
       images,
-      width: panel?.width ?? 800,
-      height: panel?.height ?? 480,
+      ...(panel ? uprightSize(panel) : { width: 800, height: 480 }),
       colorMode: "grayscale",
       mode: params.mode === "hardcode" ? "hardcode" : "auto",
     });

@@ -13,6 +13,12 @@ export function findPush(db: Db, id: string) {
   return db.selectFrom("pushes").selectAll().where("id", "=", id).executeTakeFirst();
 }
 
+/** A display downloaded the push's picture: its first download is kept. */
+export function markFetched(db: Db, id: string, at: Date) {
+  return db.updateTable("pushes").set({ fetched_at: at }).where("id", "=", id)
+    .where("fetched_at", "is", null).execute();
+}
+
 /** Pushes by id, many at once (the latest pushes of a burst of `get_push`). */
 export async function findPushes(
   db: Db,

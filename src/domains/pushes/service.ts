@@ -427,6 +427,28 @@ export class PushesService {
     return result ? await this.urlOf(result.push, format, result.changed) : null;
   }
 
+  /**
+   * The PNG of a push a display downloads through its signed `image_url` (CONTRACT.md: the
+   * download is recorded as the display fetching that push; the first one is kept). Null when
+   * the push is gone or has no picture.
+   */
+  async fetchPicture(pushId: string): Promise<Uint8Array | null> {
+    const push = await this.pushes.get(
+      pushId,
+      (row) => row ? [tag.push(row.id)] : null,
+      () => repo.findPush(this.db, pushId),
+    );
+    if (!push?.render_prefix) return null;
+    const bytes = await this.store.get(push.render_prefix + FORMAT_FILES.png);
+    if (!bytes) return null;
+    // The cached row says whether it was fetched: a write only the first time (the update
+    // drops the cached row).
+    if (push.fetched_at === null || push.fetched_at === undefined) {
+      await repo.markFetched(this.db, pushId, new Date());
+    }
+    return bytes;
+  }
+
   /** MQTT `up/confirm`: the device displayed a PUBLISHED push of its own. */
   async confirmDisplayed(thingName: string, pushId: unknown) {
     if (typeof pushId !== "string" || !isUuid(pushId)) return false;

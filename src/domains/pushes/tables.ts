@@ -35,6 +35,8 @@ export interface PushesTable {
   rendered_at: Date | null;
   published_at: Date | null;
   confirmed_at: Date | null;
+  /** A display's first download of its picture (`GET /api/display/image/...`); null: none. */
+  fetched_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   created_at: ColumnType<Date, Date | undefined, never>;
   updated_at: ColumnType<Date, Date | undefined, Date>;
 }

@@ -16,6 +16,15 @@ export const pushListItemSchema = z.object({
     description:
       "Why the render failed for good (the source cannot be decoded, or every retry failed); present only then. The push stays PREPARE, is never rendered again and cannot be shown",
   }),
+  // Additions to SPEC 2.9's fields (issue 23): when the device showed it. Present only then.
+  fetchedAt: timestamp.optional().meta({
+    description:
+      "When a display (TRMNL's pull protocol) first downloaded its picture; present only then",
+  }),
+  confirmedAt: timestamp.optional().meta({
+    description:
+      "When the device confirmed showing it (MQTT `up/confirm`, or a display's next poll); present only then",
+  }),
 }).meta({ id: "PushListItem" });
 
 export const pushPageSchema = z.object({
@@ -63,5 +72,7 @@ export function toPushListItem(row: Selectable<PushesTable>): z.infer<typeof pus
     priority: row.priority,
     createdAt: row.created_at.toISOString(),
     ...(row.render_failed_at ? { error: row.render_error ?? "Render failed" } : {}),
+    ...(row.fetched_at ? { fetchedAt: row.fetched_at.toISOString() } : {}),
+    ...(row.confirmed_at ? { confirmedAt: row.confirmed_at.toISOString() } : {}),
   };
 }

@@ -13,7 +13,13 @@ import { flattenPaper, type ImageMode, isDocument } from "./paper.ts";
 import { encodePng1Bit } from "./png.ts";
 import { tone } from "./tone.ts";
 import { encodePng } from "./layout/png_encode.ts";
-import { FRAME_HEIGHT, FRAME_WIDTH, type PanelSpec, type PushBitmaps } from "./types.ts";
+import {
+  FRAME_HEIGHT,
+  FRAME_WIDTH,
+  type PanelSpec,
+  type PushBitmaps,
+  uprightSize,
+} from "./types.ts";
 
 export { MAX_SOURCE_PIXELS, type RenderFailureCode } from "./limits.ts";
 
@@ -68,20 +74,45 @@ function centreOnWhite(
 }
 
 /**
- * A panel's formats of its grey frame: `png` a greyscale PNG of the panel's depth (1 bit from
- * the 1 bpp rows, 2 bits from the 4-level rows, 4 bits from a 16-level Floyd-Steinberg), `raw2`
- * and `raw4` the 1 and 2 bpp rows at the panel's size.
+ * A panel's formats of its grey frame (laid out upright: `uprightSize`, turned by the panel's
+ * rotation first): `png` a greyscale PNG of the panel's depth (1 bit from the 1 bpp rows, 2 bits
+ * from the 4-level rows, 4 bits from a 16-level Floyd-Steinberg), `raw2` and `raw4` the 1 and
+ * 2 bpp rows at the panel's size.
  */
 export function panelBitmaps(
-  frame: Uint8Array,
+  upright: Uint8Array,
   panel: PanelSpec,
   kernel: DitherKernel,
 ): PushBitmaps {
   const { width, height, bitDepth } = panel;
+  const frame = rotateGrey(upright, uprightSize(panel).width, panel.rotation ?? 0);
   const { raw2, raw4 } = ditherPacked(frame, width, height, kernel);
   const data = bitDepth === 1 ? raw2 : bitDepth === 2 ? raw4 : dither16(frame, width, height);
   const png = encodePng({ width, height, channels: 1, depth: bitDepth, data, level: 6 });
   return { png, raw2, raw4 };
+}
+
+/**
+ * A grey frame `width` wide turned `rotation` degrees clockwise (0: the frame itself). Turned
+ * 90, its top row becomes the right column.
+ */
+export function rotateGrey(grey: Uint8Array, width: number, rotation: 0 | 90 | 180 | 270) {
+  if (rotation === 0) return grey;
+  const height = grey.length / width;
+  const out = new Uint8Array(grey.length);
+  if (rotation === 180) {
+    for (let i = 0, n = grey.length; i < n; i++) out[n - 1 - i] = grey[i];
+    return out;
+  }
+  // 90: (x, y) → (height - 1 - y, x); 270: (x, y) → (y, width - 1 - x); the result is `height` wide.
+  for (let y = 0; y < height; y++) {
+    const row = y * width;
+    for (let x = 0; x < width; x++) {
+      const to = rotation === 90 ? x * height + (height - 1 - y) : (width - 1 - x) * height + y;
+      out[to] = grey[row + x];
+    }
+  }
+  return out;
 }
 
 /** 16 grey levels by Floyd-Steinberg error diffusion, packed two pixels a byte (MSB first). */
@@ -113,9 +144,7 @@ export async function renderImageBitmaps(
   options: ImageRenderOptions = {},
 ): Promise<RenderResult> {
   const panel = options.panel;
-  const box = panel
-    ? { width: panel.width, height: panel.height }
-    : { width: FRAME_WIDTH, height: FRAME_HEIGHT };
+  const box = panel ? uprightSize(panel) : { width: FRAME_WIDTH, height: FRAME_HEIGHT };
   const pack = (frame: Uint8Array, kernel: DitherKernel) =>
     panel ? panelBitmaps(frame, panel, kernel) : bitmapsFromFrame(frame, kernel);
   // Scaled (up or down) to the largest size of its aspect ratio inside the frame, on white.

@@ -1,7 +1,7 @@
 /** Renders for a display's panel (CONTRACT.md): its size, a greyscale PNG of its depth. */
 import assert from "node:assert/strict";
 import { decode } from "fast-png";
-import { panelBitmaps, renderImageBitmaps } from "./bitmaps.ts";
+import { panelBitmaps, renderImageBitmaps, rotateGrey } from "./bitmaps.ts";
 import { renderTemplateBitmaps } from "./templates/render.ts";
 import { templateRegistry } from "./templates/registry.ts";
 import { gradientJpeg } from "./testing/images.ts";
@@ -54,4 +54,23 @@ Deno.test("panel: a template laid out for a TRMNL X, drawn at 1872x1404 in 4 bit
   assert.ok(result.ok);
   const png = decode(result.bitmaps.png);
   assert.deepEqual([png.width, png.height, png.depth], [1872, 1404, 4]);
+});
+
+Deno.test("panel: rotateGrey turns a frame clockwise; a rotated panel is laid out upright", () => {
+  // 3 wide, 2 high:  a b c / d e f
+  const frame = Uint8Array.from([1, 2, 3, 4, 5, 6]);
+  // 90 clockwise (2 wide, 3 high): d a / e b / f c
+  assert.deepEqual([...rotateGrey(frame, 3, 90)], [4, 1, 5, 2, 6, 3]);
+  assert.deepEqual([...rotateGrey(frame, 3, 180)], [6, 5, 4, 3, 2, 1]);
+  // 270: c f / b e / a d
+  assert.deepEqual([...rotateGrey(frame, 3, 270)], [3, 6, 2, 5, 1, 4]);
+  assert.equal(rotateGrey(frame, 3, 0), frame);
+  // A 4x2 panel turned 90 takes a 2x4 upright frame: its top row (black) is the right column.
+  const upright = Uint8Array.from([0, 0, 255, 255, 255, 255, 255, 255]);
+  const { png } = panelBitmaps(
+    upright,
+    { width: 4, height: 2, bitDepth: 4, rotation: 90 },
+    "threshold",
+  );
+  assert.deepEqual(levelsOf(decode(png)), [15, 15, 15, 0, 15, 15, 15, 0]);
 });

@@ -81,6 +81,19 @@ export interface PanelSpec {
   width: number;
   height: number;
   bitDepth: 1 | 2 | 4;
+  /**
+   * Degrees clockwise the picture is turned onto the panel's pixels (the display profile's
+   * `rotation`): it is laid out upright (`uprightSize`) and turned into `width` x `height`.
+   * 90: a panel hung with its top edge to the left, showing a portrait picture.
+   */
+  rotation?: 0 | 90 | 180 | 270;
+}
+
+/** The size a panel's picture is laid out at: its own, sides swapped for 90 or 270 degrees. */
+export function uprightSize(panel: PanelSpec): { width: number; height: number } {
+  return panel.rotation === 90 || panel.rotation === 270
+    ? { width: panel.height, height: panel.width }
+    : { width: panel.width, height: panel.height };
 }
 
 /** Options of an uploaded picture's render (issue 12). */

@@ -21,7 +21,7 @@ export interface Announcement {
 }
 
 /** The kinds of thing a cache entry can depend on. */
-export type TagKind = "user" | "session" | "pat" | "device" | "push";
+export type TagKind = "user" | "session" | "pat" | "device" | "push" | "display";
 
 /** A cache tag: what a cached value was built from. Only announced kinds type-check. */
 export type Tag = `${TagKind}:${string}`;
@@ -42,6 +42,8 @@ export const ANNOUNCED: Readonly<Record<string, Announcement>> = {
     columns: ["owner_id", "latest_push_id"],
   },
   pushes: { tag: "push", column: "id", on: ["UPDATE", "DELETE"] },
+  // A display's row by its key (the TRMNL poll): status, profile, reset request.
+  displays: { tag: "display", column: "id", on: ["UPDATE", "DELETE"] },
 };
 
 /** Tables whose updates (of any column) and deletes are announced. */
@@ -64,4 +66,5 @@ export const tag = {
   pat: (id: string): Tag => `pat:${id}`,
   device: (id: string): Tag => `device:${id}`,
   push: (id: string): Tag => `push:${id}`,
+  display: (id: string): Tag => `display:${id}`,
 } satisfies Record<TagKind, (id: string) => Tag>;

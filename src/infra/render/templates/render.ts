@@ -26,6 +26,7 @@ import {
   type PanelSpec,
   type PushBitmaps,
   type TemplateRenderRequest,
+  uprightSize,
 } from "../types.ts";
 import { renderLiquid } from "./liquid.ts";
 import type { TemplateRegistry } from "./registry.ts";
@@ -63,10 +64,11 @@ const FITS = new Set<Fit>(["contain", "cover", "fill", "stretch"]);
  */
 export function layoutBox(panel?: PanelSpec): { width: number; height: number } {
   if (!panel) return { width: FRAME_WIDTH, height: FRAME_HEIGHT };
-  const scale = Math.min(panel.width / FRAME_WIDTH, panel.height / FRAME_HEIGHT);
+  const upright = uprightSize(panel);
+  const scale = Math.min(upright.width / FRAME_WIDTH, upright.height / FRAME_HEIGHT);
   return {
-    width: Math.max(1, Math.round(panel.width / scale)),
-    height: Math.max(1, Math.round(panel.height / scale)),
+    width: Math.max(1, Math.round(upright.width / scale)),
+    height: Math.max(1, Math.round(upright.height / scale)),
   };
 }
 
@@ -140,8 +142,7 @@ export async function renderTemplateGrey(
   if (!laidOut.ok) return laidOut;
   const panel = input.panel;
   const frame = await rasterise(laidOut.svg, {
-    width: panel?.width ?? FRAME_WIDTH,
-    height: panel?.height ?? FRAME_HEIGHT,
+    ...(panel ? uprightSize(panel) : { width: FRAME_WIDTH, height: FRAME_HEIGHT }),
     ...(panel ? { viewBox: layoutBox(panel) } : {}),
     crisp: true,
   });
