@@ -39,6 +39,7 @@ const PUBLIC = [
   /^\/api\/devices\/\{id\}\/refresh-code$/,
   /^(\/internal\/factory)?\/(docs|playground)(\/\{file\})?$/, // static pages; their calls carry the pasted token
   /^\/api\/setup$/, // a display's first call: its MAC, rate limited per address
+  /^\/api\/display\/image\/\{pushId\}$/, // a display's picture: a signed URL, like /storage/
   /^\/metrics$/, // its own optional METRICS_TOKEN, not a user credential (docs/decisions.md)
 ];
 
@@ -54,6 +55,8 @@ function expectedSchemes(path: string): string[] {
     return ["userAccessToken"];
   }
   if (path.startsWith("/api/")) return ["userAccessToken", "personalAccessToken"];
+  // The MCP server: a PAT or a user access token (CONTRACT.md "Integrations").
+  if (path === "/mcp") return ["userAccessToken", "personalAccessToken"];
   throw new Error(`no rule for ${path}: add it to this test with CONTRACT.md's answer`);
 }
 
