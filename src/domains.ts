@@ -18,6 +18,7 @@ import { devices } from "./devices/mod.ts";
 import { pushes } from "./pushes/mod.ts";
 import { content } from "./content/mod.ts";
 import { targetless } from "./targetless/mod.ts";
+import { webhooks } from "./webhooks/mod.ts";
 
 export const DOMAINS = [
   accounts,
@@ -35,6 +36,7 @@ export const DOMAINS = [
   files,
   content,
   targetless,
+  webhooks,
 ] as const;
 
 /** Every domain's queues, in list order. */

@@ -14,6 +14,7 @@ import type { ContentTables } from "./content/tables.ts";
 import type { FactoryDeviceColumns, FactoryTables } from "./factory/tables.ts";
 import type { TargetlessTables } from "./targetless/tables.ts";
 import type { DisplayTables } from "./displays/tables.ts";
+import type { WebhookTables } from "./webhooks/tables.ts";
 
 export interface DB
   extends
@@ -28,7 +29,8 @@ export interface DB
     FactoryTables,
     ContentTables,
     TargetlessTables,
-    DisplayTables {
+    DisplayTables,
+    WebhookTables {
   /** The factory adds its credential columns to the shared devices table. */
   devices: DevicesTable & FactoryDeviceColumns;
 }

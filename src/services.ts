@@ -42,6 +42,11 @@ import { SUMMARY_TASK } from "./content/summary_prompt.ts";
 import { offlineAgent } from "./content/offline_agent.ts";
 import { SCENE_TASK } from "./targetless/scene_prompt.ts";
 import { offlineSceneTask } from "./targetless/offline_scene.ts";
+import { webhooks as webhooksDomain } from "./webhooks/mod.ts";
+import { OfflineSweep } from "./webhooks/sweep.ts";
+import { isOnline } from "./devices/views.ts";
+import { LinkFetcher } from "./targetless/links/fetch_link.ts";
+import { judgeAddress } from "./targetless/links/address_guard.ts";
 
 /** Long-lived infrastructure `createApp` opens and closes; the services only use it. */
 export interface Infrastructure {
@@ -82,16 +87,53 @@ export function createServices(
     changes,
   });
   const oauth = oauthDomain.build({ db, config, accounts, pats, baseUrl: infra.publicBaseUrl });
+  // Event webhooks (issue 24): deliveries go through the link assets' SSRF guard, private and
+  // loopback targets only with WEBHOOK_ALLOW_PRIVATE (local use and tests).
+  const webhooks = webhooksDomain.build({
+    db,
+    jobs: infra.jobs,
+    transport: new LinkFetcher({
+      timeoutMs: 10_000,
+      ...(config.webhookAllowPrivate
+        ? {
+          allowAddress: (address: string) =>
+            [null, "private", "loopback"].includes(judgeAddress(address)),
+        }
+        : {}),
+    }),
+    log,
+  });
   // SPEC 3.6 / 4.1: a device that leaves its owner takes its pushes, files and bitmaps with it,
-  // and a display its log entries.
+  // and a display its log entries. Its reports (polls too) feed the webhooks' device events.
   const devices = devicesDomain.build({
     db,
     messenger: infra.messenger,
     outbox: infra.outbox,
     onUnlink: [forgetDevicePushes(storage), forgetDisplayLogs()],
+    onReport: [(trx, row) =>
+      webhooks.observeDevice(trx, {
+        deviceId: row.id,
+        userId: row.owner_id!,
+        online: isOnline(row),
+        battery: row.battery,
+      })],
     log,
     changes,
   });
+  const webhookSweep = new OfflineSweep({
+    db,
+    webhooks,
+    lockDevice: async (trx, deviceId) => {
+      const row = await devices.lock(trx, deviceId);
+      return row && {
+        deviceId: row.id,
+        userId: row.owner_id,
+        online: isOnline(row),
+        battery: row.battery,
+      };
+    },
+  });
+  // push.published, push.confirmed and push.failed are emitted where the push changes.
   const pushes = pushesDomain.build({
     db,
     devices,
@@ -99,6 +141,7 @@ export function createServices(
     jobs: infra.jobs,
     log,
     changes,
+    events: webhooks,
   });
   // Displays people already own: a claimed one is a device (devices) showing its pushes (pushes).
   const displays = displaysDomain.build({
@@ -203,5 +246,7 @@ export function createServices(
     model,
     ...contentServices,
     targetless,
+    webhooks,
+    webhookSweep,
   };
 }

@@ -28,6 +28,8 @@ import type { SummarizeJob } from "./content/summarize_job.ts";
 import type { AnalyzeService } from "./content/analyze.ts";
 import type { TemplatesService } from "./content/templates.ts";
 import type { Targetless } from "./targetless/service.ts";
+import type { WebhooksService } from "./webhooks/service.ts";
+import type { OfflineSweep } from "./webhooks/sweep.ts";
 
 export interface Services {
   config: Config;
@@ -66,4 +68,8 @@ export interface Services {
   templates: TemplatesService;
   /** Targetless contents, presentations and renditions (SPEC 4.7) and their jobs. */
   targetless: Targetless;
+  /** Event webhooks: subscriptions, events, deliveries (handler of `webhookDeliveryQueue`). */
+  webhooks: WebhooksService;
+  /** The once-a-minute `device.offline` sweep (handler of `webhookSweepQueue`). */
+  webhookSweep: OfflineSweep;
 }

@@ -56,9 +56,17 @@ export interface UnlinkReaction {
   afterCommit(device: UnlinkedDevice): Promise<void>;
 }
 
+/**
+ * What follows a device's report (poll, heartbeat, state, status), in its transaction with the
+ * updated row, locked (the webhooks' device events).
+ */
+export type ReportReaction = (trx: Trx, device: DeviceRow) => Promise<void>;
+
 export interface DevicesOptions {
   /** Reactions to a device leaving its owner, in order. */
   onUnlink?: UnlinkReaction[];
+  /** Reactions to a report of an owned device, in order. */
+  onReport?: ReportReaction[];
   log?: Log;
   /** Invalidation of `ownedHead`'s cache; without it nothing is cached. */
   changes?: ChangeFeed;
@@ -80,6 +88,7 @@ export const TEXT_MAX = 1000;
 
 export class DevicesService {
   private readonly onUnlink: UnlinkReaction[];
+  private readonly onReport: ReportReaction[];
   private readonly log: Log;
   /**
    * Owner and latest push by device id, dropped when either changes or the device is deleted
@@ -103,6 +112,7 @@ export class DevicesService {
     this.messenger = deps.messenger;
     this.outbox = deps.outbox;
     this.onUnlink = deps.onUnlink ?? [];
+    this.onReport = deps.onReport ?? [];
     this.log = deps.log ?? silentLog;
     this.heads = (deps.changes ?? ChangeFeed.disabled()).cache();
   }
@@ -183,12 +193,30 @@ export class DevicesService {
    */
   async reportDisplay(deviceId: string, state: Record<string, string>) {
     const now = new Date();
-    await repo.updateDevice(this.db, deviceId, {
-      state,
-      state_updated_at: now,
-      last_seen_at: now,
-      online: true,
-      ...vitals(displayVitals(state)),
+    await this.report((db) =>
+      repo.updateDevice(db, deviceId, {
+        state,
+        state_updated_at: now,
+        last_seen_at: now,
+        online: true,
+        ...vitals(displayVitals(state)),
+      })
+    );
+  }
+
+  /**
+   * Runs a report's update; with reactions, in a transaction with them (the update locks the
+   * row, so the reports of one device are reacted to one after the other).
+   */
+  private async report(update: (db: Db) => Promise<DeviceRow | undefined>) {
+    if (this.onReport.length === 0) {
+      await update(this.db);
+      return;
+    }
+    await this.db.transaction().execute(async (trx) => {
+      const row = await update(trx);
+      if (!row?.owner_id) return;
+      for (const react of this.onReport) await react(trx, row);
     });
   }
 
@@ -347,32 +375,38 @@ export class DevicesService {
     if (!isStorableJson(state)) return;
     const fields = state as Record<string, unknown>;
     const now = new Date();
-    await repo.updateDeviceByThing(this.db, thingName, {
-      state,
-      state_updated_at: now,
-      last_seen_at: now,
-      ...vitals(fields),
-    });
+    await this.report((db) =>
+      repo.updateDeviceByThing(db, thingName, {
+        state,
+        state_updated_at: now,
+        last_seen_at: now,
+        ...vitals(fields),
+      })
+    );
   }
 
   /** `up/heartbeat`: marks the device seen now (online for 3 minutes). */
   async heartbeat(thingName: string, body: unknown) {
     const fields = typeof body === "object" && body !== null ? body as Record<string, unknown> : {};
-    await repo.updateDeviceByThing(this.db, thingName, {
-      last_seen_at: new Date(),
-      online: true,
-      ...vitals(fields),
-    });
+    await this.report((db) =>
+      repo.updateDeviceByThing(db, thingName, {
+        last_seen_at: new Date(),
+        online: true,
+        ...vitals(fields),
+      })
+    );
   }
 
   /** `up/status`: "online" / "offline" (the retained last will). */
   async reportStatus(thingName: string, status: unknown) {
     if (status !== "online" && status !== "offline") return;
-    await repo.updateDeviceByThing(this.db, thingName, {
-      last_status: status,
-      online: status === "online",
-      ...(status === "online" ? { last_seen_at: new Date() } : {}),
-    });
+    await this.report((db) =>
+      repo.updateDeviceByThing(db, thingName, {
+        last_status: status,
+        online: status === "online",
+        ...(status === "online" ? { last_seen_at: new Date() } : {}),
+      })
+    );
   }
 }
 
