@@ -5,6 +5,14 @@ import type { Db, Trx } from "../schema.ts";
 import type { Anchor } from "../lib/cursor.ts";
 import type { DeliveryAttempt, WebhooksTable } from "./tables.ts";
 
+/**
+ * A value as jsonb, sent as text and cast in PostgreSQL: postgres.js would store a JSON string
+ * as a jsonb string (STACK.md), PGlite would not; the cast reads the same on both.
+ */
+function jsonb(value: unknown) {
+  return sql<never>`cast(${JSON.stringify(value)}::text as jsonb)`;
+}
+
 export function insertWebhook(db: Db, row: Insertable<WebhooksTable>) {
   return db.insertInto("webhooks").values(row).returningAll().executeTakeFirstOrThrow();
 }
@@ -44,7 +52,7 @@ export function insertEvent(
   row: { id: string; user_id: string; type: string; data: unknown; created_at: Date },
 ) {
   return trx.insertInto("webhook_events")
-    .values({ ...row, data: JSON.stringify(row.data) })
+    .values({ ...row, data: jsonb(row.data) })
     .execute();
 }
 
@@ -85,7 +93,7 @@ export function recordAttempt(
 ) {
   return db.updateTable("webhook_deliveries")
     .set({
-      attempts: sql`attempts || ${JSON.stringify([attempt])}::jsonb`,
+      attempts: sql`attempts || ${jsonb([attempt])}`,
       status,
       ...(status === "delivered" ? { delivered_at: new Date() } : {}),
     })
