@@ -195,6 +195,7 @@ export function createServices(
     log,
     model,
     renderer: infra.renderer,
+    events: webhooks,
   });
   const pushRenderJob = new PushRenderJob(pushes, infra.renderer, {
     onFailedForGood: [(push, message) => targetless.pushFailedForGood(push.id, message)],

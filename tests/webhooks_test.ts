@@ -15,6 +15,7 @@ import {
 import { eventually } from "./helpers/mqtt.ts";
 import { createDevice, insertPush } from "./helpers/devices.ts";
 import { verifySignature } from "../src/webhooks/sign.ts";
+import { account, hardcodePresentation } from "./helpers/targetless.ts";
 
 interface Received {
   path: string;
@@ -182,6 +183,35 @@ Deno.test({
         const low = receiver.received.map((r) => JSON.parse(r.body))
           .find((e) => e.type === "device.battery_low");
         assertEquals(low.data, { deviceId: device.id, battery: 25, threshold: 30 });
+
+        // Silence: 4 minutes without a report (the row aged by hand), then the minute's sweep.
+        await server.app.services.db.updateTable("devices")
+          .set({ last_seen_at: new Date(Date.now() - 4 * 60_000) })
+          .where("id", "=", device.id).execute();
+        await server.app.services.webhookSweep.run();
+        await server.app.services.webhookSweep.run();
+        await eventually(() => Promise.resolve(types().length >= 3), "device.offline");
+        assertEquals(types(), ["device.battery_low", "device.offline", "device.online"]);
+      });
+
+      await t.step("a targetless content emits content.ready and presentation.ready", async () => {
+        const acct = await account(api, "wh");
+        await subscribe(api, acct.accessToken, receiver.url("/contents"), [
+          "content.ready",
+          "content.failed",
+          "presentation.ready",
+        ]);
+        const { content, presentation } = await hardcodePresentation(acct, acct.sdk);
+        const events = () =>
+          receiver.received.filter((r) => r.path === "/contents").map((r) => JSON.parse(r.body));
+        await eventually(() => Promise.resolve(events().length >= 2), "the content events");
+        const byType = Object.fromEntries(events().map((e) => [e.type, e.data]));
+        assertEquals(byType["content.ready"], {
+          contentId: content.id,
+          presentationId: presentation.id,
+        });
+        assertEquals(byType["presentation.ready"], { presentationId: presentation.id });
+        assertEquals(events().length, 2);
       });
     } finally {
       await server.close();
