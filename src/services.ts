@@ -20,7 +20,7 @@ import { AccountsService } from "./accounts/service.ts";
 import { AccountDeletion } from "./accounts/deletion.ts";
 import { Authenticator } from "./accounts/authenticator.ts";
 import { LoginLimiter } from "./accounts/login_limiter.ts";
-import type { DeviceMessenger, DeviceOutbox } from "./devices/service.ts";
+import type { DeviceMessenger, DeviceOutbox, DeviceRow } from "./devices/service.ts";
 import { PushRenderJob } from "./pushes/render_job.ts";
 import { forgetDevicePushes } from "./pushes/unlink.ts";
 import { forgetDisplayLogs } from "./displays/unlink.ts";
@@ -63,6 +63,11 @@ export interface Infrastructure {
   log: Log;
   /** The service's public origin; with PORT=0 it is known only once listening. */
   publicBaseUrl: () => string;
+}
+
+/** What the webhooks' device events read of a device row (CONTRACT.md's online rule). */
+function observation(row: DeviceRow) {
+  return { deviceId: row.id, userId: row.owner_id!, online: isOnline(row), battery: row.battery };
 }
 
 /** Builds the domain services in dependency order, each with the reactions it runs. */
@@ -110,13 +115,10 @@ export function createServices(
     messenger: infra.messenger,
     outbox: infra.outbox,
     onUnlink: [forgetDevicePushes(storage), forgetDisplayLogs()],
-    onReport: [(trx, row) =>
-      webhooks.observeDevice(trx, {
-        deviceId: row.id,
-        userId: row.owner_id!,
-        online: isOnline(row),
-        battery: row.battery,
-      })],
+    onReport: [{
+      wants: (row) => webhooks.watchesDevices(row.owner_id!),
+      inTransaction: (trx, row) => webhooks.observeDevice(trx, observation(row)),
+    }],
     log,
     changes,
   });
@@ -125,12 +127,7 @@ export function createServices(
     webhooks,
     lockDevice: async (trx, deviceId) => {
       const row = await devices.lock(trx, deviceId);
-      return row && {
-        deviceId: row.id,
-        userId: row.owner_id,
-        online: isOnline(row),
-        battery: row.battery,
-      };
+      return row && { ...observation(row), userId: row.owner_id };
     },
   });
   // push.published, push.confirmed and push.failed are emitted where the push changes.

@@ -57,10 +57,15 @@ export interface UnlinkReaction {
 }
 
 /**
- * What follows a device's report (poll, heartbeat, state, status), in its transaction with the
- * updated row, locked (the webhooks' device events).
+ * What follows a report of an owned device (poll, heartbeat, state, status): the webhooks' device
+ * events. `wants` looks at the updated row (a cheap check; most reports stop there), then
+ * `inTransaction` runs in a transaction holding the device's row lock, with the row re-read under
+ * it, so the reports of one device are reacted to one after the other, each on the latest state.
  */
-export type ReportReaction = (trx: Trx, device: DeviceRow) => Promise<void>;
+export interface ReportReaction {
+  wants(device: DeviceRow): Promise<boolean>;
+  inTransaction(trx: Trx, device: DeviceRow): Promise<void>;
+}
 
 export interface DevicesOptions {
   /** Reactions to a device leaving its owner, in order. */
@@ -205,19 +210,19 @@ export class DevicesService {
   }
 
   /**
-   * Runs a report's update; with reactions, in a transaction with them (the update locks the
-   * row, so the reports of one device are reacted to one after the other).
+   * Runs a report's update (one statement, as before reactions existed), then the reactions
+   * that want it, each in a transaction on the device's locked row.
    */
   private async report(update: (db: Db) => Promise<DeviceRow | undefined>) {
-    if (this.onReport.length === 0) {
-      await update(this.db);
-      return;
+    const row = await update(this.db);
+    if (!row?.owner_id) return;
+    for (const reaction of this.onReport) {
+      if (!(await reaction.wants(row))) continue;
+      await this.db.transaction().execute(async (trx) => {
+        const locked = await repo.lockDevice(trx, row.id);
+        if (locked?.owner_id) await reaction.inTransaction(trx, locked);
+      });
     }
-    await this.db.transaction().execute(async (trx) => {
-      const row = await update(trx);
-      if (!row?.owner_id) return;
-      for (const react of this.onReport) await react(trx, row);
-    });
   }
 
   /** Sets the device's latest push (SPEC 3.1 promotion); null clears it. */

@@ -141,6 +141,11 @@ export class WebhooksService implements EventSink {
     }
   }
 
+  /** Whether any webhook of the user subscribes to a device event (one indexed read). */
+  async watchesDevices(userId: string): Promise<boolean> {
+    return (await repo.subscribed(this.db, userId, DEVICE_EVENTS)).length > 0;
+  }
+
   /**
    * A device report, in its transaction (the device row is locked by it, so two reports of one
    * device are observed one after the other): what changed since the last announcement of
