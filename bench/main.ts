@@ -13,6 +13,7 @@ import { benchContent } from "./content.ts";
 import { benchBurst } from "./burst.ts";
 import { benchTargetless } from "./targetless.ts";
 import { benchFleet } from "./fleet.ts";
+import { benchWebhooks } from "./webhooks.ts";
 import { type BenchRow, printTable } from "./lib.ts";
 import { Progress } from "../src/lib/progress.ts";
 import { helpAndExit } from "../src/lib/usage.ts";
@@ -22,7 +23,7 @@ helpAndExit(
   `Usage: deno task bench
 
 Runs every benchmark (auth, billing, render, templates, scene, fairness, targetless, push, burst,
-fleet, content) and prints one table; progress lines on stderr. DATABASE_URL measures on a real
+fleet, webhooks, content) and prints one table; progress lines on stderr. DATABASE_URL measures on a real
 PostgreSQL, MQTT_URL runs the fleet on that broker. The content benchmark needs wrk.
 Takes minutes and all the machine's cores.`,
 );
@@ -40,6 +41,7 @@ const steps: Array<[string, () => Promise<BenchRow[]>]> = [
   ["push", () => benchPush({ databaseUrl })],
   ["burst", () => benchBurst({ databaseUrl })],
   ["fleet", () => benchFleet({ databaseUrl, mqttUrl: Deno.env.get("MQTT_URL") })],
+  ["webhooks", () => benchWebhooks({ databaseUrl })],
   ["content", () => benchContent(env)],
 ];
 // A line per benchmark on stderr (counts, ETA); the table alone on stdout.
