@@ -48,3 +48,8 @@ CREATE TABLE webhook_device_states (
   updated_at timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX webhook_device_states_online_idx ON webhook_device_states (online) WHERE online;
+
+-- A report checks, per process and cached, whether the device's owner watches devices at all
+-- (src/webhooks/service.ts `watchesDevices`): a change of the user's webhooks drops that entry.
+CREATE TRIGGER webhooks_changed AFTER INSERT OR UPDATE OR DELETE ON webhooks
+  FOR EACH ROW EXECUTE FUNCTION dds_notify_change('user', 'user_id');

@@ -97,6 +97,7 @@ export function createServices(
   const webhooks = webhooksDomain.build({
     db,
     jobs: infra.jobs,
+    changes,
     transport: new LinkFetcher({
       timeoutMs: 10_000,
       ...(config.webhookAllowPrivate

@@ -22,6 +22,9 @@ import { signatureHeader } from "./sign.ts";
 import type { DeliveryAttempt } from "./tables.ts";
 import { toDelivery, toWebhook } from "./views.ts";
 import * as repo from "./repository.ts";
+import { tag } from "../db/cache/announced.ts";
+import { ChangeFeed } from "../db/cache/feed.ts";
+import type { TaggedCache } from "../db/cache/tagged_cache.ts";
 
 /** Sends one delivery under the SSRF guard (src/targetless/links/fetch_link.ts `post`). */
 export interface WebhookTransport {
@@ -38,6 +41,8 @@ export interface WebhooksDeps {
   jobs: Jobs;
   transport: WebhookTransport;
   log?: Log;
+  /** Invalidation of `watchesDevices`'s cache; without it nothing is cached. */
+  changes?: ChangeFeed;
 }
 
 /** Webhooks per user at most. */
@@ -55,12 +60,18 @@ export class WebhooksService implements EventSink {
   private readonly jobs: Jobs;
   private readonly transport: WebhookTransport;
   private readonly log: Log;
+  /**
+   * Whether a user has a webhook subscribed to a device event, by user id: every device report
+   * asks. Dropped when any webhook of the user changes (the `webhooks_changed` trigger).
+   */
+  private readonly watching: TaggedCache<boolean>;
 
   constructor(deps: WebhooksDeps) {
     this.db = deps.db;
     this.jobs = deps.jobs;
     this.transport = deps.transport;
     this.log = deps.log ?? silentLog;
+    this.watching = (deps.changes ?? ChangeFeed.disabled()).cache();
   }
 
   /** `POST /api/webhooks`: the secret is returned here and never again. */
@@ -141,9 +152,13 @@ export class WebhooksService implements EventSink {
     }
   }
 
-  /** Whether any webhook of the user subscribes to a device event (one indexed read). */
-  async watchesDevices(userId: string): Promise<boolean> {
-    return (await repo.subscribed(this.db, userId, DEVICE_EVENTS)).length > 0;
+  /** Whether any webhook of the user subscribes to a device event (cached per process). */
+  watchesDevices(userId: string): Promise<boolean> {
+    return this.watching.get(
+      userId,
+      () => [tag.user(userId)],
+      async () => (await repo.subscribed(this.db, userId, DEVICE_EVENTS)).length > 0,
+    );
   }
 
   /**
