@@ -305,6 +305,26 @@ Deno.test({
       for (const { pushId } of pushes) {
         assertEquals(published.filter((id) => id === pushId).length, 2);
       }
+
+      // API 1 remembers that the user watches no device; a webhook made through API 2 reaches
+      // it through the change feed: its next report of the device is announced.
+      const device = await createDevice(api1, user.id);
+      await api1.app.services.devices.heartbeat(device.thingName, {});
+      await subscribe(apis[1], user.token, receiver.url("/devices"), ["device.online"]);
+      const online = () => receiver.received.filter((r) => r.path === "/devices");
+      await eventually(async () => {
+        await api1.app.services.devices.heartbeat(device.thingName, {});
+        return online().length > 0;
+      }, "device.online through API 1");
+      // Once: later reports change nothing announced.
+      await api1.app.services.devices.heartbeat(device.thingName, {});
+      await eventually(async () => {
+        const rows = await api1.app.services.db.selectFrom("webhook_deliveries")
+          .select("status").where("status", "!=", "delivered").execute();
+        return rows.length === 0;
+      }, "the device delivery settled");
+      assertEquals(online().length, 1);
+      assertEquals(JSON.parse(online()[0].body).data, { deviceId: device.id, online: true });
     } finally {
       for (const server of servers) await server.close().catch(() => {});
       await receiver.close();
