@@ -98,6 +98,49 @@ Deno.test({
         expectStatus(await api.delete(`/api/webhooks/${hook.id}`, { token: user.token }), 204);
       });
 
+      await t.step("push.confirmed and push.failed, and deliveries page", async () => {
+        const hook = await subscribe(api, user.token, receiver.url("/pushes"), [
+          "push.confirmed",
+          "push.failed",
+        ]);
+        const device = await createDevice(server, user.id);
+        const pushId = await insertPush(server, device, user.id);
+        expectStatus(await api.get(`/api/devices/${device.id}/push`, { token: user.token }), 200);
+        const { pushes, pushRenderJob } = server.app.services;
+        assert.ok(await pushes.confirmDisplayed(device.thingName, pushId));
+        // Confirmed once: a second confirmation moves nothing and emits nothing.
+        assertEquals(await pushes.confirmDisplayed(device.thingName, pushId), false);
+        // A push whose template does not exist fails for good on its first render.
+        const failing = await insertPush(server, device, user.id, { status: "PREPARE" });
+        await pushRenderJob.handle({ pushId: failing }, { number: 1, final: true });
+        const events = () =>
+          receiver.received.filter((r) => r.path === "/pushes").map((r) => JSON.parse(r.body));
+        await eventually(() => Promise.resolve(events().length >= 2), "the push events");
+        const byType = Object.fromEntries(events().map((e) => [e.type, e.data]));
+        assertEquals(byType["push.confirmed"], {
+          pushId,
+          deviceId: device.id,
+          status: "CONFIRMED",
+        });
+        assertEquals(byType["push.failed"].pushId, failing);
+        assertEquals(byType["push.failed"].deviceId, device.id);
+        assertEquals(typeof byType["push.failed"].error, "string");
+        const path = `/api/webhooks/${hook.id}/deliveries`;
+        const first = await eventually(async () => {
+          const body = expectStatus(await api.get(`${path}?limit=1`, { token: user.token }), 200);
+          return body.items[0]?.status === "delivered" ? body : null;
+        }, "the deliveries");
+        assertEquals([first.items.length, first.hasMore], [1, true]);
+        const second = expectStatus(
+          await api.get(`${path}?limit=1&cursor=${first.nextCursor}`, { token: user.token }),
+          200,
+        );
+        assertEquals([second.items.length, second.hasMore], [1, false]);
+        assert.ok(second.items[0].id !== first.items[0].id);
+        assertEquals(events().length, 2);
+        expectStatus(await api.delete(`/api/webhooks/${hook.id}`, { token: user.token }), 204);
+      });
+
       await t.step("a 500 is retried, and the retry succeeds", async () => {
         const hook = await subscribe(api, user.token, receiver.url("/flaky"), ["push.published"]);
         await publishPush(server, api, user);
