@@ -15,6 +15,7 @@ import { benchTargetless } from "./targetless.ts";
 import { benchFleet } from "./fleet.ts";
 import { benchMcp } from "./mcp.ts";
 import { benchDisplayPoll } from "./display_poll.ts";
+import { benchWebhooks } from "./webhooks.ts";
 import { type BenchRow, printTable } from "./lib.ts";
 import { Progress } from "../src/infra/lib/progress.ts";
 import { helpAndExit } from "../src/infra/lib/usage.ts";
@@ -24,7 +25,7 @@ helpAndExit(
   `Usage: deno task bench
 
 Runs every benchmark (auth, billing, render, templates, scene, fairness, targetless, push, burst,
-fleet, display, content, mcp) and prints one table; progress lines on stderr. DATABASE_URL measures on a real
+fleet, display, webhooks, content, mcp) and prints one table; progress lines on stderr. DATABASE_URL measures on a real
 PostgreSQL, MQTT_URL runs the fleet on that broker. The content benchmark needs wrk.
 Takes minutes and all the machine's cores.`,
 );
@@ -43,6 +44,7 @@ const steps: Array<[string, () => Promise<BenchRow[]>]> = [
   ["burst", () => benchBurst({ databaseUrl })],
   ["fleet", () => benchFleet({ databaseUrl, mqttUrl: Deno.env.get("MQTT_URL") })],
   ["display", () => benchDisplayPoll({ databaseUrl })],
+  ["webhooks", () => benchWebhooks({ databaseUrl })],
   ["content", () => benchContent(env)],
   ["mcp", () => benchMcp(env)],
 ];

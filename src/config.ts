@@ -127,6 +127,8 @@ const schema = z.object({
   ANALYZE_TOKEN_BUDGET: positiveOrDefault(200_000),
   FACTORY_DOWNLOADS_PER_MINUTE: positiveOrDefault(30),
   DISPLAY_SETUPS_PER_MINUTE: positiveOrDefault(30),
+  // CONTRACT.md "Integrations": webhook targets on private or loopback addresses (local use).
+  WEBHOOK_ALLOW_PRIVATE: z.stringbool().default(false),
   LOGIN_FAILURES_PER_IDENTIFIER: positiveOrDefault(10),
   LOGIN_FAILURES_PER_IP: positiveOrDefault(100),
   MQTT_DEVICE_KEY: z.base64().refine((v) => atob(v).length === 32, "must be base64 of 32 bytes")
@@ -181,6 +183,8 @@ function shape(env: z.output<typeof schema>) {
     factoryDownloadsPerMinute: env.FACTORY_DOWNLOADS_PER_MINUTE,
     /** CONTRACT.md "Displays people already own": `GET /api/setup` per client address and minute. */
     displaySetupsPerMinute: env.DISPLAY_SETUPS_PER_MINUTE,
+    /** Webhook targets may be private or loopback addresses (WEBHOOK_ALLOW_PRIVATE; not in production). */
+    webhookAllowPrivate: env.WEBHOOK_ALLOW_PRIVATE,
     /**
      * CONTRACT.md: failed password checks counted in the database; over a limit 429 before any
      * hashing. Identifier: 10 per 15 minutes per account and source (src/domains/accounts/

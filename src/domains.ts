@@ -21,6 +21,7 @@ import { pushes } from "./domains/pushes/mod.ts";
 import { content } from "./domains/content/mod.ts";
 import { targetless } from "./domains/targetless/mod.ts";
 import { mcp } from "./domains/mcp/mod.ts";
+import { webhooks } from "./domains/webhooks/mod.ts";
 
 export const DOMAINS = [
   accounts,
@@ -40,6 +41,7 @@ export const DOMAINS = [
   files,
   content,
   targetless,
+  webhooks,
   // An integration surface over the services above (issue 24), owning no tables.
   mcp,
 ] as const;

@@ -16,6 +16,7 @@ import type { TargetlessTables } from "./domains/targetless/tables.ts";
 import type { DisplayTables } from "./domains/displays/tables.ts";
 import type { FirmwareUpdateTables } from "./domains/firmware/tables.ts";
 import type { ButtonTables } from "./domains/buttons/tables.ts";
+import type { WebhookTables } from "./domains/webhooks/tables.ts";
 
 export interface DB
   extends
@@ -32,7 +33,8 @@ export interface DB
     TargetlessTables,
     DisplayTables,
     FirmwareUpdateTables,
-    ButtonTables {
+    ButtonTables,
+    WebhookTables {
   /** The factory adds its credential columns to the shared devices table. */
   devices: DevicesTable & FactoryDeviceColumns;
 }

@@ -47,6 +47,11 @@ import { SUMMARY_TASK } from "./domains/content/summary_prompt.ts";
 import { offlineAgent } from "./domains/content/offline_agent.ts";
 import { SCENE_TASK } from "./domains/targetless/scene_prompt.ts";
 import { offlineSceneTask } from "./domains/targetless/offline_scene.ts";
+import { webhooks as webhooksDomain } from "./domains/webhooks/mod.ts";
+import { OfflineSweep } from "./domains/webhooks/sweep.ts";
+import { isOnline } from "./domains/devices/views.ts";
+import { LinkFetcher } from "./domains/targetless/links/fetch_link.ts";
+import { judgeAddress } from "./domains/targetless/links/address_guard.ts";
 
 /** Long-lived infrastructure `createApp` opens and closes; the services only use it. */
 export interface Infrastructure {
@@ -63,6 +68,11 @@ export interface Infrastructure {
   log: Log;
   /** The service's public origin; with PORT=0 it is known only once listening. */
   publicBaseUrl: () => string;
+}
+
+/** What the webhooks' device events read of a device row (CONTRACT.md's online rule). */
+function observation(row: DeviceRow) {
+  return { deviceId: row.id, userId: row.owner_id!, online: isOnline(row), battery: row.battery };
 }
 
 /** Builds the domain services in dependency order, each with the reactions it runs. */
@@ -87,8 +97,25 @@ export function createServices(
     changes,
   });
   const oauth = oauthDomain.build({ db, config, accounts, pats, baseUrl: infra.publicBaseUrl });
+  // Event webhooks (issue 24): deliveries go through the link assets' SSRF guard, private and
+  // loopback targets only with WEBHOOK_ALLOW_PRIVATE (local use and tests).
+  const webhooks = webhooksDomain.build({
+    db,
+    jobs: infra.jobs,
+    changes,
+    transport: new LinkFetcher({
+      timeoutMs: 10_000,
+      ...(config.webhookAllowPrivate
+        ? {
+          allowAddress: (address: string) =>
+            [null, "private", "loopback"].includes(judgeAddress(address)),
+        }
+        : {}),
+    }),
+    log,
+  });
   // SPEC 3.6 / 4.1: a device that leaves its owner takes its pushes, files and bitmaps with it,
-  // and a display its log entries.
+  // and a display its log entries. Its reports (polls too) feed the webhooks' device events.
   // The factory console; its firmware registry says which build a device should run.
   const factory = factoryDomain.build({ db, config, keys: secrets, store: storage });
   // Firmware offers (issue 24): a display's poll, an MQTT device's report; the owner's hold.
@@ -110,9 +137,22 @@ export function createServices(
     ],
     // Issue 24: an MQTT device reporting another version than its rollout's gets `firmware`.
     onFirmwareReport: [(device) => firmwareUpdates.forMqtt(updatable(device))],
+    onReport: [{
+      wants: (row) => webhooks.watchesDevices(row.owner_id!),
+      inTransaction: (trx, row) => webhooks.observeDevice(trx, observation(row)),
+    }],
     log,
     changes,
   });
+  const webhookSweep = new OfflineSweep({
+    db,
+    webhooks,
+    lockDevice: async (trx, deviceId) => {
+      const row = await devices.lock(trx, deviceId);
+      return row && { ...observation(row), userId: row.owner_id };
+    },
+  });
+  // push.published, push.confirmed and push.failed are emitted where the push changes.
   const pushes = pushesDomain.build({
     db,
     devices,
@@ -120,6 +160,7 @@ export function createServices(
     jobs: infra.jobs,
     log,
     changes,
+    events: webhooks,
   });
   // A display's button (issue 24): a press moves its current push (pushes) or identifies it.
   const buttons = buttonsDomain.build({
@@ -196,6 +237,7 @@ export function createServices(
     log,
     model,
     renderer: infra.renderer,
+    events: webhooks,
   });
   const pushRenderJob = new PushRenderJob(pushes, infra.renderer, {
     onFailedForGood: [(push, message) => targetless.pushFailedForGood(push.id, message)],
@@ -249,6 +291,8 @@ export function createServices(
     targetless,
     firmwareUpdates,
     buttons,
+    webhooks,
+    webhookSweep,
   };
 }
 

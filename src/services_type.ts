@@ -30,6 +30,8 @@ import type { TemplatesService } from "./domains/content/templates_service.ts";
 import type { Targetless } from "./domains/targetless/service.ts";
 import type { FirmwareUpdates } from "./domains/firmware/service.ts";
 import type { ButtonActions } from "./domains/buttons/service.ts";
+import type { WebhooksService } from "./domains/webhooks/service.ts";
+import type { OfflineSweep } from "./domains/webhooks/sweep.ts";
 
 export interface Services {
   config: Config;
@@ -72,4 +74,8 @@ export interface Services {
   firmwareUpdates: FirmwareUpdates;
   /** Button actions of pull displays (issue 24). */
   buttons: ButtonActions;
+  /** Event webhooks: subscriptions, events, deliveries (handler of `webhookDeliveryQueue`). */
+  webhooks: WebhooksService;
+  /** The once-a-minute `device.offline` sweep (handler of `webhookSweepQueue`). */
+  webhookSweep: OfflineSweep;
 }

@@ -56,9 +56,22 @@ export interface UnlinkReaction {
   afterCommit(device: UnlinkedDevice): Promise<void>;
 }
 
+/**
+ * What follows a report of an owned device (poll, heartbeat, state, status): the webhooks' device
+ * events. `wants` looks at the updated row (a cheap check; most reports stop there), then
+ * `inTransaction` runs in a transaction holding the device's row lock, with the row re-read under
+ * it, so the reports of one device are reacted to one after the other, each on the latest state.
+ */
+export interface ReportReaction {
+  wants(device: DeviceRow): Promise<boolean>;
+  inTransaction(trx: Trx, device: DeviceRow): Promise<void>;
+}
+
 export interface DevicesOptions {
   /** Reactions to a device leaving its owner, in order. */
   onUnlink?: UnlinkReaction[];
+  /** Reactions to a report of an owned device, in order. */
+  onReport?: ReportReaction[];
   log?: Log;
   /** Invalidation of `ownedHead`'s cache; without it nothing is cached. */
   changes?: ChangeFeed;
@@ -86,6 +99,7 @@ export const TEXT_MAX = 1000;
 export class DevicesService {
   private readonly onUnlink: UnlinkReaction[];
   private readonly onFirmwareReport: Array<(device: DeviceRow) => Promise<unknown>>;
+  private readonly onReport: ReportReaction[];
   private readonly log: Log;
   /**
    * Owner and latest push by device id, dropped when either changes or the device is deleted
@@ -110,6 +124,7 @@ export class DevicesService {
     this.outbox = deps.outbox;
     this.onUnlink = deps.onUnlink ?? [];
     this.onFirmwareReport = deps.onFirmwareReport ?? [];
+    this.onReport = deps.onReport ?? [];
     this.log = deps.log ?? silentLog;
     this.heads = (deps.changes ?? ChangeFeed.disabled()).cache();
   }
@@ -197,13 +212,32 @@ export class DevicesService {
    */
   async reportDisplay(deviceId: string, state: Record<string, string>) {
     const now = new Date();
-    await repo.updateDevice(this.db, deviceId, {
-      state,
-      state_updated_at: now,
-      last_seen_at: now,
-      online: true,
-      ...vitals(displayVitals(state)),
-    });
+    await this.report((db) =>
+      repo.updateDevice(db, deviceId, {
+        state,
+        state_updated_at: now,
+        last_seen_at: now,
+        online: true,
+        ...vitals(displayVitals(state)),
+      })
+    );
+  }
+
+  /**
+   * Runs a report's update (one statement, as before reactions existed), then the reactions
+   * that want it, each in a transaction on the device's locked row.
+   */
+  private async report(update: (db: Db) => Promise<DeviceRow | undefined>) {
+    const row = await update(this.db);
+    if (!row?.owner_id) return row;
+    for (const reaction of this.onReport) {
+      if (!(await reaction.wants(row))) continue;
+      await this.db.transaction().execute(async (trx) => {
+        const locked = await repo.lockDevice(trx, row.id);
+        if (locked?.owner_id) await reaction.inTransaction(trx, locked);
+      });
+    }
+    return row;
   }
 
   /** Sets the device's latest push (SPEC 3.1 promotion); null clears it. */
@@ -362,12 +396,14 @@ export class DevicesService {
     const fields = state as Record<string, unknown>;
     const now = new Date();
     const reported = vitals(fields);
-    const row = await repo.updateDeviceByThing(this.db, thingName, {
-      state,
-      state_updated_at: now,
-      last_seen_at: now,
-      ...reported,
-    });
+    const row = await this.report((db) =>
+      repo.updateDeviceByThing(db, thingName, {
+        state,
+        state_updated_at: now,
+        last_seen_at: now,
+        ...reported,
+      })
+    );
     if (row && reported.firmware !== undefined) await this.firmwareReported(row);
   }
 
@@ -375,11 +411,13 @@ export class DevicesService {
   async heartbeat(thingName: string, body: unknown) {
     const fields = typeof body === "object" && body !== null ? body as Record<string, unknown> : {};
     const reported = vitals(fields);
-    const row = await repo.updateDeviceByThing(this.db, thingName, {
-      last_seen_at: new Date(),
-      online: true,
-      ...reported,
-    });
+    const row = await this.report((db) =>
+      repo.updateDeviceByThing(db, thingName, {
+        last_seen_at: new Date(),
+        online: true,
+        ...reported,
+      })
+    );
     if (row && reported.firmware !== undefined) await this.firmwareReported(row);
   }
 
@@ -394,11 +432,13 @@ export class DevicesService {
   /** `up/status`: "online" / "offline" (the retained last will). */
   async reportStatus(thingName: string, status: unknown) {
     if (status !== "online" && status !== "offline") return;
-    await repo.updateDeviceByThing(this.db, thingName, {
-      last_status: status,
-      online: status === "online",
-      ...(status === "online" ? { last_seen_at: new Date() } : {}),
-    });
+    await this.report((db) =>
+      repo.updateDeviceByThing(db, thingName, {
+        last_status: status,
+        online: status === "online",
+        ...(status === "online" ? { last_seen_at: new Date() } : {}),
+      })
+    );
   }
 }
 

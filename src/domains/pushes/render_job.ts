@@ -175,7 +175,18 @@ export class PushRenderJob {
       // A rejected input (corrupt, oversized, unknown template) is permanent: no retry can fix it.
       const permanent = error instanceof PermanentRenderFailure || error instanceof RenderRejected;
       const forGood = permanent || (attempt?.final ?? false);
-      await repo.recordRenderFailure(db, push.id, message, forGood);
+      // push.failed is emitted with the failure it reports (webhooks).
+      await db.transaction().execute(async (trx) => {
+        const [recorded] = await repo.recordRenderFailure(trx, push.id, message, forGood);
+        if (forGood && recorded && recorded.numUpdatedRows > 0n) {
+          await this.pushes.events.emit(trx, push.user_id, "push.failed", {
+            pushId: push.id,
+            deviceId: push.device_id,
+            status: push.status,
+            error: message.slice(0, 500),
+          });
+        }
+      });
       this.log.info("render failed", {
         pushId: push.id,
         error: message,

@@ -30,6 +30,7 @@ import { ChangeFeed } from "../../infra/db/cache/feed.ts";
 import type { TaggedCache } from "../../infra/db/cache/tagged_cache.ts";
 import type { PushesTable, PushStatus } from "./tables.ts";
 import { FORMAT_FILES, type PushFormat, toPushListItem } from "./views.ts";
+import { type EventSink, NO_EVENTS } from "../webhooks/events.ts";
 
 type PushRow = Selectable<PushesTable>;
 
@@ -88,6 +89,8 @@ export interface PushesDeps {
   log?: Log;
   /** Invalidation of the push cache; without it nothing is cached. */
   changes?: ChangeFeed;
+  /** Webhook events (`push.*`), emitted in the transaction of the change. */
+  events?: EventSink;
 }
 
 export class PushesService {
@@ -95,6 +98,7 @@ export class PushesService {
   readonly devices: DevicesService;
   readonly store: ObjectStore;
   readonly jobs: Jobs;
+  readonly events: EventSink;
   private readonly log: Log;
 
   constructor(deps: PushesDeps) {
@@ -102,6 +106,7 @@ export class PushesService {
     this.devices = deps.devices;
     this.store = deps.store;
     this.jobs = deps.jobs;
+    this.events = deps.events ?? NO_EVENTS;
     this.log = deps.log ?? silentLog;
     this.pushes = (deps.changes ?? ChangeFeed.disabled()).cache();
   }
@@ -269,6 +274,11 @@ export class PushesService {
     const now = new Date();
     const push = await repo.updatePush(trx, pushId, { status: "PUBLISHED", published_at: now });
     await this.devices.setLatestPush(trx, deviceId, pushId, now);
+    await this.events.emit(trx, push.user_id, "push.published", {
+      pushId,
+      deviceId,
+      status: "PUBLISHED",
+    });
     return push;
   }
 
@@ -456,10 +466,18 @@ export class PushesService {
     if (!device) return false;
     const push = await repo.findDevicePush(this.db, device.id, pushId);
     if (!push) return false;
-    const moved = await repo.transition(this.db, pushId, ["PUBLISHED"], {
-      status: "CONFIRMED",
-      confirmed_at: new Date(),
+    return await this.db.transaction().execute(async (trx) => {
+      const moved = await repo.transition(trx, pushId, ["PUBLISHED"], {
+        status: "CONFIRMED",
+        confirmed_at: new Date(),
+      });
+      if (!moved) return false;
+      await this.events.emit(trx, push.user_id, "push.confirmed", {
+        pushId,
+        deviceId: device.id,
+        status: "CONFIRMED",
+      });
+      return true;
     });
-    return moved !== undefined;
   }
 }

@@ -7,6 +7,7 @@ import type { ObjectStore } from "../../infra/storage/object_store.ts";
 import type { BillingService } from "../billing/service.ts";
 import type { DevicesService } from "../devices/service.ts";
 import type { PushesService } from "../pushes/service.ts";
+import type { EventSink } from "../webhooks/events.ts";
 
 export interface TargetlessDeps {
   db: Db;
@@ -21,4 +22,6 @@ export interface TargetlessDeps {
   /** `manual` contents become pushes. */
   pushes: Pick<PushesService, "create">;
   log: Log;
+  /** Webhook events (`content.*`, `presentation.ready`), emitted in the change's transaction. */
+  events?: EventSink;
 }

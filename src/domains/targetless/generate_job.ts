@@ -278,6 +278,9 @@ export class GenerateSceneJob {
         await startWaiting(this.deps, trx, content.user_id);
       }
       await repo.setContentState(trx, content.id, "ready");
+      const data = { contentId: content.id, presentationId: presentation.id };
+      await this.deps.events?.emit(trx, content.user_id, "content.ready", data);
+      if (!png) await this.deps.events?.emit(trx, content.user_id, "presentation.ready", data);
     });
   }
 
@@ -286,7 +289,7 @@ export class GenerateSceneJob {
     await this.deps.db.transaction().execute(async (trx) => {
       const locked = await repo.lockContent(trx, content.id);
       if (locked?.state !== "processing") return;
-      await repo.insertPresentation(trx, {
+      const presentation = await repo.insertPresentation(trx, {
         id: uuidv7(),
         user_id: content.user_id,
         kind: "generated",
@@ -299,6 +302,11 @@ export class GenerateSceneJob {
         failure: repo.json(problem),
       }, content.id);
       await repo.setContentState(trx, content.id, "failed");
+      await this.deps.events?.emit(trx, content.user_id, "content.failed", {
+        contentId: content.id,
+        presentationId: presentation.id,
+        failure: problem,
+      });
     });
   }
 }

@@ -117,6 +117,9 @@ export class RenditionJob {
       await repo.initialRenditionsDone(trx, presentation.id)
     ) {
       await repo.updatePresentation(trx, presentation.id, { state: "ready" });
+      await this.deps.events?.emit(trx, presentation.user_id, "presentation.ready", {
+        presentationId: presentation.id,
+      });
     }
     return true;
   }

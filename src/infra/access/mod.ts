@@ -45,6 +45,7 @@ export const RESOURCES = {
   upload: hidden("Upload not found"),
   content: hidden("Content not found"),
   presentation: hidden("Presentation not found", "presentation_not_found"),
+  webhook: hidden("Webhook not found"),
 } as const satisfies Record<string, Rule>;
 
 /** A kind of user resource (a key of RESOURCES). */

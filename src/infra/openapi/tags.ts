@@ -14,6 +14,7 @@ export const TAGS: Record<string, string> = {
   content: "Raw items (notes and pictures), their summaries and files (SPEC 4.6)",
   analyze: "The analyze agent: trigger a run, read what it did (SPEC 4.6)",
   templates: "Push templates, their variables' schemas and previews (SPEC 4.6)",
+  webhooks: "Signed event webhooks: subscriptions, their deliveries, the battery threshold",
   app: "The versioned surface of the owner's apps, for user access tokens (SPEC 4.7)",
   sdk: "The versioned surface of SDK scripts, for personal access tokens (SPEC 4.7)",
   integrations:

@@ -7,7 +7,7 @@
  * DNS included, has one deadline.
  */
 import { isForbiddenName, isIpLiteral, judgeAddress } from "./address_guard.ts";
-import { BadResponse, get, TooLarge } from "./http1.ts";
+import { BadResponse, get, request, TooLarge } from "./http1.ts";
 
 /** Why a link could not be used; `transient` failures may work on a later try. */
 export interface LinkFailure {
@@ -176,6 +176,97 @@ export class LinkFetcher {
       };
     } finally {
       clearTimeout(timer);
+    }
+  }
+
+  /**
+   * Whether `link` may be fetched at all: its syntax, and every address its host resolves to
+   * (null when it may). Webhook targets are judged with it when they are created.
+   */
+  async checkTarget(link: string): Promise<LinkFailure | null> {
+    const syntax = checkLinkSyntax(link);
+    if (syntax) return refused(syntax);
+    const deadline = AbortSignal.timeout(this.timeoutMs);
+    try {
+      const address = await this.addressOf(new URL(link), deadline);
+      return typeof address === "string" ? null : address;
+    } catch {
+      return {
+        ok: false,
+        code: "link_unreachable",
+        message: `${link} could not be resolved`,
+        transient: true,
+      };
+    }
+  }
+
+  /**
+   * POSTs `body` to `link` under the same guard (a webhook delivery): no redirect is followed
+   * and the answer's body is never read, only its status. Never throws.
+   */
+  async post(
+    link: string,
+    headers: Record<string, string>,
+    body: Uint8Array,
+  ): Promise<{ ok: true; status: number } | LinkFailure> {
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), this.timeoutMs);
+    const signal = deadline.signal;
+    try {
+      const syntax = checkLinkSyntax(link);
+      if (syntax) return refused(syntax);
+      const url = new URL(link);
+      const address = await this.addressOf(url, signal);
+      if (typeof address !== "string") return address;
+      const conn = await this.connect(url, address, signal);
+      const close = () => {
+        try {
+          conn.close();
+        } catch { /* already closed */ }
+      };
+      signal.addEventListener("abort", close, { once: true });
+      try {
+        const response = await request(conn, url, {
+          method: "POST",
+          headers,
+          body,
+          maxBytes: 0,
+          userAgent: USER_AGENT,
+          skipBody: true,
+        });
+        return { ok: true, status: response.status };
+      } finally {
+        signal.removeEventListener("abort", close);
+        close();
+      }
+    } catch (error) {
+      return {
+        ok: false,
+        code: error instanceof BadResponse ? "link_failed" : "link_unreachable",
+        message: signal.aborted
+          ? `${link} did not answer within ${this.timeoutMs / 1000} s`
+          : error instanceof BadResponse
+          ? `${link} gave an unreadable answer: ${error.message}`
+          : `${link} could not be reached`,
+        transient: true,
+      };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** A connection to the judged `address` (TLS for https, verifying the name). */
+  private async connect(url: URL, address: string, signal: AbortSignal): Promise<Deno.Conn> {
+    const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
+    const conn = await untilAborted(Deno.connect({ hostname: address, port }), signal);
+    if (url.protocol !== "https:") return conn;
+    try {
+      return await untilAborted(Deno.startTls(conn, { hostname: url.hostname }), signal);
+    } catch (error) {
+      try {
+        conn.close();
+      } catch { /* already closed */ }
+      throw error;
     }
   }
 

@@ -137,23 +137,59 @@ async function inflate(body: Uint8Array, format: "gzip" | "deflate", maxBytes: n
 }
 
 /** Sends `GET url` on `conn` and reads the response (the caller closes the connection). */
-export async function get(
+export function get(
   conn: Deno.Conn,
   url: URL,
   options: { maxBytes: number; userAgent: string },
 ): Promise<Http1Response> {
+  return request(conn, url, {
+    ...options,
+    method: "GET",
+    headers: {
+      Accept:
+        "text/html,application/xhtml+xml,text/plain;q=0.9,image/png,image/jpeg;q=0.8,*/*;q=0.1",
+      "Accept-Encoding": "gzip, deflate",
+    },
+  });
+}
+
+/**
+ * Sends one request on `conn` and reads the response (the caller closes the connection). With
+ * `skipBody` only the status line and headers are read (a webhook's receiver answers with a
+ * status; its body is never buffered).
+ */
+export async function request(
+  conn: Deno.Conn,
+  url: URL,
+  options: {
+    method: "GET" | "POST";
+    headers?: Record<string, string>;
+    body?: Uint8Array;
+    maxBytes: number;
+    userAgent: string;
+    skipBody?: boolean;
+  },
+): Promise<Http1Response> {
   const target = (url.pathname || "/") + url.search;
-  const request = [
-    `GET ${target} HTTP/1.1`,
+  const lines = [
+    `${options.method} ${target} HTTP/1.1`,
     `Host: ${url.host}`,
     `User-Agent: ${options.userAgent}`,
-    "Accept: text/html,application/xhtml+xml,text/plain;q=0.9,image/png,image/jpeg;q=0.8,*/*;q=0.1",
-    "Accept-Encoding: gzip, deflate",
+    ...Object.entries(options.headers ?? {}).map(([name, value]) => `${name}: ${value}`),
+    ...(options.body ? [`Content-Length: ${options.body.length}`] : []),
     "Connection: close",
     "",
     "",
   ].join("\r\n");
-  await conn.write(encoder.encode(request));
+  const head = encoder.encode(lines);
+  await conn.write(options.body ? concat([head, options.body]) : head);
+  return await readResponse(conn, options);
+}
+
+async function readResponse(
+  conn: Deno.Conn,
+  options: { maxBytes: number; skipBody?: boolean },
+): Promise<Http1Response> {
   const reader = new Reader(conn);
   const head = decoder.decode(await reader.until("\r\n\r\n", MAX_HEAD)).split("\r\n");
   const statusLine = head[0].match(/^HTTP\/1\.[01] (\d{3})/);
@@ -170,7 +206,7 @@ export async function get(
   }
   const status = Number(statusLine[1]);
   // Redirects and errors are judged by status and headers alone: their bodies are not read.
-  if (status >= 300) return { status, headers, body: new Uint8Array(0) };
+  if (status >= 300 || options.skipBody) return { status, headers, body: new Uint8Array(0) };
   let body: Uint8Array;
   const length = headers.get("content-length");
   if (/chunked/i.test(headers.get("transfer-encoding") ?? "")) {

@@ -34,6 +34,8 @@ export const ANNOUNCED: Readonly<Record<string, Announcement>> = {
   // `/auth/me` shows the user's provider links and subscription.
   oauth_accounts: { tag: "user", column: "user_id", on: ["INSERT", "UPDATE", "DELETE"] },
   subscriptions: { tag: "user", column: "user_id", on: ["INSERT", "UPDATE", "DELETE"] },
+  // Whether a device report's owner watches devices (src/domains/webhooks/service.ts).
+  webhooks: { tag: "user", column: "user_id", on: ["INSERT", "UPDATE", "DELETE"] },
   // Only the owner and the latest push of a device are cached: state reports stay silent.
   devices: {
     tag: "device",

@@ -1,0 +1,257 @@
+/**
+ * Event webhooks (issue 24, CONTRACT.md "Integrations"): a user's subscriptions, the events the
+ * other domains emit in their own transactions, and their signed deliveries from the jobs side.
+ *
+ * An event is recorded only when one of the user's webhooks subscribes to its type: with none,
+ * `emit` costs one indexed read. Each matching webhook gets one delivery row (unique per webhook
+ * and event) and one delivery job, both in the emitting transaction, so a delivery exists exactly
+ * when the change committed and exactly once per subscription, whichever API process caused it
+ * and whichever worker sends it.
+ */
+import type { Db, Trx } from "../../schema.ts";
+import { badRequest } from "../../errors.ts";
+import * as access from "../../infra/access/mod.ts";
+import { uuidv7 } from "../../infra/lib/ids.ts";
+import { randomToken } from "../../infra/lib/crypto.ts";
+import { anchorOf, keysetPage } from "../../infra/lib/cursor.ts";
+import { type Log, silentLog } from "../../infra/lib/log.ts";
+import type { Attempt, Jobs } from "../../infra/jobs/types.ts";
+import type { DeviceObservation, EventSink, WebhookEventType } from "./events.ts";
+import { webhookDeliveryQueue } from "./queues.ts";
+import { signatureHeader } from "./sign.ts";
+import type { DeliveryAttempt } from "./tables.ts";
+import { toDelivery, toWebhook } from "./views.ts";
+import * as repo from "./repository.ts";
+import { tag } from "../../infra/db/cache/announced.ts";
+import { ChangeFeed } from "../../infra/db/cache/feed.ts";
+import type { TaggedCache } from "../../infra/db/cache/tagged_cache.ts";
+
+/** Sends one delivery under the SSRF guard (src/domains/targetless/links/fetch_link.ts `post`). */
+export interface WebhookTransport {
+  checkTarget(url: string): Promise<{ message: string } | null>;
+  post(
+    url: string,
+    headers: Record<string, string>,
+    body: Uint8Array,
+  ): Promise<{ ok: true; status: number } | { ok: false; message: string }>;
+}
+
+export interface WebhooksDeps {
+  db: Db;
+  jobs: Jobs;
+  transport: WebhookTransport;
+  log?: Log;
+  /** Invalidation of `watchesDevices`'s cache; without it nothing is cached. */
+  changes?: ChangeFeed;
+}
+
+/** Webhooks per user at most. */
+export const MAX_WEBHOOKS = 20;
+/** CONTRACT.md: retried for 24 h. */
+export const RETRY_WINDOW_MS = 24 * 60 * 60 * 1000;
+/** The battery percentage at or below which a device is low, unless the user set another. */
+export const DEFAULT_BATTERY_LOW = 20;
+const DEFAULT_PAGE = 20;
+const MAX_PAGE = 50;
+const DEVICE_EVENTS = ["device.online", "device.offline", "device.battery_low"] as const;
+
+export class WebhooksService implements EventSink {
+  private readonly db: Db;
+  private readonly jobs: Jobs;
+  private readonly transport: WebhookTransport;
+  private readonly log: Log;
+  /**
+   * Whether a user has a webhook subscribed to a device event, by user id: every device report
+   * asks. Dropped when any webhook of the user changes (the `webhooks_changed` trigger).
+   */
+  private readonly watching: TaggedCache<boolean>;
+
+  constructor(deps: WebhooksDeps) {
+    this.db = deps.db;
+    this.jobs = deps.jobs;
+    this.transport = deps.transport;
+    this.log = deps.log ?? silentLog;
+    this.watching = (deps.changes ?? ChangeFeed.disabled()).cache();
+  }
+
+  /** `POST /api/webhooks`: the secret is returned here and never again. */
+  async create(userId: string, input: { url: string; events: WebhookEventType[] }) {
+    const refusal = await this.transport.checkTarget(input.url);
+    if (refusal) throw badRequest(`url is refused: ${refusal.message}`);
+    if (await repo.countWebhooks(this.db, userId) >= MAX_WEBHOOKS) {
+      throw badRequest(`At most ${MAX_WEBHOOKS} webhooks per user`);
+    }
+    const secret = "whsec_" + randomToken(32);
+    const row = await repo.insertWebhook(this.db, {
+      id: uuidv7(),
+      user_id: userId,
+      url: input.url,
+      events: [...new Set(input.events)],
+      secret,
+    });
+    return { ...toWebhook(row), secret };
+  }
+
+  async list(userId: string) {
+    return (await repo.listWebhooks(this.db, userId)).map(toWebhook);
+  }
+
+  /** `DELETE /api/webhooks/{id}`: another user's webhook is 404 like an unknown one. */
+  async remove(userId: string, id: string) {
+    if (!(await repo.deleteWebhook(this.db, userId, id))) throw access.missing("webhook");
+  }
+
+  /** `GET /api/webhooks/{id}/deliveries`: newest first, paged like pushes. */
+  async deliveries(userId: string, id: string, input: { cursor?: string; limit?: number }) {
+    if (!(await repo.findWebhook(this.db, userId, id))) throw access.missing("webhook");
+    const after = anchorOf(input.cursor);
+    const limit = Math.min(input.limit ?? DEFAULT_PAGE, MAX_PAGE);
+    const rows = await repo.listDeliveries(this.db, id, after, limit);
+    return await keysetPage(rows, limit, (page) => page.map(toDelivery));
+  }
+
+  async settings(userId: string) {
+    return {
+      batteryLowThreshold: await repo.batteryThreshold(this.db, userId) ?? DEFAULT_BATTERY_LOW,
+    };
+  }
+
+  async setSettings(userId: string, input: { batteryLowThreshold: number }) {
+    await repo.setBatteryThreshold(this.db, userId, input.batteryLowThreshold);
+    return await this.settings(userId);
+  }
+
+  /** Records an event in `trx` and one delivery job per subscribed webhook of the user. */
+  async emit(trx: Trx, userId: string, type: WebhookEventType, data: Record<string, unknown>) {
+    const hooks = await repo.subscribed(trx, userId, [type]);
+    if (hooks.length === 0) return;
+    await this.record(trx, userId, type, data, hooks.map((h) => h.id));
+  }
+
+  private async record(
+    trx: Trx,
+    userId: string,
+    type: WebhookEventType,
+    data: Record<string, unknown>,
+    webhookIds: string[],
+  ) {
+    const eventId = uuidv7();
+    await repo.insertEvent(trx, {
+      id: eventId,
+      user_id: userId,
+      type,
+      data,
+      created_at: new Date(),
+    });
+    const inserted = await repo.insertDeliveries(
+      trx,
+      webhookIds.map((webhookId) => ({ id: uuidv7(), webhook_id: webhookId, event_id: eventId })),
+    );
+    for (const { id } of inserted) {
+      await this.jobs.send(webhookDeliveryQueue, { deliveryId: id }, { trx });
+    }
+  }
+
+  /** Whether any webhook of the user subscribes to a device event (cached per process). */
+  watchesDevices(userId: string): Promise<boolean> {
+    return this.watching.get(
+      userId,
+      () => [tag.user(userId)],
+      async () => (await repo.subscribed(this.db, userId, DEVICE_EVENTS)).length > 0,
+    );
+  }
+
+  /**
+   * A device report, in its transaction (the device row is locked by it, so two reports of one
+   * device are observed one after the other): what changed since the last announcement of
+   * online, offline and battery low is emitted. A device never announced counts as offline and
+   * not low.
+   */
+  async observeDevice(trx: Trx, device: DeviceObservation) {
+    const hooks = await repo.subscribed(trx, device.userId, DEVICE_EVENTS);
+    if (hooks.length === 0) return;
+    const threshold = await repo.batteryThreshold(trx, device.userId) ?? DEFAULT_BATTERY_LOW;
+    const known = await repo.findDeviceState(trx, device.deviceId);
+    const before = known?.user_id === device.userId ? known : { online: false, battery_low: false };
+    // A report without a battery value leaves the battery's announcement as it was.
+    const batteryLow = device.battery === null ? before.battery_low : device.battery <= threshold;
+    if (known && before.online === device.online && before.battery_low === batteryLow) return;
+    await repo.saveDeviceState(trx, {
+      device_id: device.deviceId,
+      user_id: device.userId,
+      online: device.online,
+      battery_low: batteryLow,
+    });
+    const subscribers = (type: WebhookEventType) =>
+      hooks.filter((h) => h.events.includes(type)).map((h) => h.id);
+    const emit = async (type: WebhookEventType, data: Record<string, unknown>) => {
+      const ids = subscribers(type);
+      if (ids.length > 0) await this.record(trx, device.userId, type, data, ids);
+    };
+    if (before.online !== device.online) {
+      await emit(device.online ? "device.online" : "device.offline", {
+        deviceId: device.deviceId,
+        online: device.online,
+      });
+    }
+    if (batteryLow && !before.battery_low) {
+      await emit("device.battery_low", {
+        deviceId: device.deviceId,
+        battery: device.battery,
+        threshold,
+      });
+    }
+  }
+
+  /** Devices last announced online, for the offline sweep. */
+  announcedOnline(limit: number) {
+    return repo.announcedOnline(this.db, limit);
+  }
+
+  /** Forgets a device's announcements (no owner any more, or another one). */
+  async forgetDevice(trx: Trx, deviceId: string) {
+    await repo.deleteDeviceState(trx, deviceId);
+  }
+
+  /**
+   * The handler of `webhookDeliveryQueue`: one signed POST; any 2xx acknowledges, anything else
+   * is recorded and thrown, so the queue retries with backoff, until the last attempt or 24 h.
+   */
+  async deliver(job: { deliveryId: string }, attempt: Attempt) {
+    const delivery = await repo.findDelivery(this.db, job.deliveryId);
+    // Webhook deleted (its deliveries went with it), or already settled by an earlier run.
+    if (!delivery || delivery.status !== "pending") return;
+    const body = JSON.stringify({
+      id: delivery.event_id,
+      type: delivery.type,
+      createdAt: delivery.event_created_at.toISOString(),
+      data: delivery.data,
+    });
+    const now = Date.now();
+    const started = performance.now();
+    const result = await this.transport.post(delivery.url, {
+      "Content-Type": "application/json",
+      "Webhook-Id": delivery.event_id,
+      "Webhook-Signature": signatureHeader(delivery.secret, Math.floor(now / 1000), body),
+    }, new TextEncoder().encode(body));
+    const acknowledged = result.ok && result.status >= 200 && result.status < 300;
+    const record: DeliveryAttempt = {
+      attempt: attempt.number,
+      at: new Date(now).toISOString(),
+      statusCode: result.ok ? result.status : null,
+      error: acknowledged
+        ? null
+        : result.ok
+        ? `Answered ${result.status}`
+        : result.message.slice(0, 500),
+      durationMs: Math.round(performance.now() - started),
+    };
+    const expired = now - delivery.event_created_at.getTime() >= RETRY_WINDOW_MS;
+    const status = acknowledged ? "delivered" : attempt.final || expired ? "failed" : "pending";
+    await repo.recordAttempt(this.db, delivery.id, record, status);
+    if (status === "pending") {
+      this.log.info("webhook delivery failed", { deliveryId: delivery.id, error: record.error });
+      throw new Error(`Webhook delivery failed: ${record.error}`);
+    }
+  }
+}
