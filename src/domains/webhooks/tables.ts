@@ -1,4 +1,4 @@
-/** Table types of event webhooks (migrations/0950_webhooks.sql). */
+/** Table types of event webhooks (migrations/0960_webhooks.sql). */
 import type { ColumnType, Generated } from "kysely";
 
 export interface WebhooksTable {
