@@ -1,10 +1,22 @@
 /** SQL of the accounts domain. Functions take the executor first; lockers take a transaction. */
-import { sql } from "kysely";
-import type { Db, Trx } from "../../schema.ts";
+import { type Expression, expressionBuilder, sql } from "kysely";
+import type { DB, Db, Trx } from "../../schema.ts";
 
 /** A user row by id, or undefined. */
 export function findUserById(db: Db, id: string) {
   return db.selectFrom("users").selectAll().where("id", "=", id).executeTakeFirst();
+}
+
+/**
+ * Whether the user `userId` names exists and is not disabled, as an expression of the caller's
+ * query: another domain checks the owner of its row (a PAT) in that row's one round trip.
+ */
+export function userIsActive(userId: Expression<string>) {
+  const eb = expressionBuilder<DB, never>();
+  return eb.exists(
+    eb.selectFrom("users").select("users.id").where("users.id", "=", userId)
+      .where("users.disabled_at", "is", null),
+  );
 }
 
 /** A user by email or username, case-insensitively. */
