@@ -35,7 +35,6 @@ export const SHARED: Readonly<Record<string, Readonly<Record<string, string>>>> 
     oauth_accounts: "the identity links are read with the account they sign in",
   },
   "src/domains/targetless/repository.ts": { pushes: "a presentation's wire state joins its push" },
-  "src/domains/content/repository.ts": { files: "attachments are listed with their file records" },
 };
 
 const CALL =
