@@ -34,7 +34,6 @@ export const SHARED: Readonly<Record<string, Readonly<Record<string, string>>>> 
     users: "sign-in creates or locks the account in the identity link's transaction",
     oauth_accounts: "the identity links are read with the account they sign in",
   },
-  "src/domains/targetless/repository.ts": { pushes: "a presentation's wire state joins its push" },
 };
 
 const CALL =
