@@ -32,6 +32,7 @@ import { devices as devicesDomain } from "./domains/devices/mod.ts";
 import { displays as displaysDomain } from "./domains/displays/mod.ts";
 import { factory as factoryDomain } from "./domains/factory/mod.ts";
 import { oauth as oauthDomain } from "./domains/oauth/mod.ts";
+import { linksReader } from "./domains/oauth/links.ts";
 import { pats as patsDomain } from "./domains/pats/mod.ts";
 import { pushes as pushesDomain } from "./domains/pushes/mod.ts";
 import { targetless as targetlessDomain } from "./domains/targetless/mod.ts";
@@ -73,12 +74,13 @@ export function createServices(
   const limiter = new LoginLimiter(db, config.loginFailures);
   const pats = patsDomain.build({ db, changes });
   const billing = billingDomain.build({ db, config });
-  // GET /auth/me shows the billing summary (SPEC 2.1).
+  // GET /auth/me shows the billing summary (SPEC 2.1) and the provider links (oauth's rows).
   const accounts = new AccountsService({
     db,
     tokens,
     limiter,
     subscriptionOf: (userId) => billing.summary(userId),
+    linksOf: linksReader(db),
     changes,
   });
   const oauth = oauthDomain.build({ db, config, accounts, pats, baseUrl: infra.publicBaseUrl });

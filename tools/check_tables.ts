@@ -30,10 +30,6 @@ export const SHARED: Readonly<Record<string, Readonly<Record<string, string>>>> 
     devices: "binding joins a factory credential to its device in one locked transaction",
     nfc_credentials: "binding verifies the factory's credential in the same transaction",
   },
-  "src/domains/oauth/repository.ts": {
-    users: "sign-in creates or locks the account in the identity link's transaction",
-    oauth_accounts: "the identity links are read with the account they sign in",
-  },
 };
 
 const CALL =

@@ -27,6 +27,12 @@ export function findUserByIdentifier(db: Db, identifier: string) {
     .executeTakeFirst();
 }
 
+/** A user by email, case-insensitively (a provider's verified email). */
+export function findUserByEmail(db: Db, email: string) {
+  return db.selectFrom("users").selectAll()
+    .where(sql`lower(email)`, "=", email.trim().toLowerCase()).executeTakeFirst();
+}
+
 /** Inserts a user; a duplicate email or username raises PostgreSQL error 23505. */
 export function insertUser(
   db: Db,
@@ -74,12 +80,6 @@ export async function sessionExists(db: Db, sessionId: string, userId: string) {
 /** Hard-deletes a user; sessions, tokens, links and owned rows go by ON DELETE CASCADE. */
 export function deleteUser(trx: Trx, id: string) {
   return trx.deleteFrom("users").where("id", "=", id).executeTakeFirst();
-}
-
-/** The identity-provider links of a user, oldest first. */
-export function listOauthAccounts(db: Db, userId: string) {
-  return db.selectFrom("oauth_accounts").selectAll().where("user_id", "=", userId)
-    .orderBy("linked_at").execute();
 }
 
 /** The session and its active user for an access token, in one round trip. */
