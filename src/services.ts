@@ -183,6 +183,7 @@ export function createServices(
         }),
     },
   });
+  const factory = factoryDomain.build({ db, config, keys: secrets });
   return {
     config,
     db,
@@ -193,8 +194,14 @@ export function createServices(
     pats,
     billing,
     oauth,
-    factory: factoryDomain.build({ db, config, keys: secrets }),
-    binding: bindingDomain.build({ db, keyring: secrets.nfc, devices }),
+    factory,
+    // NFC binding locks the device (devices) and checks its credential (factory).
+    binding: bindingDomain.build({
+      db,
+      keyring: secrets.nfc,
+      devices,
+      credentials: factory.credentials,
+    }),
     jobs: infra.jobs,
     renderer: infra.renderer,
     storage,

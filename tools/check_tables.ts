@@ -26,10 +26,6 @@ export const SHARED: Readonly<Record<string, Readonly<Record<string, string>>>> 
   },
   "src/domains/factory/registration_repository.ts": { devices: "the factory registers devices" },
   "src/domains/factory/stats_repository.ts": { devices: "the factory's columns of devices" },
-  "src/domains/binding/repository.ts": {
-    devices: "binding joins a factory credential to its device in one locked transaction",
-    nfc_credentials: "binding verifies the factory's credential in the same transaction",
-  },
 };
 
 const CALL =
