@@ -29,7 +29,7 @@ export interface DB
     ContentTables,
     TargetlessTables,
     DisplayTables {
-  /** The factory adds its credential columns to the shared devices table. */
+  /** One table split by columns between devices and the factory (both declare their part). */
   devices: DevicesTable & FactoryDeviceColumns;
 }
 
