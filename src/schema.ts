@@ -35,7 +35,7 @@ export interface DB
     FirmwareUpdateTables,
     ButtonTables,
     WebhookTables {
-  /** The factory adds its credential columns to the shared devices table. */
+  /** One table split by columns between devices and the factory (both declare their part). */
   devices: DevicesTable & FactoryDeviceColumns;
 }
 

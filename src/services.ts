@@ -37,6 +37,7 @@ import { devices as devicesDomain } from "./domains/devices/mod.ts";
 import { displays as displaysDomain } from "./domains/displays/mod.ts";
 import { factory as factoryDomain } from "./domains/factory/mod.ts";
 import { oauth as oauthDomain } from "./domains/oauth/mod.ts";
+import { linksReader } from "./domains/oauth/links.ts";
 import { pats as patsDomain } from "./domains/pats/mod.ts";
 import { pushes as pushesDomain } from "./domains/pushes/mod.ts";
 import { targetless as targetlessDomain } from "./domains/targetless/mod.ts";
@@ -88,12 +89,13 @@ export function createServices(
   const limiter = new LoginLimiter(db, config.loginFailures);
   const pats = patsDomain.build({ db, changes });
   const billing = billingDomain.build({ db, config });
-  // GET /auth/me shows the billing summary (SPEC 2.1).
+  // GET /auth/me shows the billing summary (SPEC 2.1) and the provider links (oauth's rows).
   const accounts = new AccountsService({
     db,
     tokens,
     limiter,
     subscriptionOf: (userId) => billing.summary(userId),
+    linksOf: linksReader(db),
     changes,
   });
   const oauth = oauthDomain.build({ db, config, accounts, pats, baseUrl: infra.publicBaseUrl });
@@ -114,8 +116,6 @@ export function createServices(
     }),
     log,
   });
-  // SPEC 3.6 / 4.1: a device that leaves its owner takes its pushes, files and bitmaps with it,
-  // and a display its log entries. Its reports (polls too) feed the webhooks' device events.
   // The factory console; its firmware registry says which build a device should run.
   const factory = factoryDomain.build({ db, config, keys: secrets, store: storage });
   // Firmware offers (issue 24): a display's poll, an MQTT device's report; the owner's hold.
@@ -125,6 +125,8 @@ export function createServices(
     outbox: infra.outbox,
     offerFor: (device) => factory.firmware.offerFor(device),
   });
+  // SPEC 3.6 / 4.1: a device that leaves its owner takes its pushes, files and bitmaps with it,
+  // and a display its log entries. Its reports (polls too) feed the webhooks' device events.
   const devices = devicesDomain.build({
     db,
     messenger: infra.messenger,
@@ -278,7 +280,13 @@ export function createServices(
     billing,
     oauth,
     factory,
-    binding: bindingDomain.build({ db, keyring: secrets.nfc, devices }),
+    // NFC binding locks the device (devices) and checks its credential (factory).
+    binding: bindingDomain.build({
+      db,
+      keyring: secrets.nfc,
+      devices,
+      credentials: factory.credentials,
+    }),
     jobs: infra.jobs,
     renderer: infra.renderer,
     storage,
@@ -305,8 +313,6 @@ function updatable(device: DeviceRow): UpdatableDevice {
   return {
     id: device.id,
     thingName: device.thing_name,
-    batchId: device.batch_id,
-    sku: device.sku,
     model: modelOf(state?.model),
     firmware: device.firmware,
   };

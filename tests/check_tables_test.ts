@@ -1,7 +1,13 @@
 /** The table-ownership check of `deno task check` (issue 22: a domain's SQL names its own tables). */
 import { join } from "node:path";
 import { assertEquals } from "./helpers/assert.ts";
-import { checkTables, declaredTables, SHARED, tablesNamed } from "../tools/check_tables.ts";
+import {
+  checkTables,
+  declaredColumns,
+  declaredTables,
+  SHARED,
+  tablesNamed,
+} from "../tools/check_tables.ts";
 
 Deno.test("check_tables: reads the tables a domain declares and the ones a query names", () => {
   const declared = declaredTables(
@@ -33,6 +39,42 @@ Deno.test("check_tables: a foreign table is refused, the own and listed ones pas
     const foreign = problems.filter((p) => p.includes("names beta"));
     assertEquals(foreign.length, 1);
     assertEquals(foreign[0].endsWith("a table of b: go through b's repository"), true);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("check_tables: a table split by columns is each declarer's own, only when disjoint", async () => {
+  assertEquals(
+    [
+      ...declaredColumns(
+        "export interface GTables {\n  gamma: GammaColumns;\n  other: Missing;\n}\n" +
+          "interface GammaColumns {\n  /** Why. */\n  g1: X;\n  g2?: Y;\n}\n",
+      ),
+    ],
+    [["gamma", ["g1", "g2"]], ["other", undefined]],
+  );
+  const root = await Deno.makeTempDir();
+  try {
+    const write = async (path: string, text: string) => {
+      await Deno.mkdir(join(root, path, ".."), { recursive: true });
+      await Deno.writeTextFile(join(root, path), text);
+    };
+    const tables = (name: string, columns: string[]) =>
+      `export interface ${name}Tables {\n  gamma: ${name}Gamma;\n}\n` +
+      `export interface ${name}Gamma {\n${columns.map((c) => `  ${c}: X;\n`).join("")}}\n`;
+    await write("domains/a/tables.ts", tables("A", ["id", "owner"]));
+    await write("domains/b/tables.ts", tables("B", ["serial", "batch"]));
+    await write("domains/a/repository.ts", 'db.selectFrom("gamma");');
+    await write("domains/b/repository.ts", 'db.updateTable("gamma");');
+    assertEquals(await checkTables(root), []);
+    // A column both declare is refused, and so is a declaration without its columns.
+    await write("domains/b/tables.ts", tables("B", ["serial", "owner"]));
+    assertEquals(await checkTables(root), ["gamma.owner is declared by both a and b"]);
+    await write("domains/b/tables.ts", "export interface BTables {\n  gamma: Elsewhere;\n}\n");
+    assertEquals(await checkTables(root), [
+      "gamma is declared by a and b, but b's tables.ts does not list its columns",
+    ]);
   } finally {
     await Deno.remove(root, { recursive: true });
   }

@@ -6,7 +6,6 @@
 import type { Db } from "../../schema.ts";
 import type { Authenticate, Caller, CallerKind, RequireOptions } from "../../caller.ts";
 import { forbidden, unauthorized } from "../../errors.ts";
-import { looksLikePat, type PatsService } from "../pats/service.ts";
 import type { AccessTokens } from "./access_tokens.ts";
 import * as repo from "./repository.ts";
 import { tag } from "../../infra/db/cache/announced.ts";
@@ -30,11 +29,21 @@ const WRONG_KIND: Record<CallerKind, string> = {
   user: "This endpoint accepts personal access tokens only",
 };
 
+/**
+ * The check of personal access tokens (the pats domain's service): which bearers are PATs, and
+ * whose a valid one is. An interface here, so accounts does not import pats (pats reads the
+ * owner's state through accounts' repository, and domains import each other one way only).
+ */
+export interface PatVerifier {
+  looksLikePat(bearer: string): boolean;
+  verify(token: string): Promise<{ userId: string; patId: string } | null>;
+}
+
 /** What `Authenticator` is built from (one object, like every domain's service). */
 export interface AuthenticatorDeps {
   db: Db;
   tokens: AccessTokens;
-  pats: PatsService;
+  pats: PatVerifier;
   /** Invalidation of the session cache; without it nothing is cached. */
   changes?: ChangeFeed;
 }
@@ -48,7 +57,7 @@ export class Authenticator implements Authenticate {
 
   private readonly db: Db;
   private readonly tokens: AccessTokens;
-  private readonly pats: PatsService;
+  private readonly pats: PatVerifier;
 
   constructor(deps: AuthenticatorDeps) {
     this.db = deps.db;
@@ -76,7 +85,7 @@ export class Authenticator implements Authenticate {
 
   /** The caller behind a bearer credential, or why there is none. */
   async authenticate(bearer: string): Promise<Caller | { failure: AuthFailure }> {
-    if (looksLikePat(bearer)) {
+    if (this.pats.looksLikePat(bearer)) {
       const pat = await this.pats.verify(bearer);
       return pat ? { kind: "pat", ...pat } : { failure: "invalid" };
     }

@@ -1,10 +1,22 @@
 /** SQL of the accounts domain. Functions take the executor first; lockers take a transaction. */
-import { sql } from "kysely";
-import type { Db, Trx } from "../../schema.ts";
+import { type Expression, expressionBuilder, sql } from "kysely";
+import type { DB, Db, Trx } from "../../schema.ts";
 
 /** A user row by id, or undefined. */
 export function findUserById(db: Db, id: string) {
   return db.selectFrom("users").selectAll().where("id", "=", id).executeTakeFirst();
+}
+
+/**
+ * Whether the user `userId` names exists and is not disabled, as an expression of the caller's
+ * query: another domain checks the owner of its row (a PAT) in that row's one round trip.
+ */
+export function userIsActive(userId: Expression<string>) {
+  const eb = expressionBuilder<DB, never>();
+  return eb.exists(
+    eb.selectFrom("users").select("users.id").where("users.id", "=", userId)
+      .where("users.disabled_at", "is", null),
+  );
 }
 
 /** A user by email or username, case-insensitively. */
@@ -13,6 +25,12 @@ export function findUserByIdentifier(db: Db, identifier: string) {
   return db.selectFrom("users").selectAll()
     .where((eb) => eb.or([eb(sql`lower(email)`, "=", key), eb(sql`lower(username)`, "=", key)]))
     .executeTakeFirst();
+}
+
+/** A user by email, case-insensitively (a provider's verified email). */
+export function findUserByEmail(db: Db, email: string) {
+  return db.selectFrom("users").selectAll()
+    .where(sql`lower(email)`, "=", email.trim().toLowerCase()).executeTakeFirst();
 }
 
 /** Inserts a user; a duplicate email or username raises PostgreSQL error 23505. */
@@ -62,12 +80,6 @@ export async function sessionExists(db: Db, sessionId: string, userId: string) {
 /** Hard-deletes a user; sessions, tokens, links and owned rows go by ON DELETE CASCADE. */
 export function deleteUser(trx: Trx, id: string) {
   return trx.deleteFrom("users").where("id", "=", id).executeTakeFirst();
-}
-
-/** The identity-provider links of a user, oldest first. */
-export function listOauthAccounts(db: Db, userId: string) {
-  return db.selectFrom("oauth_accounts").selectAll().where("user_id", "=", userId)
-    .orderBy("linked_at").execute();
 }
 
 /** The session and its active user for an access token, in one round trip. */

@@ -15,7 +15,7 @@ import type { AccessTokens } from "./access_tokens.ts";
 import { hashPassword, verifyAgainstDummy, verifyPassword } from "./passwords.ts";
 import { accountKey, type LoginLimiter } from "./login_limiter.ts";
 import * as repo from "./repository.ts";
-import { type SubscriptionSummary, toOauthAccount, toSession, toUser } from "./views.ts";
+import { type OauthAccountView, type SubscriptionSummary, toSession, toUser } from "./views.ts";
 
 /** Refresh tokens live 30 days from issue; every use rotates them. */
 const REFRESH_TTL_MS = 30 * 24 * 3600 * 1000;
@@ -29,6 +29,9 @@ export interface ClientInfo {
 /** What `GET /auth/me` adds about billing; supplied by the billing domain. */
 export type SubscriptionSummaryReader = (userId: string) => Promise<SubscriptionSummary | null>;
 
+/** The identity-provider links `GET /auth/me` lists, oldest first; supplied by the oauth domain. */
+export type OauthLinksReader = (userId: string) => Promise<OauthAccountView[]>;
+
 /** What `AccountsService` is built from (one object, like every domain's service). */
 export interface AccountsDeps {
   db: Db;
@@ -36,6 +39,8 @@ export interface AccountsDeps {
   limiter: LoginLimiter;
   /** What `GET /auth/me` shows of billing; the billing domain supplies it. */
   subscriptionOf?: SubscriptionSummaryReader;
+  /** What `GET /auth/me` shows of the provider links; the oauth domain supplies it. */
+  linksOf?: OauthLinksReader;
   /** Invalidation of `getMe`'s cache; without it nothing is cached. */
   changes?: ChangeFeed;
 }
@@ -45,12 +50,14 @@ export class AccountsService {
   private readonly tokens: AccessTokens;
   private readonly limiter: LoginLimiter;
   private readonly subscriptionOf: SubscriptionSummaryReader;
+  private readonly linksOf: OauthLinksReader;
 
   constructor(deps: AccountsDeps) {
     this.db = deps.db;
     this.tokens = deps.tokens;
     this.limiter = deps.limiter;
     this.subscriptionOf = deps.subscriptionOf ?? (() => Promise.resolve(null));
+    this.linksOf = deps.linksOf ?? (() => Promise.resolve([]));
     this.me = (deps.changes ?? ChangeFeed.disabled()).cache();
   }
 
@@ -206,11 +213,11 @@ export class AccountsService {
   private async readMe(userId: string) {
     const user = await repo.findUserById(this.db, userId);
     if (!user) throw unauthorized();
-    const [links, subscription] = await Promise.all([
-      repo.listOauthAccounts(this.db, userId),
+    const [oauthAccounts, subscription] = await Promise.all([
+      this.linksOf(userId),
       this.subscriptionOf(userId),
     ]);
-    return { ...toUser(user), oauthAccounts: links.map(toOauthAccount), subscription };
+    return { ...toUser(user), oauthAccounts, subscription };
   }
 
   /**
@@ -262,6 +269,24 @@ export class AccountsService {
       if (isUniqueViolation(error)) throw conflict("Username is already taken");
       throw error;
     }
+  }
+
+  /** A user row by id, or undefined (provider sign-in). */
+  findUser(id: string) {
+    return repo.findUserById(this.db, id);
+  }
+
+  /** A user row by email, case-insensitively, or undefined (provider sign-in links it). */
+  findUserByEmail(email: string) {
+    return repo.findUserByEmail(this.db, email);
+  }
+
+  /**
+   * Locks the user row FOR UPDATE in the caller's transaction and returns it (provider sign-in
+   * links into the account and may take it over under this lock).
+   */
+  lockUser(trx: Trx, id: string) {
+    return repo.lockUser(trx, id);
   }
 
   /**

@@ -1,5 +1,5 @@
 /** Table types of the accounts domain (migrations/0001_accounts.sql). */
-import type { ColumnType, Generated } from "kysely";
+import type { ColumnType } from "kysely";
 
 type CreatedAt = ColumnType<Date, Date | undefined, never>;
 type Timestamp = ColumnType<Date, Date | undefined, Date>;
@@ -32,19 +32,6 @@ export interface RefreshTokensTable {
   used_at: Date | null;
 }
 
-export interface OauthAccountsTable {
-  id: string;
-  user_id: string;
-  provider: string;
-  provider_user_id: string;
-  email: Generated<string>;
-  provider_refresh_token: string | null;
-  /** Added by migrations/0300: the client that obtained the refresh token, Apple's name. */
-  provider_client_id: string | null;
-  display_name: string | null;
-  linked_at: CreatedAt;
-}
-
 /** migrations/0400: one failed (or in-flight) password check. */
 export interface LoginFailuresTable {
   id: string;
@@ -57,6 +44,5 @@ export interface AccountTables {
   users: UsersTable;
   sessions: SessionsTable;
   refresh_tokens: RefreshTokensTable;
-  oauth_accounts: OauthAccountsTable;
   login_failures: LoginFailuresTable;
 }

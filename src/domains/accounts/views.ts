@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { timestamp } from "../../infra/lib/wire.ts";
 import type { Selectable } from "kysely";
-import type { OauthAccountsTable, SessionsTable, UsersTable } from "./tables.ts";
+import type { SessionsTable, UsersTable } from "./tables.ts";
 
 export const userSchema = z.object({
   id: z.uuid(),
@@ -69,14 +69,5 @@ export function toSession(row: Selectable<SessionsTable>): z.infer<typeof sessio
   };
 }
 
-/** An identity-provider link as listed in `GET /auth/me`. */
-export function toOauthAccount(
-  row: Selectable<OauthAccountsTable>,
-): z.infer<typeof oauthAccountSchema> {
-  return {
-    provider: row.provider,
-    providerUserId: row.provider_user_id,
-    email: row.email,
-    linkedAt: row.linked_at.toISOString(),
-  };
-}
+/** An identity-provider link as listed in `GET /auth/me` (the oauth domain makes it). */
+export type OauthAccountView = z.infer<typeof oauthAccountSchema>;

@@ -8,9 +8,9 @@ import { badRequest, conflict, notFound } from "../../errors.ts";
 import type { Db } from "../../schema.ts";
 import type { NfcKeyring } from "../factory/keys.ts";
 import { BIND_VERSION, HW_ID, verifyProof } from "../factory/nfc_crypto.ts";
-import * as repo from "./repository.ts";
 import { toDevice } from "../devices/views.ts";
 import type { DevicesService } from "../devices/service.ts";
+import type { CredentialsService } from "../factory/credentials_service.ts";
 
 export const INVALID_CREDENTIAL = "Invalid NFC credential";
 
@@ -28,6 +28,8 @@ export class BindingService {
     private readonly keyring: NfcKeyring,
     /** The devices domain owns the owner columns (docs/decisions.md). */
     private readonly devices: DevicesService,
+    /** The factory owns the credentials. */
+    private readonly credentials: Pick<CredentialsService, "stateOf">,
   ) {}
 
   async bindNfc(userId: string, input: BindInput) {
@@ -46,12 +48,15 @@ export class BindingService {
       throw badRequest(INVALID_CREDENTIAL);
     }
     return await this.db.transaction().execute(async (trx) => {
-      const device = await repo.lockDeviceByHwId(trx, hwId as string);
+      // The device row is locked, so of two binders exactly one wins; its credential is read
+      // after the lock, in the same transaction.
+      const device = await this.devices.lockByHwId(trx, hwId as string);
       if (!device) throw notFound("Device is not registered");
+      const credential = await this.credentials.stateOf(trx, device.id, device.credential_version);
       // SPEC 3.4b: only the current, unrevoked credential binds; an older version is refused.
       const current = device.credential_version === credentialVersion &&
-        device.credential_key_id === keyId && device.credential_status !== null &&
-        device.credential_status !== "revoked";
+        credential !== undefined && credential.key_id === keyId &&
+        credential.status !== "revoked";
       if (!current) throw badRequest(INVALID_CREDENTIAL);
       if (device.owner_id === userId) {
         return { device: toDevice(device), status: "already_bound" as const };

@@ -82,7 +82,7 @@ export class ButtonActions {
         await this.deps.step(device.id, "next");
         return announce;
       case "identify":
-        // A press is rare: the whole row (nickname, serial) is read only for it.
+        // A press is rare: the whole row (its nickname) is read only for it.
         return {
           ...announce,
           screen: await this.identifyScreen(await this.deps.owned(device.owner_id, device.id)),
@@ -101,7 +101,7 @@ export class ButtonActions {
 
   /** The screen an `identify` press shows: the display's name and hardware id. */
   private async identifyScreen(device: DeviceRow) {
-    const name = device.nickname ?? device.serial ?? device.thing_name;
+    const name = device.nickname ?? device.thing_name;
     const id = `${device.id}|${device.owner_id}|${name}`;
     let screen = this.screens.get(id);
     if (!screen) {

@@ -10,6 +10,7 @@ import type {
   RawItemStatus,
 } from "./tables.ts";
 import { createdAtText, olderThan } from "../../infra/db/keyset.ts";
+import * as files from "../files/repository.ts";
 
 export function insertRawItem(db: Db, row: Insertable<RawItemsTable>) {
   return db.insertInto("raw_items").values(row).returningAll().executeTakeFirstOrThrow();
@@ -51,11 +52,11 @@ export function transitionRawItem(
     .where("id", "=", id).where("status", "=", from).returningAll().executeTakeFirst();
 }
 
-/** The attachments of items with their file records, in upload order. */
+/** The attachments of items with their file records (files' columns), in upload order. */
 export function attachmentsOf(db: Db, itemIds: string[]) {
   if (itemIds.length === 0) return Promise.resolve([]);
   return db.selectFrom("raw_item_attachments as a")
-    .innerJoin("files as f", "f.id", "a.file_id")
+    .innerJoin(files.recordsToJoin().as("f"), "f.id", "a.file_id")
     .select([
       "a.raw_item_id",
       "a.position",

@@ -172,6 +172,14 @@ export class DevicesService {
    * SPEC 3.6 binding, on a device row the binding transaction has locked: the caller becomes
    * the owner, boundAt is now, the claim code is cleared. Undefined when it was bound meanwhile.
    */
+  /**
+   * The device row with this hwId, locked FOR UPDATE in the caller's transaction (NFC binding:
+   * of two binders exactly one wins), or undefined.
+   */
+  lockByHwId(trx: Trx, hwId: string) {
+    return repo.lockDeviceByHwId(trx, hwId);
+  }
+
   async bindTo(trx: Trx, deviceId: string, userId: string) {
     const row = await repo.bindDevice(trx, deviceId, userId);
     return row && toDevice(row);

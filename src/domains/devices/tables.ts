@@ -1,15 +1,14 @@
-/** Table types of devices (migrations/0003_devices.sql), shared by the factory and user views. */
+/**
+ * Table types of devices (migrations/0003_devices.sql). The `devices` table is split by columns
+ * (docs/decisions.md "Shape of the code"): these are the devices domain's, the row's identity and
+ * its life with an owner; the factory declares its provisioning columns in its own `tables.ts`.
+ */
 import type { ColumnType, Generated } from "kysely";
 
 export interface DevicesTable {
   id: string;
   hw_id: string;
   thing_name: string;
-  serial: string | null;
-  batch_id: string | null;
-  sku: string | null;
-  hw_revision: string | null;
-  lifecycle_status: Generated<string>;
   nickname: string | null;
   firmware: string | null;
   battery: number | null;

@@ -114,6 +114,13 @@ export function markDownloaded(trx: Trx, credentialId: string, deviceId: string)
   ]);
 }
 
+/** The status and key of a device's credential of one version, or undefined (NFC binding). */
+export function credentialState(trx: Trx, deviceId: string, version: number) {
+  return trx.selectFrom("nfc_credentials").select(["status", "key_id"])
+    .where("device_id", "=", deviceId).where("credential_version", "=", version)
+    .executeTakeFirst();
+}
+
 /** The device's current valid credential, locked. */
 export function lockCurrentCredential(trx: Trx, deviceId: string, version: number) {
   return trx.selectFrom("nfc_credentials").selectAll().where("device_id", "=", deviceId)

@@ -29,6 +29,14 @@ export class CredentialsService {
     private readonly files: NfcFiles,
   ) {}
 
+  /**
+   * The status and key id of the device's credential of `version`, or undefined, in the caller's
+   * transaction (NFC binding checks it under its lock of the device row).
+   */
+  async stateOf(trx: Trx, deviceId: string, version: number) {
+    return await credRepo.credentialState(trx, deviceId, version);
+  }
+
   /** Issues credential `version` for a locked device with the active master key. */
   private async issue(
     trx: Trx,

@@ -112,6 +112,16 @@ export interface DeviceFit {
   model: string | null;
 }
 
+/** A device's batch and SKU (the factory's columns of `devices`); nulls when it is unknown. */
+export async function provisioningOf(
+  db: Db,
+  deviceId: string,
+): Promise<{ batchId: string | null; sku: string | null }> {
+  const row = await db.selectFrom("devices").select(["batch_id", "sku"])
+    .where("id", "=", deviceId).executeTakeFirst();
+  return { batchId: row?.batch_id ?? null, sku: row?.sku ?? null };
+}
+
 /**
  * The build of the newest active rollout that targets the device (its batch, SKU or model) and
  * fits it (its model or SKU listed by the build), or undefined.

@@ -259,14 +259,24 @@ export class FirmwareService {
    * The build a device should run now, when an active rollout targets and fits it and the
    * device reports a version, another one; null otherwise. For the devices' side: no principal.
    */
-  async offerFor(device: repo.DeviceFit & { firmware: string | null }) {
+  async offerFor(device: {
+    id: string;
+    batchId?: string | null;
+    sku?: string | null;
+    model: string | null;
+    firmware: string | null;
+  }) {
     // A device that reports no version could never say it updated: it is offered nothing.
     if (!device.firmware) return null;
     if (!this.active || Date.now() - this.active.at > ACTIVE_CHECK_MS) {
       this.active = { value: await repo.anyActiveRollout(this.db), at: Date.now() };
     }
     if (!this.active.value) return null;
-    const build = await repo.rolloutBuildFor(this.db, device);
+    // The batch and SKU are this domain's columns of the device: read here when not given.
+    const fit: repo.DeviceFit = device.batchId !== undefined && device.sku !== undefined
+      ? { batchId: device.batchId, sku: device.sku, model: device.model }
+      : { ...await repo.provisioningOf(this.db, device.id), model: device.model };
+    const build = await repo.rolloutBuildFor(this.db, fit);
     if (!build || build.version === device.firmware) return null;
     return {
       id: build.id,

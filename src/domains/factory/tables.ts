@@ -60,14 +60,24 @@ export interface FactoryAuditLogsTable {
   created_at: ColumnType<Date, Date | undefined, never>;
 }
 
-/** The device columns the factory adds (migrations/0100_factory.sql). */
+/**
+ * The factory's columns of the `devices` table, split by columns with the devices domain
+ * (docs/decisions.md "Shape of the code"): what provisioning writes (migrations/0003_devices.sql,
+ * 0100_factory.sql). The row's identity and its life with an owner are declared by devices.
+ */
 export interface FactoryDeviceColumns {
+  serial: string | null;
+  batch_id: string | null;
+  sku: string | null;
+  hw_revision: string | null;
+  lifecycle_status: Generated<string>;
   nfc_status: Generated<string>;
   credential_version: Generated<number>;
   nfc_key_id: string | null;
 }
 
 export interface FactoryTables {
+  devices: FactoryDeviceColumns;
   factory_batches: FactoryBatchesTable;
   nfc_credentials: NfcCredentialsTable;
   nfc_download_requests: NfcDownloadRequestsTable;

@@ -1,12 +1,21 @@
 /** SQL of stored-object records. */
-import type { Insertable } from "kysely";
+import { expressionBuilder, type Insertable } from "kysely";
 import { isUuid } from "../../infra/lib/ids.ts";
-import type { Db, Trx } from "../../schema.ts";
+import type { DB, Db, Trx } from "../../schema.ts";
 import type { FilesTable } from "./tables.ts";
 
 /** Records an object. */
 export function insertFile(db: Db, row: Insertable<FilesTable>) {
   return db.insertInto("files").values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+/**
+ * What another domain shows of a record beside its own rows (a raw item's attachments), as a
+ * table to join in its query: one round trip, and only this module names `files`.
+ */
+export function recordsToJoin() {
+  return expressionBuilder<DB, never>().selectFrom("files")
+    .select(["id", "content_type", "size_bytes", "status", "object_key"]);
 }
 
 /** One record by id. */

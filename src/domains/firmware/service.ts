@@ -26,12 +26,16 @@ export interface Offer {
   sizeBytes: number;
 }
 
-/** A device as an offer matches it: its batch and SKU, the model and version it reports. */
+/**
+ * A device as an offer matches it: its batch and SKU, the model and version it reports. The
+ * batch and SKU are the factory's columns: left out, the factory reads them itself, and only
+ * while a rollout is active (a display has neither: it says so with nulls).
+ */
 export interface UpdatableDevice {
   id: string;
   thingName: string;
-  batchId: string | null;
-  sku: string | null;
+  batchId?: string | null;
+  sku?: string | null;
   model: string | null;
   firmware: string | null;
 }
@@ -41,7 +45,7 @@ export interface FirmwareUpdatesDeps {
   store: ObjectStore;
   outbox: DeviceOutbox;
   /** The build a device should run now, or null (the factory's registry). */
-  offerFor(device: Omit<UpdatableDevice, "id" | "thingName">): Promise<Offer | null>;
+  offerFor(device: Omit<UpdatableDevice, "thingName">): Promise<Offer | null>;
 }
 
 /** The fields a display's poll reply carries for an update. */
@@ -116,7 +120,7 @@ export class FirmwareUpdates {
     if (state?.offered_at && Date.now() - state.offered_at.getTime() < repo.OFFER_EVERY_MS) {
       return null;
     }
-    const { batchId, sku, model, firmware } = device;
-    return await this.deps.offerFor({ batchId, sku, model, firmware });
+    const { id, batchId, sku, model, firmware } = device;
+    return await this.deps.offerFor({ id, batchId, sku, model, firmware });
   }
 }

@@ -60,7 +60,7 @@ export async function signIn(deps: LinkingDeps, identity: Identity, info: Client
     if (!email) throw unauthorized("The identity token carries no email");
     userId = await linkByEmail(deps, identity, email);
   }
-  const user = await repo.findUser(db, userId);
+  const user = await deps.accounts.findUser(userId);
   if (!user || user.disabled_at) throw unauthorized("Account is not available");
   return { ...(await deps.accounts.openSession(user.id, info)), user: toUser(user) };
 }
@@ -86,7 +86,7 @@ function newLink(identity: Identity, userId: string, email: string) {
 async function linkByEmail(deps: LinkingDeps, identity: Identity, email: string) {
   const { db, accounts } = deps;
   for (let attempt = 0; attempt < 5; attempt++) {
-    const existing = await repo.findUserByEmail(db, email);
+    const existing = await accounts.findUserByEmail(email);
     if (existing) {
       const linked = await linkExisting(deps, identity, existing.id, email);
       if (linked) return linked;
@@ -122,7 +122,7 @@ async function linkByEmail(deps: LinkingDeps, identity: Identity, email: string)
  */
 function linkExisting(deps: LinkingDeps, identity: Identity, userId: string, email: string) {
   return deps.db.transaction().execute(async (trx) => {
-    const user = await repo.lockUser(trx, userId);
+    const user = await deps.accounts.lockUser(trx, userId);
     if (!user) return undefined;
     // A disabled account is neither linked nor changed.
     if (user.disabled_at) throw unauthorized("Account is not available");

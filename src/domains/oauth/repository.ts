@@ -1,11 +1,10 @@
 /**
- * SQL of provider sign-in: the single-use state rows and the provider links. It reads `users`
- * by email to link an existing account (SPEC 4.2); users are still created by accounts.
+ * SQL of provider sign-in: the single-use state rows and the provider links. Users are read,
+ * locked and created through accounts' service (SPEC 4.2).
  */
-import { sql, type Updateable } from "kysely";
-import type { Db, Trx } from "../../schema.ts";
-import type { OauthAccountsTable } from "../accounts/tables.ts";
-import type { OauthStatesTable } from "./tables.ts";
+import type { Updateable } from "kysely";
+import type { Db } from "../../schema.ts";
+import type { OauthAccountsTable, OauthStatesTable } from "./tables.ts";
 
 /** Stores a new state row. */
 export function insertState(db: Db, row: Omit<OauthStatesTable, "created_at">) {
@@ -64,20 +63,10 @@ export function updateLink(db: Db, id: string, changes: Updateable<OauthAccounts
   return db.updateTable("oauth_accounts").set(changes).where("id", "=", id).execute();
 }
 
-/** A user row by id. */
-export function findUser(db: Db, id: string) {
-  return db.selectFrom("users").selectAll().where("id", "=", id).executeTakeFirst();
-}
-
-/** Locks a user row for the rest of the transaction (linking into an existing account). */
-export function lockUser(trx: Trx, id: string) {
-  return trx.selectFrom("users").selectAll().where("id", "=", id).forUpdate().executeTakeFirst();
-}
-
-/** A user row by email, case-insensitively. */
-export function findUserByEmail(db: Db, email: string) {
-  return db.selectFrom("users").selectAll()
-    .where(sql`lower(email)`, "=", email.trim().toLowerCase()).executeTakeFirst();
+/** The identity-provider links of a user, oldest first. */
+export function listLinks(db: Db, userId: string) {
+  return db.selectFrom("oauth_accounts").selectAll().where("user_id", "=", userId)
+    .orderBy("linked_at").execute();
 }
 
 /** The provider refresh tokens of a user at one provider, for revocation. */

@@ -1,5 +1,19 @@
 /** Table types of identity-provider sign-in (migrations/0300_billing_oauth.sql, 0402). */
-import type { ColumnType } from "kysely";
+import type { ColumnType, Generated } from "kysely";
+
+/** A user's link to a provider subject; sign-in writes it, `GET /auth/me` lists it. */
+export interface OauthAccountsTable {
+  id: string;
+  user_id: string;
+  provider: string;
+  provider_user_id: string;
+  email: Generated<string>;
+  provider_refresh_token: string | null;
+  /** Added by migrations/0300: the client that obtained the refresh token, Apple's name. */
+  provider_client_id: string | null;
+  display_name: string | null;
+  linked_at: ColumnType<Date, Date | undefined, never>;
+}
 
 export interface OauthStatesTable {
   state_digest: string;
@@ -14,5 +28,6 @@ export interface OauthStatesTable {
 }
 
 export interface OauthTables {
+  oauth_accounts: OauthAccountsTable;
   oauth_states: OauthStatesTable;
 }

@@ -2,6 +2,7 @@
 import type { Db } from "../../schema.ts";
 import type { PersonalAccessTokensTable } from "./tables.ts";
 import type { Insertable } from "kysely";
+import * as accounts from "../accounts/repository.ts";
 
 /** Stores a new token (its digest only). */
 export function insertPat(db: Db, row: Insertable<PersonalAccessTokensTable>) {
@@ -33,17 +34,19 @@ export function revokeAllPatsOfUser(db: Db, userId: string) {
     .where("user_id", "=", userId).where("revoked_at", "is", null).execute();
 }
 
-/** A token by digest with its owner's state, in one round trip. */
+/**
+ * A token by digest with whether its owner is active, in one round trip: the owner's state is
+ * accounts' expression over the token's `user_id` (accounts owns `users`).
+ */
 export function findPatForAuth(db: Db, digest: string) {
   return db.selectFrom("personal_access_tokens as p")
-    .innerJoin("users as u", "u.id", "p.user_id")
-    .select([
+    .select((eb) => [
       "p.id",
       "p.user_id",
       "p.expires_at",
       "p.revoked_at",
       "p.last_used_at",
-      "u.disabled_at",
+      accounts.userIsActive(eb.ref("p.user_id")).as("owner_active"),
     ])
     .where("p.token_digest", "=", digest).executeTakeFirst();
 }

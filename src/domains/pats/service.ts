@@ -34,6 +34,11 @@ export class PatsService {
     this.forAuth = changes.cache();
   }
 
+  /** `looksLikePat`, for the authenticator (accounts), which does not import this domain. */
+  looksLikePat(bearer: string): boolean {
+    return looksLikePat(bearer);
+  }
+
   /** Creates a token; the plaintext is returned here and never again. */
   async create(userId: string, input: { name: string; expiresAt?: string }, db: Db = this.db) {
     const expiresAt = input.expiresAt === undefined ? null : new Date(input.expiresAt);
@@ -87,7 +92,7 @@ export class PatsService {
       () => repo.findPatForAuth(this.db, digest),
     );
     const now = new Date();
-    if (!row || row.revoked_at || row.disabled_at) return null;
+    if (!row || row.revoked_at || !row.owner_active) return null;
     if (row.expires_at && row.expires_at <= now) return null;
     if (!row.last_used_at || now.getTime() - row.last_used_at.getTime() >= 5 * 60 * 1000) {
       await repo.touchPat(this.db, row.id, now);

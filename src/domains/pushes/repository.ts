@@ -1,12 +1,22 @@
 /** SQL of pushes. Functions that lock or promote take a transaction. */
-import type { Insertable, Selectable, Updateable } from "kysely";
-import type { Db, Trx } from "../../schema.ts";
+import { expressionBuilder, type Insertable, type Selectable, type Updateable } from "kysely";
+import type { DB, Db, Trx } from "../../schema.ts";
 import type { Anchor } from "../../infra/lib/cursor.ts";
 import type { PushesTable, PushStatus } from "./tables.ts";
 import { createdAtText, olderThan } from "../../infra/db/keyset.ts";
 
 export function insertPush(db: Db, row: Insertable<PushesTable>) {
   return db.insertInto("pushes").values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+/**
+ * What another domain reads of a push beside its own rows (a display presentation mirrors its
+ * push's state), as a table to join in its query: one round trip, a read only, and only this
+ * module names `pushes`.
+ */
+export function stateToJoin() {
+  return expressionBuilder<DB, never>().selectFrom("pushes")
+    .select(["id", "status", "render_prefix"]);
 }
 
 export function findPush(db: Db, id: string) {

@@ -1,11 +1,12 @@
 /**
  * SQL of targetless contents, presentations, renditions and idempotency keys. Functions take `db`
  * first; those that lock take a `Trx`. A display presentation's state is read from its push
- * (CONTRACT.md: the presentation mirrors its push): the one read of the pushes table outside its
- * domain, a join, never a write.
+ * (CONTRACT.md: the presentation mirrors its push), joined from the columns pushes' repository
+ * gives (`stateToJoin`): a read only, never a write.
  */
 import { type Insertable, type RawBuilder, sql, type Updateable } from "kysely";
 import type { Db, Trx } from "../../schema.ts";
+import * as pushes from "../pushes/repository.ts";
 import type {
   PresentationsTable,
   Problem,
@@ -97,7 +98,7 @@ const STATE = sql<string>`case
 
 function presentationQuery(db: Db) {
   return db.selectFrom("presentations as p")
-    .leftJoin("pushes as pu", "pu.id", "p.push_id")
+    .leftJoin(pushes.stateToJoin().as("pu"), "pu.id", "p.push_id")
     .selectAll("p")
     .select([STATE.as("wire_state"), "pu.render_prefix as push_render_prefix"]);
 }
