@@ -111,16 +111,19 @@ export class FirmwareUpdates {
   }
 
   /**
-   * The offer due to a device: none while held or within a day of the last offer (read first:
-   * the usual poll stops at this one primary-key read), else the registry's build.
+   * The offer due to a device: the registry's build, unless held or within a day of the last
+   * offer. The registry is asked first: with no active rollout (its answer is cached) the usual
+   * poll or report reads nothing at all.
    */
   private async due(device: UpdatableDevice): Promise<Offer | null> {
+    const { id, batchId, sku, model, firmware } = device;
+    const offer = await this.deps.offerFor({ id, batchId, sku, model, firmware });
+    if (!offer) return null;
     const state = await repo.findState(this.deps.db, device.id);
     if (state?.held) return null;
     if (state?.offered_at && Date.now() - state.offered_at.getTime() < repo.OFFER_EVERY_MS) {
       return null;
     }
-    const { id, batchId, sku, model, firmware } = device;
-    return await this.deps.offerFor({ id, batchId, sku, model, firmware });
+    return offer;
   }
 }
