@@ -171,6 +171,7 @@ export function createServices(
     renderer: infra.renderer,
     step: (deviceId, direction) => pushes.step(deviceId, direction),
     owned: (userId, deviceId) => devices.owned(userId, deviceId),
+    changes,
   });
   // Displays people already own: a claimed one is a device (devices) showing its pushes (pushes).
   const displays = displaysDomain.build({

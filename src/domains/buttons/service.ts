@@ -18,6 +18,9 @@ import type { Db } from "../../schema.ts";
 import { notFound } from "../../errors.ts";
 import * as repo from "./repository.ts";
 import { devicePrefixes } from "../pushes/keys.ts";
+import { tag } from "../../infra/db/cache/announced.ts";
+import { ChangeFeed } from "../../infra/db/cache/feed.ts";
+import type { TaggedCache } from "../../infra/db/cache/tagged_cache.ts";
 import type { PolledDevice } from "../displays/poll_extras.ts";
 
 export const BUTTON_ACTIONS = ["none", "rewind", "next", "identify"] as const;
@@ -44,6 +47,8 @@ export interface ButtonDeps {
   step(deviceId: string, direction: "previous" | "next"): Promise<boolean>;
   /** The owner check of device endpoints (the devices domain): 400, 404, 403. */
   owned(userId: string, deviceId: string): Promise<DeviceRow>;
+  /** Invalidation of the per-device action cache; without it nothing is cached. */
+  changes?: ChangeFeed;
 }
 
 /** True when the poll reports a press (`special_function: true`, any case). */
@@ -55,12 +60,21 @@ export class ButtonActions {
   /** Identify screens by what they show; a miss draws again (the same bytes, the same key). */
   private readonly screens = new Map<string, { key: string; sha256: string }>();
 
-  constructor(private readonly deps: ButtonDeps) {}
+  /** Each display's action, dropped when its row changes (a poll reads no database for it). */
+  private readonly actions: TaggedCache<ButtonAction>;
+
+  constructor(private readonly deps: ButtonDeps) {
+    this.actions = (deps.changes ?? ChangeFeed.disabled()).cache();
+  }
 
   /** `GET .../button` (ownership checked by the caller). */
   async get(deviceId: string): Promise<{ action: ButtonAction }> {
-    const action = (await repo.findAction(this.deps.db, deviceId)) ?? "none";
-    return { action: action as ButtonAction };
+    const action = await this.actions.get(
+      deviceId,
+      () => [tag.device(deviceId)],
+      async () => ((await repo.findAction(this.deps.db, deviceId)) ?? "none") as ButtonAction,
+    );
+    return { action };
   }
 
   /** `PUT .../button` (ownership checked by the caller). */

@@ -46,6 +46,8 @@ export const ANNOUNCED: Readonly<Record<string, Announcement>> = {
   pushes: { tag: "push", column: "id", on: ["UPDATE", "DELETE"] },
   // A display's row by its key (the TRMNL poll): status, profile, reset request.
   displays: { tag: "display", column: "id", on: ["UPDATE", "DELETE"] },
+  // A display's button action, read at every poll (src/domains/buttons/service.ts).
+  display_buttons: { tag: "device", column: "device_id", on: ["INSERT", "UPDATE", "DELETE"] },
 };
 
 /** Tables whose updates (of any column) and deletes are announced. */
