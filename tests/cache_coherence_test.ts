@@ -150,7 +150,8 @@ Deno.test({
 });
 
 Deno.test({
-  name: "caches: a display's reset, profile and unbind on A are seen by B's next unchanged poll",
+  name:
+    "caches: a display's reset, profile, button and unbind on A are seen by B's next unchanged poll",
   ignore: !externalDatabaseUrl,
   ...options,
   fn: () =>
@@ -186,6 +187,13 @@ Deno.test({
         200,
       );
       assertEquals(expectStatus(await poll(), 200).refresh_rate, 1234);
+      // A button action chosen on A is announced by B's next poll.
+      await warm(sb, 2, poll);
+      expectStatus(
+        await a.put(`/api/devices/${device.id}/button`, { token, body: { action: "identify" } }),
+        200,
+      );
+      assertEquals(expectStatus(await poll(), 200).special_function, "identify");
       // Unbound on A: B refuses the key at once.
       await warm(sb, 2, poll);
       expectStatus(await a.post(`/api/devices/${device.id}/unbind`, { token }), 200);
