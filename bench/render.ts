@@ -55,7 +55,7 @@ export async function benchRender(options: { runs?: number } = {}): Promise<Benc
       await pool.renderImage(upload);
       samples.push(performance.now() - start);
     }
-    const batch = Math.max(8, pool.threads * 6);
+    const batch = Math.max(8, pool.size * 6);
     const start = performance.now();
     await Promise.all(Array.from({ length: batch }, () => pool.renderImage(upload)));
     const perSecond = batch / ((performance.now() - start) / 1000);
@@ -72,7 +72,7 @@ export async function benchRender(options: { runs?: number } = {}): Promise<Benc
         unit: "ms/push",
       },
       {
-        name: `render: custom pushes with the pool saturated (${pool.threads} workers)`,
+        name: `render: custom pushes with the pool saturated (${pool.size} workers)`,
         value: round(perSecond),
         unit: "pushes/s",
       },

@@ -160,8 +160,18 @@ async function measureBackend(
       // Sign in again on the new process? The token is a JWT of the same secrets: still valid.
       const headers = { authorization: `Bearer ${reg.accessToken}` };
       const target = `${second.url}/api/devices/${deviceId}/push`;
-      const cold = await wrk(target, { threads: 2, connections: 64, seconds: options.seconds, headers });
-      const warm = await wrk(target, { threads: 2, connections: 64, seconds: options.seconds, headers });
+      const cold = await wrk(target, {
+        threads: 2,
+        connections: 64,
+        seconds: options.seconds,
+        headers,
+      });
+      const warm = await wrk(target, {
+        threads: 2,
+        connections: 64,
+        seconds: options.seconds,
+        headers,
+      });
       if (cold.non2xx || warm.non2xx) {
         console.error(`${label}: ${cold.non2xx + warm.non2xx} non-2xx answers on the device path`);
       }
@@ -187,7 +197,11 @@ async function measureBare(options: { seconds: number; wrk: boolean; restMs: num
   const out: Record<string, number> = { "bare Deno.serve: start to first 200": bare.readyMs };
   try {
     if (options.wrk) {
-      const r = await wrk(`${bare.url}/`, { threads: 2, connections: 64, seconds: options.seconds });
+      const r = await wrk(`${bare.url}/`, {
+        threads: 2,
+        connections: 64,
+        seconds: options.seconds,
+      });
       out[`bare Deno.serve: p99 (${options.seconds} s)`] = r.p99;
     }
     await sleep(options.restMs);
@@ -218,11 +232,19 @@ export async function benchRest(
     if (options.databaseUrl) {
       const env: Record<string, string> = { DATABASE_URL: options.databaseUrl };
       if (options.mqttUrl) env.MQTT_URL = options.mqttUrl;
-      add(await measureBackend(options.mqttUrl ? "PostgreSQL + MQTT broker" : "PostgreSQL", env, common));
+      add(
+        await measureBackend(
+          options.mqttUrl ? "PostgreSQL + MQTT broker" : "PostgreSQL",
+          env,
+          common,
+        ),
+      );
     }
-    console.error(`rest: run ${run}/${runs}: ${JSON.stringify(Object.fromEntries(
-      [...samples].map(([k, v]) => [k, Math.round(v.at(-1)!)]),
-    ))}`);
+    console.error(`rest: run ${run}/${runs}: ${
+      JSON.stringify(Object.fromEntries(
+        [...samples].map(([k, v]) => [k, Math.round(v.at(-1)!)]),
+      ))
+    }`);
   }
   return [...samples].map(([name, values]) => ({
     name: `rest: ${name} (median of ${values.length})`,

@@ -24,7 +24,6 @@ import { deviceMessageHandler, deviceMessageQueue, DeviceOutbox } from "./mqtt/o
 import { SERVICE_SUBSCRIPTION, sharedSubscription } from "./mqtt/topics.ts";
 import { deviceInbox } from "./pushes/device_inbox.ts";
 import { DiskObjectStore } from "./storage/disk.ts";
-import { S3ObjectStore } from "./storage/s3.ts";
 import type { ObjectStore } from "./storage/object_store.ts";
 import { appRouter } from "./router.ts";
 import { QUEUES } from "./queues.ts";
@@ -125,8 +124,9 @@ export async function createApp(config: Config): Promise<App> {
   readiness.register("render", () => pool.alive);
   // Signed URLs of the embedded store point at the listener; with PORT=0 it is known only later.
   let publicBaseUrl = config.publicBaseUrl;
+  // The AWS SDK loads only when S3 is configured (issue 26: ~9 MB resident otherwise).
   const storage: ObjectStore = config.s3
-    ? new S3ObjectStore(config.s3)
+    ? new (await import("./storage/s3.ts")).S3ObjectStore(config.s3)
     : new DiskObjectStore(`${config.dataDir}/objects`, secrets.storageSecret, () => publicBaseUrl);
   // The services publish through the gateway; it connects once the broker runs, below.
   const gateway = new MqttGateway({
