@@ -216,7 +216,13 @@ const UNITS: Array<[RegExp, string]> = [[/memory/, "MB"], [/req\/s/, "req/s"], [
 
 /** Runs the benchmark and returns its rows (medians over `runs`). */
 export async function benchRest(
-  options: { databaseUrl?: string; mqttUrl?: string; runs?: number; seconds?: number } = {},
+  options: {
+    databaseUrl?: string;
+    mqttUrl?: string;
+    runs?: number;
+    seconds?: number;
+    embedded?: boolean;
+  } = {},
 ): Promise<BenchRow[]> {
   const runs = options.runs ?? 2;
   const common = { seconds: options.seconds ?? 4, wrk: await hasWrk(), restMs: 5_000 };
@@ -228,7 +234,7 @@ export async function benchRest(
   };
   for (let run = 1; run <= runs; run++) {
     add(await measureBare(common));
-    add(await measureBackend("embedded", {}, common));
+    if (options.embedded !== false) add(await measureBackend("embedded", {}, common));
     if (options.databaseUrl) {
       const env: Record<string, string> = { DATABASE_URL: options.databaseUrl };
       if (options.mqttUrl) env.MQTT_URL = options.mqttUrl;
@@ -257,7 +263,7 @@ if (import.meta.main) {
   helpAndExit(
     Deno.args,
     `Usage: deno run -A bench/rest.ts [--database-url postgres://...] [--mqtt-url mqtt://...]
-       [--runs 2] [--seconds 4]
+       [--runs 2] [--seconds 4] [--no-embedded]
 
 Start to /ready, resident memory at rest and the p99 of the first seconds after a restart,
 embedded and (with a database URL) on PostgreSQL, beside a bare Deno.serve. wrk for the tail.`,
@@ -271,6 +277,7 @@ embedded and (with a database URL) on PostgreSQL, beside a bare Deno.serve. wrk 
     mqttUrl: flag("mqtt-url") ?? Deno.env.get("MQTT_URL"),
     runs: Number(flag("runs") ?? 2),
     seconds: Number(flag("seconds") ?? 4),
+    embedded: !Deno.args.includes("--no-embedded"),
   });
   printTable(rows);
 }

@@ -32,7 +32,9 @@ import type { DB } from "./schema.ts";
 import { loadSecrets } from "./secrets.ts";
 import { createServices } from "./services.ts";
 import type { Services } from "./services_type.ts";
-import { PromMetrics } from "./metrics/metrics.ts";
+import { NO_METRICS, PromMetrics } from "./metrics/metrics.ts";
+import { warmRequestPath } from "./http/warm_up.ts";
+import { AccessTokens } from "./accounts/access_tokens.ts";
 import { metricsRoute, metricsServed } from "./metrics/route.ts";
 
 export interface App {
@@ -99,6 +101,8 @@ export async function createApp(config: Config): Promise<App> {
   try {
     await migrate(connection.db);
     migrated = true;
+    // Ready means fast (issue 26): the pool's connections open before /ready says 200.
+    await connection.warm();
     // The triggers exist now; caches serve once the first LISTEN succeeded.
     await changes.start(
       connection.pglite
@@ -191,6 +195,18 @@ export async function createApp(config: Config): Promise<App> {
     });
     return serves ? full : probesOnly(full);
   };
+  if (serves) {
+    // Ready means fast (issue 26): the request path runs before /ready says 200, unobserved.
+    const quiet = createHandler({
+      router: appRouter,
+      raw: allRawRoutes(documentsOf, readyRoute(readiness)),
+      services,
+      logger: createLogger("silent"),
+      ingress: "combined",
+      metrics: NO_METRICS,
+    });
+    await warmRequestPath(quiet, new AccessTokens(secrets.jwtSecret, config.accessTokenTtlSeconds));
+  }
   const embedded = [
     ...(connection.kind === "pglite"
       ? [`PostgreSQL: embedded PGlite in ${config.dataDir}/pg`]

@@ -19,6 +19,11 @@ export interface Connection<DB> {
   kind: "postgres" | "pglite";
   /** The embedded engine, for adapters (pg-boss) that talk to it directly. */
   pglite?: PGlite;
+  /**
+   * Opens every connection of the pool now (issue 26): on the first burst after a start, 64
+   * requests at once waited on ten connection handshakes. Nothing to do for PGlite.
+   */
+  warm(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -78,6 +83,10 @@ export async function connect<DB>(options: ConnectOptions): Promise<Connection<D
     return {
       db,
       kind: "postgres",
+      warm: async () => {
+        // Queries at once take a connection each: postgres.js opens up to `max`, and keeps them.
+        await Promise.all(Array.from({ length: max }, () => client`SELECT 1`));
+      },
       // Queries still running get SHUTDOWN_GRACE_SECONDS, then their connections are closed:
       // a connection that is never released (a reserved one a stopping worker left) must not
       // hold shutdown forever. Kysely's destroy then finds postgres.js already ended.
@@ -107,6 +116,7 @@ export async function connect<DB>(options: ConnectOptions): Promise<Connection<D
     db,
     kind: "pglite",
     pglite,
+    warm: () => Promise.resolve(),
     close: async () => {
       await db.destroy();
       if (!pglite.closed) await pglite.close();
