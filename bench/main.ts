@@ -13,6 +13,8 @@ import { benchContent } from "./content.ts";
 import { benchBurst } from "./burst.ts";
 import { benchTargetless } from "./targetless.ts";
 import { benchFleet } from "./fleet.ts";
+import { benchRest } from "./rest.ts";
+import { benchSaturated } from "./saturated.ts";
 import { type BenchRow, printTable } from "./lib.ts";
 import { Progress } from "../src/lib/progress.ts";
 import { helpAndExit } from "../src/lib/usage.ts";
@@ -22,8 +24,9 @@ helpAndExit(
   `Usage: deno task bench
 
 Runs every benchmark (auth, billing, render, templates, scene, fairness, targetless, push, burst,
-fleet, content) and prints one table; progress lines on stderr. DATABASE_URL measures on a real
-PostgreSQL, MQTT_URL runs the fleet on that broker. The content benchmark needs wrk.
+fleet, rest, saturated, content) and prints one table; progress lines on stderr. DATABASE_URL
+measures on a real PostgreSQL, MQTT_URL runs the fleet on that broker. The content, rest (its
+cold tail) and saturated benchmarks need wrk.
 Takes minutes and all the machine's cores.`,
 );
 
@@ -40,6 +43,8 @@ const steps: Array<[string, () => Promise<BenchRow[]>]> = [
   ["push", () => benchPush({ databaseUrl })],
   ["burst", () => benchBurst({ databaseUrl })],
   ["fleet", () => benchFleet({ databaseUrl, mqttUrl: Deno.env.get("MQTT_URL") })],
+  ["rest", () => benchRest({ databaseUrl, mqttUrl: Deno.env.get("MQTT_URL") })],
+  ["saturated", () => benchSaturated({ databaseUrl })],
   ["content", () => benchContent(env)],
 ];
 // A line per benchmark on stderr (counts, ETA); the table alone on stdout.

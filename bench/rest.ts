@@ -47,7 +47,7 @@ async function untilOk(url: string, started: number, child: Deno.ChildProcess): 
   throw new Error(`${url}: the process ended before it answered 200`);
 }
 
-interface Started {
+export interface Started {
   url: string;
   readyMs: number;
   pid: number;
@@ -55,7 +55,7 @@ interface Started {
 }
 
 /** Starts the service (or the bare server) and waits for its readiness. */
-async function spawnService(env: Record<string, string>, dataDir: string): Promise<Started> {
+export async function spawnService(env: Record<string, string>, dataDir: string): Promise<Started> {
   const port = freePort();
   const started = performance.now();
   const child = new Deno.Command(Deno.execPath(), {
@@ -85,7 +85,7 @@ async function spawnService(env: Record<string, string>, dataDir: string): Promi
   };
 }
 
-async function spawnBare(): Promise<Started> {
+export async function spawnBare(): Promise<Started> {
   const port = freePort();
   const started = performance.now();
   const child = new Deno.Command(Deno.execPath(), {
@@ -112,7 +112,7 @@ async function spawnBare(): Promise<Started> {
 }
 
 /** A device of the bench user whose latest push is published (written directly, service stopped). */
-async function provision(dataDir: string, databaseUrl: string | undefined, userId: string) {
+export async function provision(dataDir: string, databaseUrl: string | undefined, userId: string) {
   const connection = await connect({ url: databaseUrl, dataDir });
   try {
     const deviceId = crypto.randomUUID();
