@@ -16,6 +16,8 @@ import { benchFleet } from "./fleet.ts";
 import { benchMcp } from "./mcp.ts";
 import { benchDisplayPoll } from "./display_poll.ts";
 import { benchWebhooks } from "./webhooks.ts";
+import { benchRest } from "./rest.ts";
+import { benchSaturated } from "./saturated.ts";
 import { type BenchRow, printTable } from "./lib.ts";
 import { Progress } from "../src/infra/lib/progress.ts";
 import { helpAndExit } from "../src/infra/lib/usage.ts";
@@ -25,8 +27,9 @@ helpAndExit(
   `Usage: deno task bench
 
 Runs every benchmark (auth, billing, render, templates, scene, fairness, targetless, push, burst,
-fleet, display, webhooks, content, mcp) and prints one table; progress lines on stderr. DATABASE_URL measures on a real
-PostgreSQL, MQTT_URL runs the fleet on that broker. The content benchmark needs wrk.
+fleet, display, webhooks, rest, saturated, content, mcp) and prints one table; progress lines on
+stderr. DATABASE_URL measures on a real PostgreSQL, MQTT_URL runs the fleet on that broker. The
+content, rest (its cold tail) and saturated benchmarks need wrk.
 Takes minutes and all the machine's cores.`,
 );
 
@@ -45,6 +48,8 @@ const steps: Array<[string, () => Promise<BenchRow[]>]> = [
   ["fleet", () => benchFleet({ databaseUrl, mqttUrl: Deno.env.get("MQTT_URL") })],
   ["display", () => benchDisplayPoll({ databaseUrl })],
   ["webhooks", () => benchWebhooks({ databaseUrl })],
+  ["rest", () => benchRest({ databaseUrl, mqttUrl: Deno.env.get("MQTT_URL") })],
+  ["saturated", () => benchSaturated({ databaseUrl })],
   ["content", () => benchContent(env)],
   ["mcp", () => benchMcp(env)],
 ];

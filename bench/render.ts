@@ -69,7 +69,7 @@ export async function benchRender(options: { runs?: number } = {}): Promise<Benc
     };
     const og = await panelMs({ width: 800, height: 480, bitDepth: 1 });
     const x = await panelMs({ width: 1872, height: 1404, bitDepth: 4 });
-    const batch = Math.max(8, pool.threads * 6);
+    const batch = Math.max(8, pool.size * 6);
     const start = performance.now();
     await Promise.all(Array.from({ length: batch }, () => pool.renderImage(upload)));
     const perSecond = batch / ((performance.now() - start) / 1000);
@@ -96,7 +96,7 @@ export async function benchRender(options: { runs?: number } = {}): Promise<Benc
         unit: "ms/push",
       },
       {
-        name: `render: custom pushes with the pool saturated (${pool.threads} workers)`,
+        name: `render: custom pushes with the pool saturated (${pool.size} workers)`,
         value: round(perSecond),
         unit: "pushes/s",
       },

@@ -134,7 +134,7 @@ export async function benchScene(options: { runs?: number } = {}): Promise<Bench
       await Promise.all(Array.from({ length: count }, () => pool.renderScene(request(w, h))));
       const rate = count / ((performance.now() - start) / 1000);
       rows.push({
-        name: `scene: ${w}x${h} colour with a photo, pool saturated (${pool.threads} workers)`,
+        name: `scene: ${w}x${h} colour with a photo, pool saturated (${pool.size} workers)`,
         value: round(rate),
         unit: "renders/s",
       });

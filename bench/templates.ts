@@ -68,7 +68,7 @@ export async function benchTemplates(options: { runs?: number } = {}): Promise<B
         unit: "ms/frame",
       },
       {
-        name: `templates: text templates, pool saturated (${pool.threads} workers)`,
+        name: `templates: text templates, pool saturated (${pool.size} workers)`,
         value: round(textRate),
         unit: "frames/s",
       },

@@ -24,7 +24,6 @@ import { deviceMessageHandler, deviceMessageQueue, DeviceOutbox } from "./infra/
 import { SERVICE_SUBSCRIPTION, sharedSubscription } from "./infra/mqtt/topics.ts";
 import { deviceInbox } from "./domains/pushes/device_inbox.ts";
 import { DiskObjectStore } from "./infra/storage/disk.ts";
-import { S3ObjectStore } from "./infra/storage/s3.ts";
 import type { ObjectStore } from "./infra/storage/object_store.ts";
 import { appRouter } from "./router.ts";
 import { QUEUES } from "./queues.ts";
@@ -33,8 +32,10 @@ import type { DB } from "./schema.ts";
 import { loadSecrets } from "./secrets.ts";
 import { createServices } from "./services.ts";
 import type { Services } from "./services_type.ts";
-import { PromMetrics } from "./infra/metrics/metrics.ts";
 import { metricsRoute, metricsServed } from "./infra/metrics/route.ts";
+import { NO_METRICS, PromMetrics } from "./infra/metrics/metrics.ts";
+import { warmRequestPath } from "./warm_up.ts";
+import { AccessTokens } from "./domains/accounts/access_tokens.ts";
 
 export interface App {
   services: Services;
@@ -100,6 +101,8 @@ export async function createApp(config: Config): Promise<App> {
   try {
     await migrate(connection.db);
     migrated = true;
+    // Ready means fast (issue 26): the pool's connections open before /ready says 200.
+    await connection.warm();
     // The triggers exist now; caches serve once the first LISTEN succeeded.
     await changes.start(
       connection.pglite
@@ -125,8 +128,9 @@ export async function createApp(config: Config): Promise<App> {
   readiness.register("render", () => pool.alive);
   // Signed URLs of the embedded store point at the listener; with PORT=0 it is known only later.
   let publicBaseUrl = config.publicBaseUrl;
+  // The AWS SDK loads only when S3 is configured (issue 26: ~9 MB resident otherwise).
   const storage: ObjectStore = config.s3
-    ? new S3ObjectStore(config.s3)
+    ? new (await import("./infra/storage/s3.ts")).S3ObjectStore(config.s3)
     : new DiskObjectStore(`${config.dataDir}/objects`, secrets.storageSecret, () => publicBaseUrl);
   // The services publish through the gateway; it connects once the broker runs, below.
   const gateway = new MqttGateway({
@@ -191,6 +195,18 @@ export async function createApp(config: Config): Promise<App> {
     });
     return serves ? full : probesOnly(full);
   };
+  if (serves) {
+    // Ready means fast (issue 26): the request path runs before /ready says 200, unobserved.
+    const quiet = createHandler({
+      router: appRouter,
+      raw: allRawRoutes(documentsOf, readyRoute(readiness)),
+      services,
+      logger: createLogger("silent"),
+      ingress: "combined",
+      metrics: NO_METRICS,
+    });
+    await warmRequestPath(quiet, new AccessTokens(secrets.jwtSecret, config.accessTokenTtlSeconds));
+  }
   const embedded = [
     ...(connection.kind === "pglite"
       ? [`PostgreSQL: embedded PGlite in ${config.dataDir}/pg`]

@@ -56,7 +56,7 @@ const WARM_SCENE = {
  * Loads fonts, WebAssembly and templates and compiles each pipeline once. STACK.md: the first
  * satori call costs ~300 ms and the first resvg render ~250 ms in a fresh worker.
  */
-async function warm(): Promise<WorkerReply> {
+async function warm(): Promise<void> {
   const registry = templateRegistry();
   const plain = registry.list().map((t) => registry.get(t.name)!).find((t) =>
     t.imageVariables.length === 0
@@ -72,8 +72,7 @@ async function warm(): Promise<WorkerReply> {
     });
   }
   const result = await renderImageBitmaps(WARM_UP_PNG);
-  if (!result.ok) return { ok: false, code: result.code, message: result.message };
-  return bitmapsReply(result.bitmaps);
+  if (!result.ok) throw new Error(`render worker warm-up failed: ${result.message}`);
 }
 
 /** A text task's result (plain data, cloned back). */
@@ -83,11 +82,16 @@ function runTextTask(task: TextTask): unknown {
   return task.html ? extractHtml(task.url, text) : extractPlain(task.url, text);
 }
 
+// Warm before the first task: Piscina loads this module before it tells the pool the worker is
+// ready, so a worker started for a burst (or after idle) never gives a render a cold pipeline.
+await warm();
+
 /** Runs one task; the reply's buffers move to the calling thread. */
 export default async function render(task: RenderTask): Promise<WorkerReply> {
   switch (task.kind) {
     case "warm":
-      return await warm();
+      // Warmed when it loaded (above); the pool's warm task only waits for that.
+      return { ok: true };
     case "image": {
       const result = await renderImageBitmaps(new Uint8Array(task.source), task.options);
       if (!result.ok) return { ok: false, code: result.code, message: result.message };

@@ -4,7 +4,7 @@
  * `ANTHROPIC_BASE_URL` points it at any Messages-API-compatible server (tests run one locally).
  * The model name is chosen per task (`ANTHROPIC_MODEL`, `ANTHROPIC_SUMMARY_MODEL`).
  */
-import Anthropic, { APIConnectionError, APIError } from "@anthropic-ai/sdk";
+import type Anthropic from "@anthropic-ai/sdk";
 import type {
   ContentBlockParam,
   MessageCreateParamsNonStreaming,
@@ -117,18 +117,29 @@ export function fromMessage(message: Anthropic.Message): ModelResponse {
 /** Claude models through the official SDK. */
 export class AnthropicModel implements Model {
   readonly name: string;
-  readonly #client: Anthropic;
+  #client?: Promise<{ client: Anthropic; sdk: typeof import("@anthropic-ai/sdk") }>;
 
   constructor(private readonly options: AnthropicOptions) {
     this.name = options.model;
-    this.#client = new Anthropic({
-      // Passed explicitly: the SDK would otherwise look at the environment and profile files,
-      // and configuration is read once, in src/config.ts.
-      apiKey: options.apiKey,
-      baseURL: options.baseUrl ?? "https://api.anthropic.com",
-      timeout: options.timeoutMs ?? 120_000,
-      maxRetries: options.maxRetries ?? 2,
-    });
+  }
+
+  /**
+   * The SDK loads on the first call (issue 26: ~12 MB resident in every process that imported it,
+   * with or without a key).
+   */
+  #sdk() {
+    const options = this.options;
+    return this.#client ??= import("@anthropic-ai/sdk").then((sdk) => ({
+      sdk,
+      client: new sdk.default({
+        // Passed explicitly: the SDK would otherwise look at the environment and profile files,
+        // and configuration is read once, in src/config.ts.
+        apiKey: options.apiKey,
+        baseURL: options.baseUrl ?? "https://api.anthropic.com",
+        timeout: options.timeoutMs ?? 120_000,
+        maxRetries: options.maxRetries ?? 2,
+      }),
+    }));
   }
 
   /** The model name a task runs on. */
@@ -137,8 +148,10 @@ export class AnthropicModel implements Model {
   }
 
   async complete(request: ModelRequest): Promise<ModelResponse> {
+    const { client, sdk } = await this.#sdk();
+    const { APIConnectionError, APIError } = sdk;
     try {
-      const message = await this.#client.messages.create(
+      const message = await client.messages.create(
         toMessagesRequest(request, this.modelFor(request.task)),
       );
       return fromMessage(message);

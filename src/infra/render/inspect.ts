@@ -11,7 +11,7 @@ import sharp from "sharp";
 import { decodeImage } from "./decode.ts";
 import { containRect, resizeGrey } from "./fit.ts";
 import { toGrey } from "./grey.ts";
-import type { Refusal } from "./limits.ts";
+import { PREVIEW_MAX_SIDE, type Refusal } from "./limits.ts";
 import { sniffImage } from "./sniff.ts";
 
 /** What can be measured of a picture, upright. Percentages are 0-100. */
@@ -38,8 +38,7 @@ export type InspectResult =
   | { ok: true; facts: ImageFacts; preview: Uint8Array }
   | Refusal;
 
-/** Longest side of the preview sent to a vision model (the Messages API's sweet spot). */
-export const PREVIEW_MAX_SIDE = 1024;
+export { PREVIEW_MAX_SIDE };
 /** Side of the image the measurements run on. */
 const ANALYSIS_SIDE = 256;
 

@@ -64,3 +64,9 @@ export interface Refusal {
 export function refuse(code: RenderFailureCode, message: string): Refusal {
   return { ok: false, code, message };
 }
+
+/**
+ * Longest side of the preview sent to a vision model (the Messages API's sweet spot). Here, not in
+ * inspect.ts, so the request thread's pool does not load sharp for a constant (issue 26).
+ */
+export const PREVIEW_MAX_SIDE = 1024;

@@ -1,12 +1,15 @@
 /**
  * The render pool: a Renderer backed by Piscina worker threads running `workers/render.ts`.
- * Sized for the machine (2 cores here: 2 workers), warmed at start (fonts, resvg's WebAssembly,
- * templates, one render of each kind) so the first push does not pay for loading and JIT.
+ * Sized for the machine (2 cores here: 2 workers). One worker starts with the pool and stays; the
+ * others start when renders wait for them and end after a minute idle (issue 26: ~135 MB resident
+ * each at rest). Every worker warms itself (fonts, resvg, templates, one render of each kind)
+ * before it takes a task (workers/render.ts), so no render pays for loading and JIT, and the
+ * first one after idle runs on the warm worker that stayed.
  */
 import { Piscina } from "piscina";
 import { RenderRejected, RenderUnavailable } from "./errors.ts";
 import { type RenderTask, wireImages, withTransfer, type WorkerReply } from "./protocol.ts";
-import { PREVIEW_MAX_SIDE } from "./inspect.ts";
+import { PREVIEW_MAX_SIDE } from "./limits.ts";
 import { type Metrics, NO_METRICS } from "../metrics/metrics.ts";
 import type {
   ImageRenderRequest,
@@ -24,6 +27,10 @@ const WORKER_URL = new URL("../../../workers/render.ts", import.meta.url).href;
 export interface RenderPoolOptions {
   /** Worker threads; default: one per core, at least 1, at most 4. */
   threads?: number;
+  /** Workers kept at rest (started with the pool, never ended for idleness); default 1. */
+  restingThreads?: number;
+  /** How long a worker beyond `restingThreads` may idle before it ends; default 60 s. */
+  idleTimeoutMs?: number;
   /** Tasks waiting beyond the running ones before a render rejects with 503. */
   maxQueue?: number;
   /** Wall-clock limit of one task; past it the worker is ended and replaced. Default 20 s. */
@@ -36,6 +43,9 @@ export interface RenderPoolOptions {
 
 /** CONTRACT "Render budgets": no render task runs longer than this. */
 export const RENDER_DEADLINE_MS = 20_000;
+
+/** Default of `idleTimeoutMs`: a burst's workers outlive its pauses, then give their memory back. */
+export const WORKER_IDLE_MS = 60_000;
 
 /** Previews one user may have waiting (beyond the running one) before the next is 503. */
 export const MAX_WAITING_PREVIEWS_PER_USER = 4;
@@ -80,6 +90,7 @@ export class RenderPool implements Renderer {
   readonly #pool: Piscina<RenderTask, WorkerReply>;
   readonly #metrics: Metrics;
   readonly #threads: number;
+  readonly #resting: number;
   readonly #maxQueue: number;
   readonly #deadlineMs: number;
   /** Previews that may run at once: every thread but one (all of a one-thread pool). */
@@ -98,17 +109,18 @@ export class RenderPool implements Renderer {
   constructor(options: RenderPoolOptions = {}) {
     const threads = options.threads ?? defaultThreads();
     this.#threads = threads;
+    this.#resting = Math.max(1, Math.min(threads, options.restingThreads ?? 1));
     this.#maxQueue = options.maxQueue ?? 256;
     this.#deadlineMs = options.deadlineMs ?? RENDER_DEADLINE_MS;
     this.#previewSlots = Math.max(1, threads - 1);
     this.#metrics = options.metrics ?? NO_METRICS;
     this.#pool = new Piscina({
       filename: WORKER_URL,
-      minThreads: threads,
+      minThreads: this.#resting,
       maxThreads: threads,
       // The pool's own queue holds what waits; Piscina's only bridges a replaced worker's start.
       maxQueue: Math.max(16, threads * 4),
-      idleTimeout: Infinity,
+      idleTimeout: options.idleTimeoutMs ?? WORKER_IDLE_MS,
       // Workers take tasks as messages, so their event loop runs between tasks: the native
       // resvg frees its pixmaps in finalizers that run on that loop (engine.ts). Piscina's
       // default parks an idle worker in a blocking Atomics.wait, where they never ran.
@@ -118,8 +130,14 @@ export class RenderPool implements Renderer {
     this.#pool.on("error", options.onError ?? ((error) => console.error("render pool:", error)));
   }
 
+  /** Worker threads running now (between the resting ones and `size`). */
   get threads(): number {
     return this.#pool.threads.length;
+  }
+
+  /** Worker threads at most: renders that run at once. */
+  get size(): number {
+    return this.#threads;
   }
 
   /**
@@ -142,9 +160,12 @@ export class RenderPool implements Renderer {
     return { running: this.#running, waitingJobs: this.#jobs.length, waitingPreviews };
   }
 
-  /** Runs one warm-up render per worker, so each has loaded and compiled the pipeline. */
+  /**
+   * Runs one warm-up render per resting worker: it answers once the worker has loaded and compiled
+   * the pipeline, and fails when the worker cannot render.
+   */
   async warm(): Promise<void> {
-    const count = this.#pool.options.maxThreads;
+    const count = this.#resting;
     await Promise.all(Array.from({ length: count }, () => this.#pool.run({ kind: "warm" })));
   }
 

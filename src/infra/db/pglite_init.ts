@@ -1,0 +1,53 @@
+/**
+ * A fresh embedded database is created (PGlite's initdb) in a short-lived child process (issue
+ * 26): initdb's WebAssembly memory, ~300 MB, is never given back by the process that ran it
+ * (closing that PGlite frees none of it), so the service opened it at 1 GB resident instead of
+ * the ~130 MB of opening an existing directory. The child exits once the files exist; the
+ * service then opens them as it opens an existing directory.
+ *
+ * Run as a script with the directory as its one argument (what `initInChild` does).
+ */
+import { PGlite } from "@electric-sql/pglite";
+
+/** Whether `dir` holds a database cluster already. */
+export async function hasCluster(dir: string): Promise<boolean> {
+  try {
+    await Deno.stat(`${dir}/PG_VERSION`);
+    return true;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return false;
+    throw error;
+  }
+}
+
+/** Creates the cluster in `dir` from a child process; throws with the child's error output. */
+export async function initInChild(dir: string): Promise<void> {
+  const config = new URL("../../../deno.json", import.meta.url).pathname;
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--quiet",
+      `--config=${config}`,
+      // The parent has node_modules ready (it imported PGlite); the child only reads them.
+      "--node-modules-dir=manual",
+      "--allow-read",
+      `--allow-write=${dir}`,
+      "--allow-env",
+      new URL(import.meta.url).pathname,
+      dir,
+    ],
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  if (!out.success) {
+    throw new Error(
+      `Creating the embedded database in ${dir} failed: ${new TextDecoder().decode(out.stderr)}`,
+    );
+  }
+}
+
+if (import.meta.main) {
+  const pglite = await PGlite.create(Deno.args[0]);
+  await pglite.close();
+}
