@@ -8,30 +8,11 @@
 import { assert, assertEquals, expectError, expectStatus } from "./helpers/assert.ts";
 import { type Client, registerUser } from "./helpers/http.ts";
 import { serverSuite } from "./helpers/suite.ts";
+import { claimedDisplay } from "./helpers/displays.ts";
 import { createDevice, insertPush } from "./helpers/devices.ts";
 import type { TestServer } from "./helpers/server.ts";
 
 const suite = serverSuite("buttons", { DISPLAY_SETUPS_PER_MINUTE: "100" });
-
-let macCounter = 0x30;
-function newMac(): string {
-  const x = (Date.now() * 256 + macCounter++) % 2 ** 40;
-  return ("C4" + x.toString(16).padStart(10, "0")).toUpperCase().match(/../g)!.join(":");
-}
-
-async function claimedDisplay(api: Client) {
-  const user = await registerUser(api);
-  const mac = newMac();
-  const s = expectStatus(await api.get("/api/setup", { headers: { ID: mac, Model: "og" } }), 200);
-  const claim = expectStatus(
-    await api.post("/api/devices/claim", {
-      token: user.accessToken,
-      body: { code: s.friendly_id },
-    }),
-    200,
-  );
-  return { user, mac, key: s.api_key as string, device: claim.device };
-}
 
 type Display = Awaited<ReturnType<typeof claimedDisplay>>;
 
@@ -56,7 +37,7 @@ function setAction(api: Client, d: Display, action: string) {
 
 /** A display that has shown three pushes, oldest first; the newest is on screen. */
 async function withHistory(api: Client, server: TestServer) {
-  const display = await claimedDisplay(api);
+  const display = await claimedDisplay(api, "C4");
   const t = Date.now() - 60_000;
   const pushes = [];
   for (let i = 0; i < 3; i++) {
@@ -76,7 +57,7 @@ async function withHistory(api: Client, server: TestServer) {
 suite.test(
   "set and get: the owner chooses; refused for others, non-displays, bad actions",
   async (api, server) => {
-    const d = await claimedDisplay(api);
+    const d = await claimedDisplay(api, "C4");
     const path = `/api/devices/${d.device.id}/button`;
     assertEquals(expectStatus(await api.get(path, { token: d.user.accessToken }), 200), {
       action: "none",
@@ -113,7 +94,7 @@ suite.test(
 );
 
 suite.test("every poll announces the action in special_function, by TRMNL's names", async (api) => {
-  const d = await claimedDisplay(api);
+  const d = await claimedDisplay(api, "C4");
   assert.equal(expectStatus(await poll(api, d), 200).special_function, "none");
   const names = { rewind: "rewind", next: "restart_playlist", identify: "identify", none: "none" };
   for (const [action, announced] of Object.entries(names)) {
@@ -174,7 +155,7 @@ suite.test("none: a press is an ordinary poll", async (api, server) => {
 });
 
 suite.test("a display leaving its owner forgets the action", async (api, server) => {
-  const d = await claimedDisplay(api);
+  const d = await claimedDisplay(api, "C4");
   expectStatus(await setAction(api, d, "rewind"), 200);
   expectStatus(
     await api.post(`/api/devices/${d.device.id}/unbind`, { token: d.user.accessToken }),

@@ -8,6 +8,7 @@ import { decode as decodePng, encode as encodePng } from "fast-png";
 import { assert, assertEquals, expectError, expectStatus } from "./helpers/assert.ts";
 import { type CallOptions, type Client, registerUser, type Reply } from "./helpers/http.ts";
 import { serverSuite } from "./helpers/suite.ts";
+import { newMac } from "./helpers/displays.ts";
 import { fetchChecked } from "./helpers/openapi.ts";
 import { createDevice, insertPush } from "./helpers/devices.ts";
 import { customPush, greyPng } from "./helpers/custom_push.ts";
@@ -20,13 +21,6 @@ const suite = serverSuite("displays", { DISPLAY_SETUPS_PER_MINUTE: "40" });
 const seen: Reply[] = [];
 /** The one reply the owner asked to wipe the display with (`POST .../reset`). */
 const askedResets = new Set<Reply>();
-
-let macCounter = 0x10;
-/** A fresh MAC, as the firmware sends it: upper-case hex pairs with colons. */
-function newMac(): string {
-  const n = (Date.now() * 256 + macCounter++) % 2 ** 40;
-  return ("A4" + n.toString(16).padStart(10, "0")).toUpperCase().match(/../g)!.join(":");
-}
 
 /** `GET /api/setup` with the firmware's headers. */
 async function setup(api: Client, mac: string | null, extra: Record<string, string> = {}) {

@@ -7,6 +7,7 @@
 import { assert, assertEquals, expectError, expectStatus } from "./helpers/assert.ts";
 import { type Client, registerUser } from "./helpers/http.ts";
 import { serverSuite } from "./helpers/suite.ts";
+import { claimedDisplay } from "./helpers/displays.ts";
 import { fetchChecked } from "./helpers/openapi.ts";
 import { createDevice, deviceRow } from "./helpers/devices.ts";
 import { connectDevice } from "./helpers/mqtt.ts";
@@ -74,27 +75,6 @@ async function audit(api: Client, action: string) {
     principalId: string | null;
     detail: Record<string, unknown>;
   }[];
-}
-
-let macCounter = 0x20;
-function newMac(): string {
-  const x = (Date.now() * 256 + macCounter++) % 2 ** 40;
-  return ("B4" + x.toString(16).padStart(10, "0")).toUpperCase().match(/../g)!.join(":");
-}
-
-/** A display claimed by a fresh user. */
-async function claimedDisplay(api: Client) {
-  const user = await registerUser(api);
-  const mac = newMac();
-  const s = expectStatus(await api.get("/api/setup", { headers: { ID: mac, Model: "og" } }), 200);
-  const claim = expectStatus(
-    await api.post("/api/devices/claim", {
-      token: user.accessToken,
-      body: { code: s.friendly_id },
-    }),
-    200,
-  );
-  return { user, mac, key: s.api_key as string, device: claim.device };
 }
 
 function poll(api: Client, d: { mac: string; key: string }, model: string, version: string) {
@@ -358,7 +338,7 @@ suite.test("display: an active rollout of its model is offered once a day, with 
   const model = unique("og-");
   const file = new Uint8Array(1000).map((_, i) => (i * 7) & 0xff);
   const build = await newBuild(api, { models: model }, file);
-  const display = await claimedDisplay(api);
+  const display = await claimedDisplay(api, "B4");
   // No rollout yet: nothing offered.
   let reply = expectStatus(await poll(api, display, model, "1.6.2"), 200);
   assertEquals([reply.update_firmware, reply.firmware_url], [false, null]);
@@ -397,7 +377,7 @@ suite.test("display: a paused rollout or another model offers nothing", async (a
   const build = await newBuild(api, { models: model });
   const rollout = expectStatus(await assign(api, "sup", build.id, "model", model), 201);
   expectStatus(await as(api, "sup").post(`/rollouts/${rollout.id}:pause`), 200);
-  const display = await claimedDisplay(api);
+  const display = await claimedDisplay(api, "B4");
   let reply = expectStatus(await poll(api, display, model, "1.6.2"), 200);
   assert.equal(reply.update_firmware, false);
   reply = expectStatus(await poll(api, display, unique("other-"), "1.6.2"), 200);
@@ -411,7 +391,7 @@ suite.test("hold: the owner holds updates; another user is 403, no token 401", a
   const model = unique("og-");
   const build = await newBuild(api, { models: model });
   expectStatus(await assign(api, "sup", build.id, "model", model), 201);
-  const display = await claimedDisplay(api);
+  const display = await claimedDisplay(api, "B4");
   const path = `/api/devices/${display.device.id}/firmware-hold`;
   const token = display.user.accessToken;
   assertEquals(expectStatus(await api.get(path, { token }), 200), {
@@ -445,7 +425,7 @@ suite.test("hold: the owner holds updates; another user is 403, no token 401", a
 });
 
 suite.test("hold: a device that leaves its owner loses the hold", async (api, server) => {
-  const display = await claimedDisplay(api);
+  const display = await claimedDisplay(api, "B4");
   const path = `/api/devices/${display.device.id}/firmware-hold`;
   const token = display.user.accessToken;
   expectStatus(await api.put(path, { token, body: { held: true } }), 200);
