@@ -1,0 +1,196 @@
+// deno-lint-ignore-file no-explicit-any -- replies are untyped JSON; tests assert their shape
+/**
+ * Every curl command docs/*.md show is run here as a reader pastes it (issue 27's house rule;
+ * README's block is tests/readme_test.ts): each `sh` block with bash against one started server,
+ * with what the reader is told to have set (DDS_URL and DDS_TOKEN, a claimed display's ID, the
+ * factory console's F and T, a file to upload) and `localhost:8080` pointing at the server. A
+ * `curl` shim logs every request's status: each must be 2xx, or the status the doc says.
+ * `deno task` lines inside a block are left out here: tests/commands_test.ts runs those.
+ */
+import { assert, assertEquals, expectStatus } from "./helpers/assert.ts";
+import { runShell, shellBlocks, type Step, which } from "./helpers/doc_blocks.ts";
+import { startTestServer, type TestServer } from "./helpers/server.ts";
+import { client, registerUser } from "./helpers/http.ts";
+import { createBatch, factoryEnv, tokenOf } from "./helpers/factory.ts";
+import { createDevice, insertPush } from "./helpers/devices.ts";
+
+const ROOT = new URL("../", import.meta.url);
+
+interface Block {
+  file: string;
+  heading: string;
+  /** Which `sh` block of the section, from 0. */
+  index?: number;
+  env: Record<string, string>;
+  /** What a reader replaces (a code on their screen): each must be in the block. */
+  replace?: Record<string, string>;
+  /** Steps whose status is not 2xx, as the doc says: [method, path, status]. */
+  expect?: [string, RegExp, number][];
+}
+
+/** The block as a reader runs it: their server, their variables, no `deno task` lines. */
+function prepared(block: string, url: string, replace: Record<string, string>): string {
+  for (const [placeholder, value] of Object.entries(replace)) {
+    assert.ok(block.includes(placeholder), `the block shows ${placeholder}`);
+    block = block.replaceAll(placeholder, value);
+  }
+  return block
+    .replaceAll("http://localhost:8080", url)
+    .replace(/(^|[\s"'])localhost:8080/g, `$1${url}`)
+    // `TOKEN=…`: "set this to yours"; the reader already has it.
+    .replace(/\b([A-Z_]+)=…/g, ': "${$1:?}"')
+    .split("\n")
+    .map((line) => /^(?:[A-Z_]+=\S+ )*deno task /.test(line) ? `# ${line}` : line)
+    .join("\n");
+}
+
+/** The `curl` invocations a block shows (outside comments). */
+function curlCount(block: string): number {
+  return block.split("\n").map((line) => line.replace(/(^|\s)#.*$/, ""))
+    .join("\n").match(/\bcurl /g)?.length ?? 0;
+}
+
+async function runBlock(server: TestServer, dir: string, b: Block): Promise<Step[]> {
+  const blocks = shellBlocks(await Deno.readTextFile(new URL(b.file, ROOT)), b.heading);
+  const block = blocks[b.index ?? 0];
+  assert.ok(block !== undefined, `${b.file} "${b.heading}" has block ${b.index ?? 0}`);
+  const script = prepared(block, server.url, b.replace ?? {});
+  const { steps } = await runShell(script, dir, b.env);
+  const seen = steps.map((s) => `${s.status} ${s.method} ${s.path}`).join("\n");
+  assert.ok(
+    steps.length >= curlCount(block),
+    `${b.file} "${b.heading}": ${curlCount(block)} curl commands, requests:\n${seen}`,
+  );
+  for (const step of steps) {
+    const said = b.expect?.find(([m, p]) => m === step.method && p.test(step.path));
+    if (said) assertEquals(step.status, said[2], `${b.file}: ${step.method} ${step.path}\n${seen}`);
+    else {
+      assert.ok(
+        step.status >= 200 && step.status < 300,
+        `${b.file} "${b.heading}": ${step.status} ${step.method} ${step.path}; all:\n${seen}`,
+      );
+    }
+  }
+  return steps;
+}
+
+let macCounter = 0;
+function newMac(): string {
+  const x = (Date.now() * 256 + macCounter++) % 2 ** 40;
+  return ("D0" + x.toString(16).padStart(10, "0")).toUpperCase().match(/../g)!.join(":");
+}
+
+Deno.test({
+  name: "docs: every curl block of docs/*.md runs as shown",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  fn: async (t) => {
+    await which("jq");
+    const server = await startTestServer(factoryEnv({ DISPLAY_SETUPS_PER_MINUTE: "100" }));
+    const dir = await Deno.makeTempDir({ prefix: "dds-docs-" });
+    const api = client(server.url);
+    try {
+      // What a reader has: an account, a PAT, a display set up (its claim code on screen).
+      const user = await registerUser(api, "docs");
+      const pat = expectStatus(
+        await api.post("/api/personal-access-tokens", {
+          token: user.accessToken,
+          body: { name: "docs" },
+        }),
+        201,
+      ).token as string;
+      const display = expectStatus(
+        await api.get("/api/setup", { headers: { ID: newMac(), Model: "og" } }),
+        200,
+      );
+      await Deno.copyFile(
+        new URL("src/infra/render/testdata/photos/misty.jpg", ROOT),
+        `${dir}/photo.jpg`,
+      );
+      const dds = { DDS_URL: server.url, DDS_TOKEN: pat };
+      let id = "";
+
+      await t.step("displays.md", async () => {
+        await runBlock(server, dir, {
+          file: "docs/displays.md",
+          heading: "Point a display at the service",
+          env: dds,
+        });
+        await runBlock(server, dir, {
+          file: "docs/displays.md",
+          heading: "What each step shows",
+          env: dds,
+          replace: { K7P3XQ: display.friendly_id },
+        });
+        const devices = expectStatus(await api.get("/api/devices", { token: pat }), 200);
+        const list: any[] = devices.items ?? devices.devices ?? devices;
+        id = list.find((d) => d.transport === "http").id;
+        await runBlock(server, dir, {
+          file: "docs/displays.md",
+          heading: "Each panel gets its own picture",
+          env: { ...dds, ID: id },
+        });
+      });
+
+      await t.step("firmware.md", async () => {
+        await Deno.writeFile(`${dir}/firmware.bin`, new Uint8Array(4096).fill(0xe9));
+        const batch = await createBatch(api, { sku: "SKU-A" });
+        await runBlock(server, dir, {
+          file: "docs/firmware.md",
+          heading: "The registry (factory console)",
+          env: { F: `${server.url}/internal/factory`, T: tokenOf("sup"), BATCH: batch.id },
+        });
+        for (const heading of ["What a device gets", "Button actions of pull displays"]) {
+          await runBlock(server, dir, {
+            file: "docs/firmware.md",
+            heading,
+            env: { ...dds, DEVICE: id },
+          });
+        }
+      });
+
+      await t.step("devices.md", async () => {
+        // A device bound through NFC, as the page's devices are.
+        const device = await createDevice(server, user.user.id);
+        const env = { API: server.url, TOKEN: user.accessToken, DEVICE: device.id };
+        await runBlock(server, dir, { file: "docs/devices.md", heading: "Pushes", index: 1, env });
+        // A push an analyze run queued.
+        await insertPush(server, device, user.user.id, { status: "QUEUE" });
+        await runBlock(server, dir, { file: "docs/devices.md", heading: "Pushes", index: 0, env });
+        await runBlock(server, dir, {
+          file: "docs/devices.md",
+          heading: "From factory registration to a picture on the simulated device",
+          env,
+        });
+        await runBlock(server, dir, {
+          file: "docs/devices.md",
+          heading: "Other device endpoints",
+          env,
+          expect: [["GET", /\/state$/, 404]],
+        });
+      });
+
+      await t.step("operations.md", async () => {
+        await runBlock(server, dir, {
+          file: "docs/operations.md",
+          heading: "The playground",
+          env: { PAT: pat },
+        });
+        const png = await Deno.readFile(`${dir}/scene.png`);
+        assertEquals([...png.slice(1, 4)], [0x50, 0x4e, 0x47], "scene.png is a PNG");
+      });
+
+      // Last: the display forgets everything at its next poll.
+      await t.step("displays.md reset", async () => {
+        await runBlock(server, dir, {
+          file: "docs/displays.md",
+          heading: "What a display never gets, unless you ask",
+          env: { ...dds, ID: id },
+        });
+      });
+    } finally {
+      await server.close();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
