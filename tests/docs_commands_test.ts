@@ -11,7 +11,13 @@ import { assert, assertEquals, expectStatus } from "./helpers/assert.ts";
 import { runShell, shellBlocks, type Step, which } from "./helpers/doc_blocks.ts";
 import { startTestServer, type TestServer } from "./helpers/server.ts";
 import { client, registerUser } from "./helpers/http.ts";
-import { createBatch, factoryEnv, tokenOf } from "./helpers/factory.ts";
+import {
+  bindRequestOf,
+  createBatch,
+  factoryEnv,
+  provisionedDevice,
+  tokenOf,
+} from "./helpers/factory.ts";
 import { createDevice, insertPush } from "./helpers/devices.ts";
 
 const ROOT = new URL("../", import.meta.url);
@@ -24,8 +30,11 @@ interface Block {
   env: Record<string, string>;
   /** What a reader replaces (a code on their screen): each must be in the block. */
   replace?: Record<string, string>;
-  /** Steps whose status is not 2xx, as the doc says: [method, path, status]. */
-  expect?: [string, RegExp, number][];
+  /**
+   * Steps whose status is not 2xx, as the doc says: [method, path, status], and which request to
+   * that path it is (1 the first; all of them without).
+   */
+  expect?: [string, RegExp, number, number?][];
 }
 
 /** The block as a reader runs it: their server, their variables, no `deno task` lines. */
@@ -61,8 +70,14 @@ async function runBlock(server: TestServer, dir: string, b: Block): Promise<Step
     steps.length >= curlCount(block),
     `${b.file} "${b.heading}": ${curlCount(block)} curl commands, requests:\n${seen}`,
   );
+  const seenCount = new Map<string, number>();
   for (const step of steps) {
-    const said = b.expect?.find(([m, p]) => m === step.method && p.test(step.path));
+    const key = `${step.method} ${step.path}`;
+    const nth = (seenCount.get(key) ?? 0) + 1;
+    seenCount.set(key, nth);
+    const said = b.expect?.find(([m, p, _, n]) =>
+      m === step.method && p.test(step.path) && (n === undefined || n === nth)
+    );
     if (said) assertEquals(step.status, said[2], `${b.file}: ${step.method} ${step.path}\n${seen}`);
     else {
       assert.ok(
@@ -86,7 +101,14 @@ Deno.test({
   sanitizeResources: false,
   fn: async (t) => {
     await which("jq");
-    const server = await startTestServer(factoryEnv({ DISPLAY_SETUPS_PER_MINUTE: "100" }));
+    const env = factoryEnv({ DISPLAY_SETUPS_PER_MINUTE: "100" });
+    const factory =
+      shellBlocks(await Deno.readTextFile(new URL("docs/factory.md", ROOT)), "A station's path")[0];
+    env.FACTORY_PRINCIPALS = JSON.stringify([
+      ...JSON.parse(env.FACTORY_PRINCIPALS),
+      ...JSON.parse(factory.match(/FACTORY_PRINCIPALS='(.*?)'/)![1]),
+    ]);
+    const server = await startTestServer(env);
     const dir = await Deno.makeTempDir({ prefix: "dds-docs-" });
     const api = client(server.url);
     try {
@@ -167,6 +189,46 @@ Deno.test({
           heading: "Other device endpoints",
           env,
           expect: [["GET", /\/state$/, 404]],
+        });
+      });
+
+      await t.step("factory.md", async () => {
+        // The station's token is the doc's own principal's (its first block).
+        const F = `${server.url}/internal/factory`;
+        const T = JSON.parse(factory.match(/FACTORY_PRINCIPALS='(.*?)'/)![1])[0].token as string;
+        await Deno.writeTextFile(
+          `${dir}/devices.csv`,
+          "serial,sku,hwRevision\nSN0101,SKU-A,r2\nSN0102,SKU-A,r2\n",
+        );
+        await runBlock(server, dir, {
+          file: "docs/factory.md",
+          heading: "A station's path",
+          index: 1,
+          env: { F, T },
+          // A batch of a few devices has no second page.
+          expect: [["POST", /nfc-files:download-zip$/, 404, 2]],
+        });
+        const provisioned = await provisionedDevice(api); // its first download is done
+        await runBlock(server, dir, {
+          file: "docs/factory.md",
+          heading: "A station's path",
+          index: 2,
+          env: {
+            F,
+            CRED: provisioned.credential.id,
+            OP: `Authorization: Bearer ${tokenOf("op")}`,
+            SUP: `Authorization: Bearer ${tokenOf("sup")}`,
+          },
+        });
+        const request = bindRequestOf(provisioned.file.nfcPayload);
+        await runBlock(server, dir, {
+          file: "docs/factory.md",
+          heading: "Binding (user side)",
+          env: { ACCESS_TOKEN: user.accessToken },
+          replace: {
+            '{"version":2,"keyId":"k1","hwId":"<hwId>","credentialVersion":1,"proof":"<p>"}': JSON
+              .stringify(request),
+          },
         });
       });
 

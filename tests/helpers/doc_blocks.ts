@@ -70,7 +70,7 @@ export async function runShell(
   const result = await run("bash", ["-eo", "pipefail", "-c", script], {
     cwd: dir,
     env: { ...env, PATH: `${bin}:${Deno.env.get("PATH")}` },
-    signal: AbortSignal.timeout(30_000),
+    signal: AbortSignal.timeout(120_000),
   });
   assert.equal(result.code, 0, `the block failed:\n${script}\n${result.stderr}\n${result.stdout}`);
   const steps = [...result.stderr.matchAll(/^step (\d{3}) (\w+) (\S+)$/gm)].map((m) => ({
