@@ -68,7 +68,6 @@ const NOT_RUN_HERE: Record<string, string> = {
   "docs/billing.md#Billing (Stripe)#0": "needs Stripe: tests/billing_test.ts runs the calls",
   "docs/billing.md#Sign in with Google and Apple#0":
     "needs an Apple identity token: tests/oauth_test.ts",
-  "docs/content.md#With curl#0": "needs the AI analyze run: tests/content_test.ts (TODO)",
 };
 
 /** `file#heading#index` of every `sh` block in docs/*.md that shows a curl command. */
@@ -260,6 +259,20 @@ Deno.test({
               .stringify(request),
           },
         });
+      });
+
+      await t.step("content.md", async () => {
+        // The offline model summarizes and analyzes (no ANTHROPIC_API_KEY).
+        const device = await createDevice(server, user.user.id);
+        await Deno.copyFile(`${dir}/photo.jpg`, `${dir}/lake.jpg`);
+        await runBlock(server, dir, {
+          file: "docs/content.md",
+          heading: "With curl",
+          env: { TOKEN: user.accessToken, DEVICE: device.id },
+          expect: [["GET", /^\/api\/files\/[0-9a-f-]{36}\/download$/, 302]],
+        });
+        const png = await Deno.readFile(`${dir}/preview.png`);
+        assertEquals([...png.slice(1, 4)], [0x50, 0x4e, 0x47], "preview.png is a PNG");
       });
 
       await t.step("targetless.md", async () => {
