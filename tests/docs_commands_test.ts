@@ -20,6 +20,7 @@ import {
 } from "./helpers/factory.ts";
 import { createDevice, insertPush } from "./helpers/devices.ts";
 import { runAdmin } from "../src/admin.ts";
+import { startFakeStripe } from "./helpers/fake_stripe.ts";
 
 const ROOT = new URL("../", import.meta.url);
 
@@ -65,7 +66,6 @@ function curlCount(block: string): number {
  * (the test fails on a block that is neither, so a new doc block cannot go unrun).
  */
 const NOT_RUN_HERE: Record<string, string> = {
-  "docs/billing.md#Billing (Stripe)#0": "needs Stripe: tests/billing_test.ts runs the calls",
   "docs/billing.md#Sign in with Google and Apple#0":
     "needs an Apple identity token: tests/oauth_test.ts",
 };
@@ -137,6 +137,15 @@ Deno.test({
       ...JSON.parse(env.FACTORY_PRINCIPALS),
       ...JSON.parse(factory.match(/FACTORY_PRINCIPALS='(.*?)'/)![1]),
     ]);
+    // Stripe's API as billing.md's calls reach it (tests/billing_test.ts covers the webhooks).
+    const stripe = startFakeStripe();
+    Object.assign(env, {
+      STRIPE_SECRET_KEY: stripe.key,
+      STRIPE_API_URL: stripe.url,
+      STRIPE_WEBHOOK_SECRET: "whsec_docs",
+      STRIPE_PRICE_MONTHLY: "price_monthly_pro",
+      STRIPE_PRICE_YEARLY: "price_yearly_pro",
+    });
     const server = await startTestServer(env);
     const dir = await Deno.makeTempDir({ prefix: "dds-docs-" });
     const api = client(server.url);
@@ -275,6 +284,14 @@ Deno.test({
         assertEquals([...png.slice(1, 4)], [0x50, 0x4e, 0x47], "preview.png is a PNG");
       });
 
+      await t.step("billing.md", async () => {
+        await runBlock(server, dir, {
+          file: "docs/billing.md",
+          heading: "Billing (Stripe)",
+          env: { TOKEN: user.accessToken },
+        });
+      });
+
       await t.step("targetless.md", async () => {
         // Mode auto needs pro (offline model without ANTHROPIC_API_KEY).
         await runAdmin(server.app.services.db, ["set-plan", user.user.email, "pro"]);
@@ -314,6 +331,7 @@ Deno.test({
       }
     } finally {
       await server.close();
+      await stripe.close();
       await Deno.remove(dir, { recursive: true });
     }
   },
