@@ -6,43 +6,10 @@
 import { assert, assertEquals } from "./helpers/assert.ts";
 import { startTestServer } from "./helpers/server.ts";
 import { COMMITTED } from "../src/openapi.ts";
+import { runShell, shellBlocks, type Step, which } from "./helpers/doc_blocks.ts";
 
 const ROOT = new URL("../", import.meta.url);
 const README = new URL("README.md", ROOT);
-
-/** The `sh` blocks of one README section (from its `## ` heading to the next). */
-function shellBlocks(markdown: string, heading: string): string[] {
-  const start = markdown.indexOf(`\n## ${heading}\n`);
-  if (start < 0) throw new Error(`README has no section "${heading}"`);
-  const next = markdown.indexOf("\n## ", start + 1);
-  const section = markdown.slice(start, next < 0 ? undefined : next);
-  return [...section.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((m) => m[1]);
-}
-
-async function run(command: string, args: string[], options: Deno.CommandOptions = {}) {
-  const out = await new Deno.Command(command, {
-    ...options,
-    args,
-    stdout: "piped",
-    stderr: "piped",
-  })
-    .output();
-  const decode = (b: Uint8Array) => new TextDecoder().decode(b);
-  return { code: out.code, stdout: decode(out.stdout), stderr: decode(out.stderr) };
-}
-
-/** Where a tool is, or a failure that says what to install. */
-async function which(tool: string): Promise<string> {
-  const found = await run("bash", ["-c", `command -v ${tool}`]);
-  assert.equal(found.code, 0, `README's examples need ${tool} on PATH (apt-get install ${tool})`);
-  return found.stdout.trim();
-}
-
-interface Step {
-  status: number;
-  method: string;
-  path: string;
-}
 
 /** Runs a block with bash in `dir`; returns the requests curl made, in order. */
 async function runBlock(block: string, baseUrl: string, dir: string): Promise<Step[]> {
@@ -50,25 +17,7 @@ async function runBlock(block: string, baseUrl: string, dir: string): Promise<St
   const b = lines.findIndex((line) => /^B=http:\/\/localhost:8080$/.test(line));
   assert.ok(b >= 0, "the block starts by setting B=http://localhost:8080");
   lines[b] = `B=${baseUrl}`;
-  const curl = await which("curl");
-  const bin = `${dir}/bin`;
-  await Deno.mkdir(bin, { recursive: true });
-  await Deno.writeTextFile(
-    `${bin}/curl`,
-    `#!/usr/bin/env bash\nexec ${curl} "$@" -w '%{stderr}step %{http_code} %{method} %{url_effective}\\n'\n`,
-  );
-  await Deno.chmod(`${bin}/curl`, 0o755);
-  const result = await run("bash", ["-eo", "pipefail", "-c", lines.join("\n")], {
-    cwd: dir,
-    env: { PATH: `${bin}:${Deno.env.get("PATH")}` },
-    signal: AbortSignal.timeout(120_000),
-  });
-  assert.equal(result.code, 0, `the block failed:\n${result.stderr}\n${result.stdout}`);
-  return [...result.stderr.matchAll(/^step (\d{3}) (\w+) (\S+)$/gm)].map((m) => ({
-    status: Number(m[1]),
-    method: m[2],
-    path: new URL(m[3]).pathname,
-  }));
+  return (await runShell(lines.join("\n"), dir)).steps;
 }
 
 /** Width and height from a PNG's IHDR. */
