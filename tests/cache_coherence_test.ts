@@ -155,7 +155,7 @@ Deno.test({
   ignore: !externalDatabaseUrl,
   ...options,
   fn: () =>
-    twoServers(async (a, b, _sa, sb) => {
+    twoServers(async (a, b, sa, sb) => {
       const user = await registerUser(a);
       const token = user.accessToken;
       const mac = "A4:CC:00:11:22:33";
@@ -187,6 +187,12 @@ Deno.test({
         200,
       );
       assertEquals(expectStatus(await poll(), 200).refresh_rate, 1234);
+      // A push queued through A's database is shown by B's next poll (its "waiting" answer
+      // was cached while nothing waited).
+      await warm(sb, 2, poll);
+      const queued = await insertPush(sa, { id: device.id }, user.user.id);
+      const shown = expectStatus(await poll(), 200);
+      assertEquals(shown.image_url.includes(queued), true);
       // A button action chosen on A is announced by B's next poll.
       await warm(sb, 2, poll);
       expectStatus(

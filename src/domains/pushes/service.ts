@@ -109,6 +109,7 @@ export class PushesService {
     this.events = deps.events ?? NO_EVENTS;
     this.log = deps.log ?? silentLog;
     this.pushes = (deps.changes ?? ChangeFeed.disabled()).cache();
+    this.waiting = (deps.changes ?? ChangeFeed.disabled()).cache();
   }
 
   /**
@@ -116,6 +117,12 @@ export class PushesService {
    * (src/infra/db/cache/feed.ts); which push is latest comes from the device's cached head.
    */
   private readonly pushes: TaggedCache<PushRow | undefined>;
+  /**
+   * Whether a device has a push waiting, by device: dropped when one of its pushes arrives,
+   * goes, or changes status or render failure (migrations/0980), so a display's unchanged poll
+   * asks no query.
+   */
+  private readonly waiting: TaggedCache<boolean>;
   /** Push rows by id for the MQTT `get_push` fast path, read in batches (a fleet's burst). */
   private readonly pushRows = new Batcher((ids: string[]) => repo.findPushes(this.db, ids));
 
@@ -347,7 +354,11 @@ export class PushesService {
    * again soon (CONTRACT.md: `refresh_rate` about 60 s while a push waits).
    */
   hasWaiting(deviceId: string): Promise<boolean> {
-    return repo.hasWaiting(this.db, deviceId);
+    return this.waiting.get(
+      deviceId,
+      () => [tag.device(deviceId)],
+      () => repo.hasWaiting(this.db, deviceId),
+    );
   }
 
   /** `GET /api/devices/{id}/push/{pushId}` (rule 3): changes no push state. */

@@ -26,8 +26,8 @@ export type TagKind = "user" | "session" | "pat" | "device" | "push" | "display"
 /** A cache tag: what a cached value was built from. Only announced kinds type-check. */
 export type Tag = `${TagKind}:${string}`;
 
-/** Every announcing trigger, by table. */
-export const ANNOUNCED: Readonly<Record<string, Announcement>> = {
+/** Every announcing trigger, by table (a table may announce more than one tag). */
+export const ANNOUNCED: Readonly<Record<string, Announcement | readonly Announcement[]>> = {
   users: { tag: "user", column: "id", on: ["UPDATE", "DELETE"] },
   sessions: { tag: "session", column: "id", on: ["UPDATE", "DELETE"] },
   personal_access_tokens: { tag: "pat", column: "id", on: ["UPDATE", "DELETE"] },
@@ -43,25 +43,39 @@ export const ANNOUNCED: Readonly<Record<string, Announcement>> = {
     on: ["UPDATE", "DELETE"],
     columns: ["owner_id", "latest_push_id"],
   },
-  pushes: { tag: "push", column: "id", on: ["UPDATE", "DELETE"] },
+  pushes: [
+    { tag: "push", column: "id", on: ["UPDATE", "DELETE"] },
+    // Whether a device has a push waiting (the display's poll): arrivals, departures, status.
+    {
+      tag: "device",
+      column: "device_id",
+      on: ["INSERT", "UPDATE", "DELETE"],
+      columns: ["status", "render_failed_at"],
+    },
+  ],
   // A display's row by its key (the TRMNL poll): status, profile, reset request.
   displays: { tag: "display", column: "id", on: ["UPDATE", "DELETE"] },
   // A display's button action, read at every poll (src/domains/buttons/service.ts).
   display_buttons: { tag: "device", column: "device_id", on: ["INSERT", "UPDATE", "DELETE"] },
 };
 
+/** The announcements of one table, as a list. */
+export function announcementsOf(table: string): readonly Announcement[] {
+  const a = ANNOUNCED[table];
+  return a === undefined ? [] : Array.isArray(a) ? a : [a as Announcement];
+}
+
+const tablesWhere = (test: (a: Announcement) => boolean) =>
+  new Set(Object.keys(ANNOUNCED).filter((t) => announcementsOf(t).some(test)));
+
 /** Tables whose updates (of any column) and deletes are announced. */
-export const UPDATES_ANNOUNCED: ReadonlySet<string> = new Set(
-  Object.entries(ANNOUNCED).filter(([, a]) => a.on.includes("UPDATE") && !a.columns).map(([t]) =>
-    t
-  ),
+export const UPDATES_ANNOUNCED: ReadonlySet<string> = tablesWhere((a) =>
+  a.on.includes("UPDATE") && !a.columns
 );
 /** Tables whose inserts are announced too. */
-export const INSERTS_ANNOUNCED: ReadonlySet<string> = new Set(
-  Object.entries(ANNOUNCED).filter(([, a]) => a.on.includes("INSERT")).map(([t]) => t),
-);
+export const INSERTS_ANNOUNCED: ReadonlySet<string> = tablesWhere((a) => a.on.includes("INSERT"));
 /** Of `devices`, only a change of these columns (or a delete) is announced. */
-export const DEVICE_COLUMNS: ReadonlySet<string> = new Set(ANNOUNCED.devices.columns);
+export const DEVICE_COLUMNS: ReadonlySet<string> = new Set(announcementsOf("devices")[0].columns);
 
 /** Cache tags, built one way everywhere. */
 export const tag = {
