@@ -148,7 +148,10 @@ function recorder(pool: RenderPool) {
 }
 
 Deno.test("render pool: previews take turns by user and leave a thread to jobs", async () => {
-  const pool = await createRenderPool({ threads: 2 });
+  // Both workers at rest: the order below is the scheduler's, not a second worker's start-up
+  // racing the first one's renders (a pool started with one resting worker adds the second
+  // when the job arrives).
+  const pool = await createRenderPool({ threads: 2, restingThreads: 2 });
   try {
     const { finished, run } = recorder(pool);
     const slow = ellipses(3, 1000);
