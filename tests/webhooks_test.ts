@@ -4,6 +4,7 @@
  * device events, and delivery once per subscription across two API and two worker servers on
  * one PostgreSQL.
  */
+import { sql } from "kysely";
 import { assert, assertEquals, expectError, expectStatus } from "./helpers/assert.ts";
 import { type Client, client, registerUser } from "./helpers/http.ts";
 import {
@@ -236,6 +237,43 @@ Deno.test({
         await eventually(() => Promise.resolve(types().length >= 3), "device.offline");
         assertEquals(types(), ["device.battery_low", "device.offline", "device.online"]);
       });
+
+      await t.step(
+        "the sweep deletes events older than a month, with their deliveries",
+        async () => {
+          const db = server.app.services.db;
+          const acct = await account(api, "old");
+          const hook = await subscribe(api, acct.accessToken, receiver.url("/old"), [
+            "push.published",
+          ]);
+          const event = async (ageDays: number) => {
+            const id = crypto.randomUUID();
+            await db.insertInto("webhook_events").values({
+              id,
+              user_id: acct.userId,
+              type: "push.published",
+              data: sql<never>`'{}'::jsonb`,
+              created_at: new Date(Date.now() - ageDays * 86_400_000),
+            }).execute();
+            await db.insertInto("webhook_deliveries").values({
+              id: crypto.randomUUID(),
+              webhook_id: hook.id,
+              event_id: id,
+              status: "delivered",
+            }).execute();
+            return id;
+          };
+          const old = await event(31);
+          const recent = await event(29);
+          await server.app.services.webhookSweep.run();
+          const left = await db.selectFrom("webhook_events").select("id")
+            .where("id", "in", [old, recent]).execute();
+          assertEquals(left.map((r) => r.id), [recent]);
+          const deliveries = await db.selectFrom("webhook_deliveries").select("event_id")
+            .where("webhook_id", "=", hook.id).execute();
+          assertEquals(deliveries.map((d) => d.event_id), [recent]);
+        },
+      );
 
       await t.step("a targetless content emits content.ready and presentation.ready", async () => {
         const acct = await account(api, "wh");

@@ -56,6 +56,20 @@ export function insertEvent(
     .execute();
 }
 
+/**
+ * Deletes up to `limit` events created before `before`, oldest first (their deliveries go with
+ * them); how many it deleted.
+ */
+export async function pruneEvents(db: Db, before: Date, limit: number): Promise<number> {
+  const result = await db.deleteFrom("webhook_events").where(
+    "id",
+    "in",
+    db.selectFrom("webhook_events").select("id").where("created_at", "<", before)
+      .orderBy("created_at").limit(limit),
+  ).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
 /** One delivery per (webhook, event); the ids of those inserted now. */
 export function insertDeliveries(
   trx: Trx,

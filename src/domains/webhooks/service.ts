@@ -26,6 +26,9 @@ import { tag } from "../../infra/db/cache/announced.ts";
 import { ChangeFeed } from "../../infra/db/cache/feed.ts";
 import type { TaggedCache } from "../../infra/db/cache/tagged_cache.ts";
 
+/** How long an event and its deliveries are kept (docs/webhooks.md). */
+export const EVENT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+
 /** Sends one delivery under the SSRF guard (src/domains/targetless/links/fetch_link.ts `post`). */
 export interface WebhookTransport {
   checkTarget(url: string): Promise<{ message: string } | null>;
@@ -204,6 +207,14 @@ export class WebhooksService implements EventSink {
   }
 
   /** Devices last announced online, for the offline sweep. */
+  /**
+   * Drops events older than `EVENT_RETENTION_MS` (and their deliveries), at most `limit` a call:
+   * a delivery is retried for 24 h, and its record stays readable for a month after.
+   */
+  pruneEvents(limit: number, now = Date.now()): Promise<number> {
+    return repo.pruneEvents(this.db, new Date(now - EVENT_RETENTION_MS), limit);
+  }
+
   announcedOnline(limit: number) {
     return repo.announcedOnline(this.db, limit);
   }

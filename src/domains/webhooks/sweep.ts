@@ -2,7 +2,8 @@
  * `device.offline` without a report: a device counts as online for 3 minutes after its last
  * report (CONTRACT.md "MQTT topics"), so silence is noticed by this sweep, once a minute across
  * processes (a pg-boss schedule). Each device it announces offline is re-read under the device's
- * row lock, like a report, so a report arriving at the same moment is never overtaken.
+ * row lock, like a report, so a report arriving at the same moment is never overtaken. The sweep
+ * also deletes events (and their deliveries) older than a month.
  */
 import type { Db, Trx } from "../../schema.ts";
 import type { DeviceObservation } from "./events.ts";
@@ -10,6 +11,8 @@ import type { WebhooksService } from "./service.ts";
 
 /** Devices looked at per sweep (the oldest announcements first). */
 const PER_SWEEP = 500;
+/** Expired events deleted per sweep (a minute's worth of a busy account and more). */
+const PRUNED_PER_SWEEP = 1000;
 
 export interface OfflineSweepDeps {
   db: Db;
@@ -37,5 +40,7 @@ export class OfflineSweep {
         await webhooks.observeDevice(trx, { ...device, userId: device.userId });
       });
     }
+    // The same minute's schedule keeps the events table a month long.
+    await webhooks.pruneEvents(PRUNED_PER_SWEEP);
   }
 }
