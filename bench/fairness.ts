@@ -8,25 +8,11 @@
  */
 import { createRenderPool, type RenderPool } from "../src/infra/render/pool.ts";
 import type { RenderCall, SceneRenderRequest } from "../src/infra/render/types.ts";
-import { BENCH_SCENE, photo } from "./scene.ts";
+import { BENCH_SCENE, heavyEllipses, photo } from "./scene.ts";
 import { type BenchRow, median, printTable } from "./lib.ts";
 
-const SIDE = 2000;
-/** A costly preview: three full-frame stroked ellipses (~45x the cost of a fill). */
-const HEAVY: SceneRenderRequest = {
-  scene: {
-    version: 1,
-    viewport: { width: SIDE, height: SIDE },
-    elements: Array.from({ length: 3 }, (_, i) => ({
-      id: `e${i}`,
-      type: "shape",
-      frame: { x: 0, y: 0, width: SIDE, height: SIDE },
-      properties: { shapeType: "ellipse", strokeWidth: 1000, strokeColor: "#FF0000" },
-    })),
-  },
-  width: SIDE,
-  height: SIDE,
-};
+/** A costly preview (~1 s of drawing). */
+const HEAVY = heavyEllipses(2000, 1000);
 const ARRIVALS = 8;
 const FLOOD = 12;
 

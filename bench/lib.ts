@@ -21,13 +21,29 @@ export interface BenchRow {
 export async function startServiceProcess(env: Record<string, string> = {}) {
   const scratch = env.DATABASE_URL ? await createDatabase(env.DATABASE_URL) : undefined;
   if (scratch) env = { ...env, DATABASE_URL: scratch.url };
-  const port = freePort();
   const dataDir = await Deno.makeTempDir({ prefix: "dds-bench-" });
+  const { child, url } = spawnServiceChild(env, dataDir);
+  await waitFor(`${url}/ready`);
+  return {
+    url,
+    async stop() {
+      child.kill("SIGTERM");
+      await child.status;
+      await Deno.remove(dataDir, { recursive: true }).catch(() => {});
+      await scratch?.drop();
+    },
+  };
+}
+
+/** `deno task start` as a child process on free ports, `env` over the benchmark's defaults. */
+export function spawnServiceChild(env: Record<string, string>, dataDir: string) {
+  const port = freePort();
   const child = new Deno.Command(Deno.execPath(), {
     // Manual: no copy of the linked vendor/postgres under a running benchmark (docs/deploy.md).
     args: [
       "run",
       "-A",
+      "--quiet",
       "--node-modules-dir=manual",
       new URL("../src/main.ts", import.meta.url).pathname,
     ],
@@ -42,17 +58,7 @@ export async function startServiceProcess(env: Record<string, string> = {}) {
     stdout: "null",
     stderr: "inherit",
   }).spawn();
-  const url = `http://127.0.0.1:${port}`;
-  await waitFor(`${url}/ready`);
-  return {
-    url,
-    async stop() {
-      child.kill("SIGTERM");
-      await child.status;
-      await Deno.remove(dataDir, { recursive: true }).catch(() => {});
-      await scratch?.drop();
-    },
-  };
+  return { child, url: `http://127.0.0.1:${port}` };
 }
 
 /** Waits until `url` answers 2xx (a server in another process has started); throws after 90 s. */

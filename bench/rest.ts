@@ -16,10 +16,17 @@ import { sql } from "kysely";
 import { connect } from "../src/infra/db/connect.ts";
 import { createDatabase } from "../tests/helpers/server.ts";
 import { freePort } from "../tests/helpers/ports.ts";
-import { type BenchRow, hasWrk, median, printTable, registerBenchUser, wrk } from "./lib.ts";
+import {
+  type BenchRow,
+  hasWrk,
+  median,
+  printTable,
+  registerBenchUser,
+  spawnServiceChild,
+  wrk,
+} from "./lib.ts";
 import { helpAndExit } from "../src/infra/lib/usage.ts";
 
-const MAIN = new URL("../src/main.ts", import.meta.url).pathname;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Resident memory of a process in MB (Linux /proc), or NaN elsewhere. */
@@ -56,23 +63,8 @@ export interface Started {
 
 /** Starts the service (or the bare server) and waits for its readiness. */
 export async function spawnService(env: Record<string, string>, dataDir: string): Promise<Started> {
-  const port = freePort();
   const started = performance.now();
-  const child = new Deno.Command(Deno.execPath(), {
-    // Manual: no copy of the linked vendor/postgres under a running benchmark (docs/deploy.md).
-    args: ["run", "-A", "--quiet", "--node-modules-dir=manual", MAIN],
-    env: {
-      PORT: String(port),
-      MQTT_PORT: String(freePort()),
-      HOST: "127.0.0.1",
-      DATA_DIR: dataDir,
-      LOG_LEVEL: "silent",
-      ...env,
-    },
-    stdout: "null",
-    stderr: "inherit",
-  }).spawn();
-  const url = `http://127.0.0.1:${port}`;
+  const { child, url } = spawnServiceChild(env, dataDir);
   const readyMs = await untilOk(`${url}/ready`, started, child);
   return {
     url,

@@ -13,23 +13,10 @@ import { createDatabase } from "../tests/helpers/server.ts";
 import { type BenchRow, hasWrk, printTable, registerBenchUser, wrk } from "./lib.ts";
 import { provision, spawnBare, spawnService } from "./rest.ts";
 import { helpAndExit } from "../src/infra/lib/usage.ts";
+import { heavyEllipses } from "./scene.ts";
 
-const SIDE = 1600;
-/** ~1 s of drawing: three full-frame stroked ellipses (bench/fairness.ts's flood). */
-const HEAVY_SCENE = {
-  scene: {
-    version: 1,
-    viewport: { width: SIDE, height: SIDE },
-    elements: Array.from({ length: 3 }, (_, i) => ({
-      id: `e${i}`,
-      type: "shape",
-      frame: { x: 0, y: 0, width: SIDE, height: SIDE },
-      properties: { shapeType: "ellipse", strokeWidth: 800, strokeColor: "#FF0000" },
-    })),
-  },
-  width: SIDE,
-  height: SIDE,
-};
+/** ~1 s of drawing (bench/fairness.ts's flood, smaller). */
+const HEAVY_SCENE = heavyEllipses(1600, 800);
 
 /** Keeps previews in flight until `stop` is called; resolves with how many were answered. */
 function flood(base: string, tokens: string[], perUser: number) {

@@ -24,6 +24,27 @@ export function photo(): Promise<Uint8Array> {
 const frame = (x: number, y: number, width: number, height: number) => ({ x, y, width, height });
 
 /** What the AI or a person builds: a band with a title, a picture, body text, two shapes. */
+/**
+ * A costly Scene: three full-frame stroked ellipses of `side` pixels (~45x the cost of a fill),
+ * the flood of the fairness and saturated-pool benchmarks.
+ */
+export function heavyEllipses(side: number, strokeWidth: number): SceneRenderRequest {
+  return {
+    scene: {
+      version: 1,
+      viewport: { width: side, height: side },
+      elements: Array.from({ length: 3 }, (_, i) => ({
+        id: `e${i}`,
+        type: "shape",
+        frame: { x: 0, y: 0, width: side, height: side },
+        properties: { shapeType: "ellipse", strokeWidth, strokeColor: "#FF0000" },
+      })),
+    },
+    width: side,
+    height: side,
+  };
+}
+
 export const BENCH_SCENE = {
   version: 1,
   viewport: { width: 800, height: 480 },
