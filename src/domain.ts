@@ -1,16 +1,99 @@
 /**
  * The face of a domain (issue 22): one definition in `src/domains/<domain>/mod.ts` says everything the
  * rest of the service reaches of it: its tRPC router, the procedures it adds to the versioned
- * surfaces, its raw routes, its queues with their handlers, and the `build` that makes its
- * service when that is the domain's own affair. `src/domains.ts` lists the faces in match order;
- * the router, the raw routes, the queue list and the job wiring are all derived from that list.
+ * surfaces, its raw routes, its queues with their handlers, the hooks it answers for other
+ * domains, and the `build` that makes its services. `src/domains.ts` lists the faces in match
+ * order; the router, the raw routes, the queue list, the job wiring and the services are all
+ * derived from that list. What a face adds to the types (its tables to `DB`, its services to
+ * `Services`, its hooks to `Hooks`) it declares in its own folder, so a new domain is its folder
+ * plus one line in `src/domains.ts`.
  */
 import type { AnyRouter } from "@trpc/server";
 import type { Config } from "./config.ts";
+import type { Db } from "./schema.ts";
+import type { Secrets } from "./secrets.ts";
 import type { RawRoute } from "./infra/http/raw.ts";
-import type { JobHandler, QueueDefinition } from "./infra/jobs/types.ts";
+import type { JobHandler, Jobs, QueueDefinition } from "./infra/jobs/types.ts";
+import type { ChangeFeed } from "./infra/db/cache/feed.ts";
+import type { Log } from "./infra/lib/log.ts";
+import type { Model, OfflineTask } from "./infra/ai/model.ts";
+import type { Renderer } from "./infra/render/types.ts";
+import type { ObjectStore } from "./infra/storage/object_store.ts";
 import type { Services } from "./services_type.ts";
 import type { Surface } from "./infra/trpc/surfaces.ts";
+import type { DeviceMessenger, DeviceOutbox } from "./domains/devices/service.ts";
+
+/** Long-lived infrastructure `createApp` opens and closes; the services only use it. */
+export interface Infrastructure {
+  jobs: Jobs;
+  renderer: Renderer;
+  /** Object storage: S3 or the embedded disk store. */
+  storage: ObjectStore;
+  /** The MQTT gateway, as the devices see it. */
+  messenger: DeviceMessenger;
+  /** Invalidation of the request path's caches; without it nothing is cached. */
+  changes?: ChangeFeed;
+  /** Device messages that follow a commit (the transactional outbox). */
+  outbox: DeviceOutbox;
+  log: Log;
+  /** The service's public origin; with PORT=0 it is known only once listening. */
+  publicBaseUrl: () => string;
+}
+
+/**
+ * The places where one domain lets others join in, each declared by the domain that offers it
+ * (`declare module "../../domain.ts" { interface Hooks { … } }` in its `mod.ts`): events others
+ * react to ("a device was unlinked": its pushes go too) and questions others answer ("which
+ * panel is this device?"). A domain answers in its face's `hooks`.
+ */
+// deno-lint-ignore no-empty-interface -- the offering domains' faces extend it
+export interface Hooks {}
+
+/** What every build, and every answer to a hook, is given. */
+export interface Context extends Required<Infrastructure> {
+  config: Config;
+  db: Db;
+  secrets: Secrets;
+  /** The AI model: Claude with ANTHROPIC_API_KEY, else the offline model (the faces' tasks). */
+  model: Model;
+}
+
+/** What a domain's build is given: the context and the services it named as its needs. */
+export interface BuildContext<Need extends keyof Services> extends Context {
+  /** The services named in `needs`, built before this domain's. */
+  services: Pick<Services, Need>;
+  /**
+   * The answers every face gives to one of this domain's hooks, in the order of
+   * `src/domains.ts`. The list is filled once every service is built: keep it, call it later,
+   * never during the build.
+   */
+  hooks<H extends keyof Hooks>(hook: H): readonly Hooks[H][];
+  /** The faces' `objectKeys`, in list order: where each domain keeps a user's stored objects. */
+  objectKeys: readonly { userPrefixes(userId: string): string[] }[];
+}
+
+/** How a face makes its services: what it needs built first, and the build. */
+export interface Build {
+  readonly needs: readonly (keyof Services)[];
+  // deno-lint-ignore no-explicit-any -- each build names its own needs
+  readonly make: (context: BuildContext<any>) => Partial<Services>;
+}
+
+/**
+ * Declares a domain's build: `needs` names the services it uses (built first; the type lets it
+ * reach those and no others), `make` returns its own entries of `Services`.
+ */
+export function buildWith<const Need extends keyof Services = never>(
+  needs: readonly Need[],
+  make: (context: BuildContext<Need>) => Partial<Services>,
+): Build {
+  return { needs, make };
+}
+
+/** A face's answers to other domains' hooks, each made from the finished services. */
+export type HookAnswers = {
+  readonly [H in keyof Hooks]?: (context: Context & { services: Services }) => Hooks[H];
+};
 
 /** One queue of a domain and how a worker process runs it. */
 export interface DomainQueue<T> {
@@ -50,9 +133,14 @@ export interface DomainDefinition {
   readonly queues?: readonly DomainQueue<any>[];
   /** The prefixes of a user's stored objects, deleted with the account (after its rows). */
   readonly objectKeys?: { userPrefixes(userId: string): string[] };
-  /** Makes the domain's service from its dependencies (one object), called by `src/services.ts`. */
-  // deno-lint-ignore no-explicit-any -- each domain names its own dependencies
-  readonly build?: (deps: any) => unknown;
+  /** The tasks it gives the model: their offline behaviour and, optionally, a Claude model. */
+  readonly modelTasks?: (context: Pick<Context, "config" | "renderer">) => Readonly<
+    Record<string, { offline: OfflineTask; model?: string }>
+  >;
+  /** Its answers to other domains' hooks. */
+  readonly hooks?: HookAnswers;
+  /** Makes its services (`src/services.ts` calls it once its needs are built). */
+  readonly build?: Build;
 }
 
 /**

@@ -2,8 +2,10 @@
  * The domains of the service, in match order: the one list the composition root loops over.
  * `src/router.ts` mounts their routers (binding before devices: `bind/code` must not be read as
  * a device id), `src/raw_routes.ts` serves their raw routes in this order, `src/queues.ts`
- * creates their queues and a worker registers each queue's handler (`src/app.ts`). A new
- * domain is its folder with a `mod.ts` (`defineDomain`, src/domain.ts) and one line here.
+ * creates their queues and a worker registers each queue's handler (`src/app.ts`),
+ * `src/services.ts` runs their builds (each after what it needs) and hands each hook its answers
+ * in this order. A new domain is its folder with a `mod.ts` (`defineDomain`, src/domain.ts) and
+ * one line here.
  */
 import { accounts } from "./domains/accounts/mod.ts";
 import { pats } from "./domains/pats/mod.ts";

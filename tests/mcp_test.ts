@@ -14,7 +14,7 @@ import { runAdmin } from "../src/admin.ts";
 import { silentLog } from "../src/infra/lib/log.ts";
 import { DITHER_KERNELS } from "../src/infra/render/types.ts";
 import { createMcpServer, TOOL_NAMES } from "../src/domains/mcp/server.ts";
-import { LinkFetcher } from "../src/domains/targetless/links/fetch_link.ts";
+import { LinkFetcher } from "../src/infra/outbound/fetch_link.ts";
 import { assert, assertEquals, expectStatus } from "./helpers/assert.ts";
 import { createDevice } from "./helpers/devices.ts";
 import { factoryEnv, tokenOf } from "./helpers/factory.ts";

@@ -1397,7 +1397,7 @@ suite.test(
   "generation: retryable model failures retry, the last try fails; a refused Scene is asked again",
   async (api, s) => {
     const { GenerateSceneJob } = await import("../src/domains/targetless/generate_job.ts");
-    const { LinkFetcher } = await import("../src/domains/targetless/links/fetch_link.ts");
+    const { LinkFetcher } = await import("../src/infra/outbound/fetch_link.ts");
     const { ModelError } = await import("../src/infra/ai/model.ts");
     const acct = await account(api);
     const services = s.app.services;

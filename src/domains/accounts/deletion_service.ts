@@ -18,9 +18,9 @@ import type { UsersTable } from "./tables.ts";
 export type AfterCommit = () => Promise<void>;
 
 export interface DeletionSteps {
-  before?: Array<(user: Selectable<UsersTable>) => Promise<void>>;
-  inTransaction?: Array<(trx: Trx, userId: string) => Promise<AfterCommit | void>>;
-  after?: Array<(userId: string) => Promise<void>>;
+  before?: ReadonlyArray<(user: Selectable<UsersTable>) => Promise<void>>;
+  inTransaction?: ReadonlyArray<(trx: Trx, userId: string) => Promise<AfterCommit | void>>;
+  after?: ReadonlyArray<(userId: string) => Promise<void>>;
 }
 
 /** What `AccountDeletion` is built from (one object, like every domain's service). */

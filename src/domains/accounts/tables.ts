@@ -46,3 +46,7 @@ export interface AccountTables {
   refresh_tokens: RefreshTokensTable;
   login_failures: LoginFailuresTable;
 }
+
+declare module "../../schema.ts" {
+  interface DB extends AccountTables {}
+}

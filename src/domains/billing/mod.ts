@@ -1,16 +1,28 @@
 /** The billing domain's face (SPEC 7): plans, checkout, the portal and Stripe's webhook. */
-import type { Config } from "../../config.ts";
-import { defineDomain } from "../../domain.ts";
-import type { Db } from "../../schema.ts";
+import { buildWith, defineDomain } from "../../domain.ts";
 import { billingRouter } from "./router.ts";
 import { BillingService } from "./service.ts";
 import { createStripe } from "./stripe_client.ts";
 import { stripeWebhook } from "./webhook.ts";
+// Its tables (they add themselves to the database's type, src/schema.ts).
+export type { BillingTables } from "./tables.ts";
+
+declare module "../../services_type.ts" {
+  interface Services {
+    billing: BillingService;
+  }
+}
 
 export const billing = defineDomain({
   name: "billing",
   router: billingRouter,
   rawRoutes: [stripeWebhook],
-  build: ({ db, config }: { db: Db; config: Config }) =>
-    new BillingService(db, config, createStripe(config.stripe)),
+  hooks: {
+    // SPEC 4.1: a live subscription is cancelled before the account is deleted.
+    cancelBeforeAccountDeletion: ({ services }) => (user) =>
+      services.billing.cancelForDeletion(user.id),
+  },
+  build: buildWith([], ({ db, config }) => ({
+    billing: new BillingService(db, config, createStripe(config.stripe)),
+  })),
 });

@@ -26,3 +26,7 @@ export interface BillingTables {
   subscriptions: SubscriptionsTable;
   payment_events: PaymentEventsTable;
 }
+
+declare module "../../schema.ts" {
+  interface DB extends BillingTables {}
+}

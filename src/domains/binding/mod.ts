@@ -1,21 +1,22 @@
 /** The binding domain's face (SPEC 3.5): a device joins its owner by NFC or by code. */
-import { defineDomain } from "../../domain.ts";
-import type { DevicesService } from "../devices/service.ts";
-import type { NfcKeyring } from "../factory/keys.ts";
-import type { CredentialsService } from "../factory/credentials_service.ts";
-import type { Db } from "../../schema.ts";
+import { buildWith, defineDomain } from "../../domain.ts";
 import { bindingRouter } from "./router.ts";
 import { BindingService } from "./service.ts";
+
+declare module "../../services_type.ts" {
+  interface Services {
+    binding: BindingService;
+  }
+}
 
 export const binding = defineDomain({
   name: "binding",
   router: bindingRouter,
-  build: ({ db, keyring, devices, credentials }: {
-    db: Db;
-    keyring: NfcKeyring;
-    /** The devices domain owns the owner columns (docs/decisions.md). */
-    devices: DevicesService;
-    /** The factory owns the credentials a proof is checked against. */
-    credentials: Pick<CredentialsService, "stateOf">;
-  }) => new BindingService(db, keyring, devices, credentials),
+  /**
+   * Binding locks the device (devices owns the owner columns) and checks its credential (the
+   * factory owns the credentials a proof is checked against), in one transaction.
+   */
+  build: buildWith(["devices", "factory"], ({ db, secrets, services }) => ({
+    binding: new BindingService(db, secrets.nfc, services.devices, services.factory.credentials),
+  })),
 });

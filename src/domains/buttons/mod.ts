@@ -1,11 +1,35 @@
 /** Button actions of pull displays (issue 24): the owner's choice, carried out at a poll. */
-import { defineDomain } from "../../domain.ts";
+import { buildWith, defineDomain } from "../../domain.ts";
 import { router } from "../../infra/trpc/init.ts";
 import { getButtonAction, setButtonAction } from "./procedures.ts";
-import { ButtonActions, type ButtonDeps } from "./service.ts";
+import { ButtonActions } from "./service.ts";
+import { forgetButtonAction } from "./unlink.ts";
+// Its tables (they add themselves to the database's type, src/schema.ts).
+export type { ButtonTables } from "./tables.ts";
+
+declare module "../../services_type.ts" {
+  interface Services {
+    /** Button actions of pull displays (issue 24). */
+    buttons: ButtonActions;
+  }
+}
 
 export const buttons = defineDomain({
   name: "buttons",
   router: router({ getButtonAction, setButtonAction }),
-  build: (deps: ButtonDeps) => new ButtonActions(deps),
+  hooks: {
+    // A device that leaves its owner takes its button action with it.
+    deviceUnlinked: () => forgetButtonAction(),
+  },
+  /** A press moves the device's current push (pushes) or identifies it; owners check (devices). */
+  build: buildWith(["pushes", "devices"], ({ db, storage, renderer, changes, services }) => ({
+    buttons: new ButtonActions({
+      db,
+      store: storage,
+      renderer,
+      step: (deviceId, direction) => services.pushes.step(deviceId, direction),
+      owned: (userId, deviceId) => services.devices.owned(userId, deviceId),
+      changes,
+    }),
+  })),
 });

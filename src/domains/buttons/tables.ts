@@ -9,3 +9,7 @@ export interface DisplayButtonsTable {
 export interface ButtonTables {
   display_buttons: DisplayButtonsTable;
 }
+
+declare module "../../schema.ts" {
+  interface DB extends ButtonTables {}
+}

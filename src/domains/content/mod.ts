@@ -3,37 +3,32 @@
  * pictures go through the pool), analyze runs (one per user at a time, the queue's policy), and
  * the ANALYZE_SCHEDULE tick.
  */
-import type { Config } from "../../config.ts";
-import type { DevicesService } from "../devices/service.ts";
-import { defineDomain, queueOf } from "../../domain.ts";
-import type { Jobs } from "../../infra/jobs/types.ts";
-import type { Log } from "../../infra/lib/log.ts";
-import type { Model } from "../../infra/ai/model.ts";
-import type { PushesService } from "../pushes/service.ts";
-import type { Renderer } from "../../infra/render/types.ts";
-import type { Db } from "../../schema.ts";
-import type { ObjectStore } from "../../infra/storage/object_store.ts";
-import { AnalyzeService } from "./analyze_service.ts";
+import { buildWith, defineDomain, queueOf } from "../../domain.ts";
+import type { ModelResponse } from "../../infra/ai/model.ts";
+import { AGENT_TASK, AnalyzeService } from "./analyze_service.ts";
 import { ContentService } from "./service.ts";
 import { SummarizeJob } from "./summarize_job.ts";
+import { SUMMARY_TASK } from "./summary_prompt.ts";
+import { offlineAgent } from "./offline_agent.ts";
 import { TemplatesService } from "./templates_service.ts";
 import { downloadFile } from "./download_file.ts";
 import { previewTemplate } from "./preview_template.ts";
 import { analyzeQueue, analyzeScheduleQueue, summarizeQueue } from "./queues.ts";
 import { contentRouter } from "./router.ts";
+// Its tables (they add themselves to the database's type, src/schema.ts).
+export type { ContentTables } from "./tables.ts";
 
-/** What the content pipeline is built on. */
-export interface ContentDeps {
-  db: Db;
-  store: ObjectStore;
-  jobs: Jobs;
-  log: Log;
-  model: Model;
-  renderer: Renderer;
-  /** The analyze agent's pushes go through `pushes.create` on the user's devices. */
-  devices: DevicesService;
-  pushes: PushesService;
-  limits: Config["analyze"];
+declare module "../../services_type.ts" {
+  interface Services {
+    /** Raw items and their files (SPEC 4.6). */
+    content: ContentService;
+    /** The handler of `summarizeQueue`. */
+    summarizeJob: SummarizeJob;
+    /** Analyze runs: trigger, schedule, the agent (handler of `analyzeQueue`). */
+    analyze: AnalyzeService;
+    /** Push templates: list and preview. */
+    templates: TemplatesService;
+  }
 }
 
 export const content = defineDomain({
@@ -55,12 +50,27 @@ export const content = defineDomain({
       await services.analyze.scheduled();
     }, { schedule: (config) => ({ cron: config.analyze.schedule, data: {} }) }),
   ],
+  modelTasks: ({ config, renderer }) => ({
+    // Text heuristics and measured pictures, run in the worker pool: heuristics over a
+    // 20,000-character note stay off the loop.
+    [SUMMARY_TASK]: {
+      offline: async (request) =>
+        await renderer.runText({ op: "summary", request }) as ModelResponse,
+      model: config.anthropic.summaryModel,
+    },
+    // The push agent.
+    [AGENT_TASK]: { offline: offlineAgent },
+  }),
+  hooks: {
+    // SPEC 4.1: raw upload items, their files and the analyze runs (render tasks) go too.
+    accountDeletion: ({ services }) => (trx, userId) => services.content.deleteAllOf(trx, userId),
+  },
   /**
    * Raw items enqueue their summary in the confirm transaction; the analyze agent's pushes go
    * through `pushes.create` (render enqueued in the same transaction) on the user's devices.
    */
-  build(deps: ContentDeps) {
-    const { db, store, jobs, log, model, renderer, limits } = deps;
+  build: buildWith(["devices", "pushes"], (context) => {
+    const { db, storage: store, jobs, log, model, renderer, config, services } = context;
     const content = new ContentService({ db, store, jobs, log });
     return {
       content,
@@ -68,14 +78,14 @@ export const content = defineDomain({
         db,
         jobs,
         model,
-        devices: deps.devices,
-        pushes: deps.pushes,
-        maxSteps: limits.maxSteps,
-        tokenBudget: limits.tokenBudget,
+        devices: services.devices,
+        pushes: services.pushes,
+        maxSteps: config.analyze.maxSteps,
+        tokenBudget: config.analyze.tokenBudget,
         log,
       }),
       summarizeJob: new SummarizeJob({ content, renderer, model, log }),
       templates: new TemplatesService(content, renderer),
     };
-  },
+  }),
 });

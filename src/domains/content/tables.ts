@@ -68,3 +68,7 @@ export interface ContentTables {
   analyze_runs: AnalyzeRunsTable;
   content_pushes: ContentPushesTable;
 }
+
+declare module "../../schema.ts" {
+  interface DB extends ContentTables {}
+}

@@ -1,11 +1,51 @@
 /** The devices domain's face (SPEC 3): an owner's devices, their state, commands and unbinding. */
-import { defineDomain } from "../../domain.ts";
+import type { Trx } from "../../schema.ts";
+import { buildWith, defineDomain } from "../../domain.ts";
 import { devicesRouter } from "./router.ts";
-import { type DevicesDeps, DevicesService } from "./service.ts";
+import {
+  type DeviceRow,
+  DevicesService,
+  type ReportReaction,
+  type UnlinkReaction,
+} from "./service.ts";
+// Its tables (they add themselves to the database's type, src/schema.ts).
+export type { DeviceCommandTables, DeviceTables } from "./tables.ts";
+
+declare module "../../services_type.ts" {
+  interface Services {
+    devices: DevicesService;
+  }
+}
+
+declare module "../../domain.ts" {
+  interface Hooks {
+    /** SPEC 3.6 / 4.1: a device leaves its owner; what it had goes with it. */
+    deviceUnlinked: UnlinkReaction;
+    /** A report of an owned device (poll, heartbeat, state, status). */
+    deviceReported: ReportReaction;
+    /** An MQTT device reported its firmware version; failures are only logged. */
+    firmwareReported: (device: DeviceRow) => Promise<unknown>;
+  }
+}
 
 export const devices = defineDomain({
   name: "devices",
   router: devicesRouter,
-  /** Reactions (`onUnlink`) arrive with its dependencies. */
-  build: (deps: DevicesDeps) => new DevicesService(deps),
+  hooks: {
+    // SPEC 4.1: a deleted account's devices are unlinked (claimable again) and told `unbound`.
+    accountDeletion: ({ services }) => (trx: Trx, userId) =>
+      services.devices.unlinkAllOf(trx, userId),
+  },
+  build: buildWith([], (context) => ({
+    devices: new DevicesService({
+      db: context.db,
+      messenger: context.messenger,
+      outbox: context.outbox,
+      onUnlink: context.hooks("deviceUnlinked"),
+      onReport: context.hooks("deviceReported"),
+      onFirmwareReport: context.hooks("firmwareReported"),
+      log: context.log,
+      changes: context.changes,
+    }),
+  })),
 });

@@ -69,9 +69,9 @@ export interface ReportReaction {
 
 export interface DevicesOptions {
   /** Reactions to a device leaving its owner, in order. */
-  onUnlink?: UnlinkReaction[];
+  onUnlink?: readonly UnlinkReaction[];
   /** Reactions to a report of an owned device, in order. */
-  onReport?: ReportReaction[];
+  onReport?: readonly ReportReaction[];
   log?: Log;
   /** Invalidation of `ownedHead`'s cache; without it nothing is cached. */
   changes?: ChangeFeed;
@@ -79,7 +79,7 @@ export interface DevicesOptions {
    * Reactions to an MQTT device reporting its firmware version (`up/heartbeat`, `up/state`),
    * given the updated row: a firmware offer (issue 24). Failures are only logged.
    */
-  onFirmwareReport?: Array<(device: DeviceRow) => Promise<unknown>>;
+  onFirmwareReport?: ReadonlyArray<(device: DeviceRow) => Promise<unknown>>;
 }
 
 /** What `DevicesService` is built from (one object, like every domain's service). */
@@ -97,9 +97,9 @@ export const NICKNAME_MAX = 64;
 export const TEXT_MAX = 1000;
 
 export class DevicesService {
-  private readonly onUnlink: UnlinkReaction[];
-  private readonly onFirmwareReport: Array<(device: DeviceRow) => Promise<unknown>>;
-  private readonly onReport: ReportReaction[];
+  private readonly onUnlink: readonly UnlinkReaction[];
+  private readonly onFirmwareReport: ReadonlyArray<(device: DeviceRow) => Promise<unknown>>;
+  private readonly onReport: readonly ReportReaction[];
   private readonly log: Log;
   /**
    * Owner and latest push by device id, dropped when either changes or the device is deleted

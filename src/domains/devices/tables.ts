@@ -51,3 +51,16 @@ export interface DeviceCommandsTable {
 export interface DeviceCommandTables {
   device_commands: DeviceCommandsTable;
 }
+
+/**
+ * The columns other domains keep on a device row: the factory adds its provisioning columns
+ * here (factory/tables.ts), so the `devices` table's type is both parts.
+ */
+// deno-lint-ignore no-empty-interface -- the factory's tables.ts extends it
+export interface OtherDeviceColumns {}
+
+declare module "../../schema.ts" {
+  interface DB extends DeviceCommandTables {
+    devices: DevicesTable & OtherDeviceColumns;
+  }
+}

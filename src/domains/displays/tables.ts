@@ -73,3 +73,7 @@ export interface DisplayTables {
   display_logs: DisplayLogsTable;
   display_rate_windows: DisplayRateWindowsTable;
 }
+
+declare module "../../schema.ts" {
+  interface DB extends DisplayTables {}
+}

@@ -3,9 +3,7 @@
  * file downloads) and its services, built in one place. They are peers: each takes the
  * database, the access checks and what else it needs, and none reaches another through a parent.
  */
-import type { Config } from "../../config.ts";
-import { defineDomain } from "../../domain.ts";
-import type { Db } from "../../schema.ts";
+import { buildWith, defineDomain } from "../../domain.ts";
 import { FactoryAccess } from "./access.ts";
 import { AuditService } from "./audit_service.ts";
 import { BatchesService } from "./batches_service.ts";
@@ -16,20 +14,17 @@ import { downloadZip } from "./download_zip.ts";
 import { importDevices } from "./import_devices.ts";
 import { FirmwareService } from "./firmware_service.ts";
 import { uploadFirmware } from "./upload_firmware.ts";
-import type { ObjectStore } from "../../infra/storage/object_store.ts";
-import { type FileKeys, NfcFiles } from "./nfc_files.ts";
+import { NfcFiles } from "./nfc_files.ts";
 import { RegistrationService } from "./registration_service.ts";
 import { factoryRouter } from "./router.ts";
 import type { Factory } from "./service.ts";
+// Its tables (they add themselves to the database's type, src/schema.ts).
+export type { FactoryTables } from "./tables.ts";
 
-/** What the factory's services are built on. */
-export interface FactoryDeps {
-  db: Db;
-  config: Config;
-  /** The NFC file keys (secrets). */
-  keys: FileKeys;
-  /** Object storage: firmware files. */
-  store: ObjectStore;
+declare module "../../services_type.ts" {
+  interface Services {
+    factory: Factory;
+  }
 }
 
 export const factory = defineDomain({
@@ -37,10 +32,11 @@ export const factory = defineDomain({
   router: factoryRouter,
   rawRoutes: [importDevices, downloadZip, downloadNfcFile, uploadFirmware],
   /** Builds the factory services over one access module and one file builder. */
-  build({ db, config, keys, store }: FactoryDeps): Factory {
+  build: buildWith([], ({ db, config, secrets, storage }) => {
     const access = new FactoryAccess(db, config.factoryPrincipals);
-    const files = new NfcFiles(config, keys);
-    return {
+    // The NFC file keys are secrets.
+    const files = new NfcFiles(config, secrets);
+    const factory: Factory = {
       access,
       batches: new BatchesService(db, access),
       registration: new RegistrationService(db, config, access),
@@ -48,7 +44,8 @@ export const factory = defineDomain({
       downloads: new DownloadsService(db, config, access, files),
       files,
       audit: new AuditService(db),
-      firmware: new FirmwareService(db, store, access),
+      firmware: new FirmwareService(db, storage, access),
     };
-  },
+    return { factory };
+  }),
 });

@@ -120,3 +120,13 @@ export interface FactoryRateWindowsTable {
   window_start: Date;
   hits: number;
 }
+
+// The factory's columns of the `devices` table, beside the devices domain's own.
+declare module "../devices/tables.ts" {
+  interface OtherDeviceColumns extends FactoryDeviceColumns {}
+}
+
+// Its tables in the database's type (`devices` is split, above).
+declare module "../../schema.ts" {
+  interface DB extends Omit<FactoryTables, "devices"> {}
+}

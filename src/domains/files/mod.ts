@@ -4,5 +4,7 @@
  */
 import { defineDomain } from "../../domain.ts";
 import { userPrefixes } from "./keys.ts";
+// Its tables (they add themselves to the database's type, src/schema.ts).
+export type { FileTables } from "./tables.ts";
 
 export const files = defineDomain({ name: "files", objectKeys: { userPrefixes } });

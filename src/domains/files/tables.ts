@@ -26,3 +26,7 @@ export interface FilesTable {
 export interface FileTables {
   files: FilesTable;
 }
+
+declare module "../../schema.ts" {
+  interface DB extends FileTables {}
+}

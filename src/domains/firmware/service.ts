@@ -48,6 +48,11 @@ export interface FirmwareUpdatesDeps {
   offerFor(device: Omit<UpdatableDevice, "thingName">): Promise<Offer | null>;
 }
 
+/** A reported model name (a poll's `model` header, an MQTT device's `state.model`), when it is one. */
+export function modelOf(model: unknown): string | null {
+  return typeof model === "string" && model.length <= 100 ? model : null;
+}
+
 /** The fields a display's poll reply carries for an update. */
 export interface DisplayUpdate {
   update_firmware: true;

@@ -12,3 +12,7 @@ export interface DeviceFirmwareTable {
 export interface FirmwareUpdateTables {
   device_firmware: DeviceFirmwareTable;
 }
+
+declare module "../../schema.ts" {
+  interface DB extends FirmwareUpdateTables {}
+}

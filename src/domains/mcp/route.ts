@@ -10,7 +10,7 @@ import { z } from "zod";
 import { callerAuth, defineRawRoute } from "../../infra/http/raw.ts";
 import { JSON_BODY_LIMIT } from "../../infra/http/body.ts";
 import { createLogger, type Logger } from "../../infra/http/log.ts";
-import { LinkFetcher } from "../targetless/links/fetch_link.ts";
+import { LinkFetcher } from "../../infra/outbound/fetch_link.ts";
 import { createMcpServer } from "./server.ts";
 
 /** One fetcher for every request: public addresses only, as for link assets. */

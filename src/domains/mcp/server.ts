@@ -21,7 +21,7 @@ import { RENDERABLE_TYPES } from "../../infra/render/types.ts";
 import { templateRegistry } from "../../infra/render/templates/registry.ts";
 import * as files from "../files/repository.ts";
 import { assetInput, createContentInput } from "../targetless/inputs.ts";
-import type { LinkBody, LinkFailure } from "../targetless/links/fetch_link.ts";
+import type { LinkBody, LinkFailure } from "../../infra/outbound/fetch_link.ts";
 
 /** What the tools call: the services of `/api/*` and the link assets' guarded fetcher. */
 export interface McpDeps {
@@ -29,7 +29,7 @@ export interface McpDeps {
     Services,
     "devices" | "pushes" | "templates" | "content" | "targetless" | "db"
   >;
-  /** The SSRF-guarded fetch of link assets (src/domains/targetless/links/fetch_link.ts). */
+  /** The SSRF-guarded fetch of link assets (src/infra/outbound/fetch_link.ts). */
   links: { fetch(url: string): Promise<LinkBody | LinkFailure> };
   log: Log;
   /** How long `create_content` waits for its picture before answering "still processing". */

@@ -31,3 +31,7 @@ export interface OauthTables {
   oauth_accounts: OauthAccountsTable;
   oauth_states: OauthStatesTable;
 }
+
+declare module "../../schema.ts" {
+  interface DB extends OauthTables {}
+}

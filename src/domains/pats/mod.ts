@@ -1,12 +1,18 @@
 /** The personal access tokens domain's face. */
-import type { ChangeFeed } from "../../infra/db/cache/feed.ts";
-import { defineDomain } from "../../domain.ts";
-import type { Db } from "../../schema.ts";
+import { buildWith, defineDomain } from "../../domain.ts";
 import { patsRouter } from "./router.ts";
 import { PatsService } from "./service.ts";
+// Its tables (they add themselves to the database's type, src/schema.ts).
+export type { PatTables } from "./tables.ts";
+
+declare module "../../services_type.ts" {
+  interface Services {
+    pats: PatsService;
+  }
+}
 
 export const pats = defineDomain({
   name: "pats",
   router: patsRouter,
-  build: ({ db, changes }: { db: Db; changes: ChangeFeed }) => new PatsService(db, changes),
+  build: buildWith([], ({ db, changes }) => ({ pats: new PatsService(db, changes) })),
 });

@@ -17,3 +17,7 @@ export interface PersonalAccessTokensTable {
 export interface PatTables {
   personal_access_tokens: PersonalAccessTokensTable;
 }
+
+declare module "../../schema.ts" {
+  interface DB extends PatTables {}
+}

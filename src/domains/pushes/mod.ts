@@ -1,9 +1,31 @@
 /** The pushes domain's face (SPEC 4.2-4.6): pushes, uploads, and the render stage's queue. */
-import { defineDomain, queueOf } from "../../domain.ts";
+import { buildWith, defineDomain, queueOf } from "../../domain.ts";
+import type { PanelSpec } from "../../infra/render/types.ts";
 import { userPrefixes } from "./keys.ts";
 import { renderPushQueue } from "./queues.ts";
+import { PushRenderJob, type RenderFailedReaction } from "./render_job.ts";
 import { pushesRouter } from "./router.ts";
-import { type PushesDeps, PushesService } from "./service.ts";
+import { PushesService } from "./service.ts";
+import { forgetDevicePushes } from "./unlink.ts";
+// Its tables (they add themselves to the database's type, src/schema.ts).
+export type { PushTables } from "./tables.ts";
+
+declare module "../../services_type.ts" {
+  interface Services {
+    pushes: PushesService;
+    /** The handler of `renderPushQueue`. */
+    pushRenderJob: PushRenderJob;
+  }
+}
+
+declare module "../../domain.ts" {
+  interface Hooks {
+    /** A push's render failed for good (no retry follows). */
+    pushFailedForGood: RenderFailedReaction;
+    /** The panel a device is (size and grey depth), or null: its custom images are drawn for it. */
+    devicePanel: (deviceId: string) => Promise<PanelSpec | null>;
+  }
+}
 
 export const pushes = defineDomain({
   name: "pushes",
@@ -16,6 +38,36 @@ export const pushes = defineDomain({
       { concurrency: "pool" },
     ),
   ],
-  /** The render job is built in `src/services.ts`: it takes targetless's reaction. */
-  build: (deps: PushesDeps) => new PushesService(deps),
+  hooks: {
+    // SPEC 3.6 / 4.1: a device that leaves its owner takes its pushes, files and bitmaps.
+    deviceUnlinked: ({ storage }) => forgetDevicePushes(storage),
+  },
+  /** push.published, push.confirmed and push.failed are webhook events, emitted where it changes. */
+  build: buildWith(["devices", "webhooks"], (context) => {
+    const { db, storage, jobs, log, changes, renderer, services } = context;
+    const pushes = new PushesService({
+      db,
+      devices: services.devices,
+      store: storage,
+      jobs,
+      log,
+      changes,
+      events: services.webhooks,
+    });
+    const panels = context.hooks("devicePanel");
+    return {
+      pushes,
+      pushRenderJob: new PushRenderJob(pushes, renderer, {
+        onFailedForGood: context.hooks("pushFailedForGood"),
+        panelOf: async (deviceId) => {
+          for (const panelOf of panels) {
+            const panel = await panelOf(deviceId);
+            if (panel) return panel;
+          }
+          return null;
+        },
+        log,
+      }),
+    };
+  }),
 });

@@ -79,7 +79,7 @@ export type RenderFailedReaction = (push: PushRow, message: string) => Promise<v
 
 export interface PushRenderJobOptions {
   /** Reactions to a render that failed for good (a display presentation fails with it). */
-  onFailedForGood?: RenderFailedReaction[];
+  onFailedForGood?: readonly RenderFailedReaction[];
   log?: Log;
   /** Where sources are read and bitmaps written (the pushes' store unless a test injects one). */
   store?: ObjectStore;
@@ -93,7 +93,7 @@ export interface PushRenderJobOptions {
 export class PushRenderJob {
   private readonly log: Log;
   private readonly store: ObjectStore;
-  private readonly onFailedForGood: RenderFailedReaction[];
+  private readonly onFailedForGood: readonly RenderFailedReaction[];
   private readonly panelOf: (deviceId: string) => Promise<PanelSpec | null>;
 
   constructor(

@@ -44,3 +44,7 @@ export interface PushesTable {
 export interface PushTables {
   pushes: PushesTable;
 }
+
+declare module "../../schema.ts" {
+  interface DB extends PushTables {}
+}

@@ -21,7 +21,7 @@ import { sniffImage } from "../../infra/render/sniff.ts";
 import type { TargetlessDeps } from "./deps.ts";
 import { imageIds } from "./contents_service.ts";
 import { decodeText, extractHtml, extractPlain, type LinkText } from "./links/extract.ts";
-import type { LinkFetcher } from "./links/fetch_link.ts";
+import type { LinkFetcher } from "../../infra/outbound/fetch_link.ts";
 import * as repo from "./repository.ts";
 import { startWaiting } from "./slots.ts";
 import { type SceneBrief, sceneOf, sceneRequest } from "./scene_prompt.ts";

@@ -9,7 +9,7 @@ import { uuidParam } from "../../infra/lib/params.ts";
 import { badRequest } from "../../errors.ts";
 import { withExample } from "../../infra/http/operation.ts";
 import { COLOR_MODES, FORMATS, MAX_SIDE } from "./output_profile.ts";
-import { checkLinkSyntax } from "./links/fetch_link.ts";
+import { checkLinkSyntax } from "../../infra/outbound/fetch_link.ts";
 
 /** Limits of one content (docs/decisions.md, targetless). */
 export const CONTENT_LIMITS = {

@@ -114,3 +114,7 @@ export interface TargetlessTables {
   renditions: RenditionsTable;
   targetless_idempotency_keys: TargetlessIdempotencyKeysTable;
 }
+
+declare module "../../schema.ts" {
+  interface DB extends TargetlessTables {}
+}

@@ -2,10 +2,31 @@
  * The event webhooks' face (issue 24, CONTRACT.md "Integrations"): subscriptions, their signed
  * deliveries (a queue on the jobs side) and the once-a-minute sweep that notices silent devices.
  */
-import { defineDomain, queueOf } from "../../domain.ts";
+import { buildWith, defineDomain, queueOf } from "../../domain.ts";
+import type { DeviceRow } from "../devices/service.ts";
+import { isOnline } from "../devices/views.ts";
+import { judgeAddress } from "../../infra/outbound/address_guard.ts";
+import { LinkFetcher } from "../../infra/outbound/fetch_link.ts";
 import { webhookDeliveryQueue, webhookSweepQueue } from "./queues.ts";
 import { webhooksRouter } from "./router.ts";
-import { type WebhooksDeps, WebhooksService } from "./service.ts";
+import { WebhooksService } from "./service.ts";
+import { OfflineSweep } from "./sweep.ts";
+// Its tables (they add themselves to the database's type, src/schema.ts).
+export type { WebhookTables } from "./tables.ts";
+
+declare module "../../services_type.ts" {
+  interface Services {
+    /** Event webhooks: subscriptions, events, deliveries (handler of `webhookDeliveryQueue`). */
+    webhooks: WebhooksService;
+    /** The once-a-minute `device.offline` sweep (handler of `webhookSweepQueue`). */
+    webhookSweep: OfflineSweep;
+  }
+}
+
+/** What the device events read of a device row (CONTRACT.md's online rule). */
+function observation(row: DeviceRow) {
+  return { deviceId: row.id, userId: row.owner_id!, online: isOnline(row), battery: row.battery };
+}
 
 export const webhooks = defineDomain({
   name: "webhooks",
@@ -20,5 +41,41 @@ export const webhooks = defineDomain({
       schedule: () => ({ cron: "* * * * *", data: {} }),
     }),
   ],
-  build: (deps: WebhooksDeps) => new WebhooksService(deps),
+  hooks: {
+    // A device's reports (a display's polls too) feed the device events, in their transaction.
+    deviceReported: ({ services }) => ({
+      wants: (row) => services.webhooks.watchesDevices(row.owner_id!),
+      inTransaction: (trx, row) => services.webhooks.observeDevice(trx, observation(row)),
+    }),
+  },
+  build: buildWith(["devices"], ({ db, jobs, changes, config, log, services }) => {
+    const webhooks = new WebhooksService({
+      db,
+      jobs,
+      changes,
+      // Deliveries go through the link assets' SSRF guard, private and loopback targets only
+      // with WEBHOOK_ALLOW_PRIVATE (local use and tests).
+      transport: new LinkFetcher({
+        timeoutMs: 10_000,
+        ...(config.webhookAllowPrivate
+          ? {
+            allowAddress: (address: string) =>
+              [null, "private", "loopback"].includes(judgeAddress(address)),
+          }
+          : {}),
+      }),
+      log,
+    });
+    return {
+      webhooks,
+      webhookSweep: new OfflineSweep({
+        db,
+        webhooks,
+        lockDevice: async (trx, deviceId) => {
+          const row = await services.devices.lock(trx, deviceId);
+          return row && { ...observation(row), userId: row.owner_id };
+        },
+      }),
+    };
+  }),
 });

@@ -29,7 +29,7 @@ import type { TaggedCache } from "../../infra/db/cache/tagged_cache.ts";
 /** How long an event and its deliveries are kept (docs/webhooks.md). */
 export const EVENT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 
-/** Sends one delivery under the SSRF guard (src/domains/targetless/links/fetch_link.ts `post`). */
+/** Sends one delivery under the SSRF guard (src/infra/outbound/fetch_link.ts `post`). */
 export interface WebhookTransport {
   checkTarget(url: string): Promise<{ message: string } | null>;
   post(

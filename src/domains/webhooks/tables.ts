@@ -57,3 +57,7 @@ export interface WebhookTables {
   webhook_settings: WebhookSettingsTable;
   webhook_device_states: WebhookDeviceStatesTable;
 }
+
+declare module "../../schema.ts" {
+  interface DB extends WebhookTables {}
+}

@@ -6,7 +6,7 @@
 import { assertEquals } from "../../../../tests/helpers/assert.ts";
 import { assertFast } from "../../../../tests/helpers/cpu_time.ts";
 import { decodeEntities, extractHtml, LINK_TEXT_LIMIT, type LinkText } from "./extract.ts";
-import { LINK_MAX_BYTES } from "./fetch_link.ts";
+import { LINK_MAX_BYTES } from "../../../infra/outbound/fetch_link.ts";
 import { seededRandom as random } from "../../../../tests/helpers/random.ts";
 
 /** A page of the largest size the fetcher lets through, `unit` repeated. */

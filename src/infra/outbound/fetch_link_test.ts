@@ -3,7 +3,7 @@
  * is refused before a connection is made; the other tests widen the policy to 127.0.0.1 only
  * (the constructor option production never passes) to check redirects, caps and the deadline.
  */
-import { assert, assertEquals } from "../../../../tests/helpers/assert.ts";
+import { assert, assertEquals } from "../../../tests/helpers/assert.ts";
 import { checkLinkSyntax, LinkFetcher } from "./fetch_link.ts";
 
 const options = { sanitizeOps: false, sanitizeResources: false };

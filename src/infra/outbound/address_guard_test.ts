@@ -1,4 +1,4 @@
-import { assertEquals } from "../../../../tests/helpers/assert.ts";
+import { assertEquals } from "../../../tests/helpers/assert.ts";
 import { isForbiddenName, judgeAddress, parseIPv4, parseIPv6 } from "./address_guard.ts";
 
 Deno.test("IPv4: private, loopback, link-local, CGNAT, reserved and multicast are refused", () => {

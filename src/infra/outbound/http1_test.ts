@@ -2,8 +2,8 @@
  * The HTTP/1.1 reader against a connection that hands over one byte per read, as a hostile
  * server can (issue 25: no CPU work over what a user controls that is not linear in its size).
  */
-import { assert, assertEquals } from "../../../../tests/helpers/assert.ts";
-import { asyncWorkMs } from "../../../../tests/helpers/cpu_time.ts";
+import { assert, assertEquals } from "../../../tests/helpers/assert.ts";
+import { asyncWorkMs } from "../../../tests/helpers/cpu_time.ts";
 import { get, type Http1Response } from "./http1.ts";
 
 /** A connection whose reads return `response` one byte at a time, at once. */
