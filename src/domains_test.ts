@@ -29,3 +29,11 @@ Deno.test("domains: a face's name is its folder's", async () => {
 Deno.test("domains: src/ holds the root's files, domains/ and infra/ only", async () => {
   assertEquals(await layoutProblems(ROOT), []);
 });
+
+Deno.test("domains: the services, the database's type and Services name no domain", async () => {
+  // A new domain adds itself from its folder (issue 22): these files stay as they are.
+  for (const file of ["services.ts", "schema.ts", "services_type.ts"]) {
+    const text = await Deno.readTextFile(`${ROOT}${file}`);
+    assertEquals(text.match(/from "\.\/domains\/[^"]+"/g), null, `src/${file}`);
+  }
+});
