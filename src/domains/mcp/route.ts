@@ -4,14 +4,30 @@
  * is read with the JSON limit; only then does a fresh server and transport handle the one
  * JSON-RPC message or batch (stateless mode: any API process answers any request; see
  * docs/decisions.md "MCP server").
+ *
+ * The MCP SDK and the server's tools load with the first request (issue 26): ~16 MB of the
+ * request thread at rest, and ~100 ms of every start, for an endpoint many processes never serve.
  */
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { z } from "zod";
 import { callerAuth, defineRawRoute } from "../../infra/http/raw.ts";
 import { JSON_BODY_LIMIT } from "../../infra/http/body.ts";
 import { createLogger, type Logger } from "../../infra/http/log.ts";
 import { LinkFetcher } from "../../infra/outbound/fetch_link.ts";
-import { createMcpServer } from "./server.ts";
+
+let loading:
+  | Promise<
+    [
+      typeof import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"),
+      typeof import("./server.ts"),
+    ]
+  >
+  | undefined;
+/** The SDK's transport and this domain's server, imported once. */
+const loadMcp = () =>
+  loading ??= Promise.all([
+    import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"),
+    import("./server.ts"),
+  ]);
 
 /** One fetcher for every request: public addresses only, as for link assets. */
 const links = new LinkFetcher();
@@ -47,6 +63,7 @@ export const mcpRoute = defineRawRoute({
     415: { description: "The body is not sent as application/json" },
   },
   async handle({ req, ctx, auth, body }) {
+    const [{ WebStandardStreamableHTTPServerTransport }, { createMcpServer }] = await loadMcp();
     const server = createMcpServer({
       services: ctx.services,
       links,

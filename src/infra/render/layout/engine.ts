@@ -4,8 +4,8 @@
  * Piscina workers, never on the request loop (ARCHITECTURE.md: one raster core).
  */
 import satori from "satori";
-import { loadFonts } from "./fonts.ts";
-import type { LayoutNode } from "./html.ts";
+import { fontsFor } from "./fonts.ts";
+import type { LayoutChild, LayoutNode } from "./html.ts";
 
 /** Which build of resvg draws: the native addon or the WebAssembly one. */
 export type RasterBackend = "native" | "wasm";
@@ -54,11 +54,31 @@ export function defaultResvg(): Promise<{ backend: RasterBackend; Resvg: ResvgCl
 }
 
 /**
- * Loads resvg and the fonts, once per thread. STACK.md: the first render in a fresh worker
- * costs ~250 ms per stage, so the pool warms every worker at start.
+ * Loads resvg and the Latin fonts, once per thread. STACK.md: the first render in a fresh worker
+ * costs ~250 ms per stage, so the pool warms every worker at start. The CJK font loads with the
+ * first text that needs it (fonts.ts).
  */
 export function initLayout(): Promise<void> {
-  return Promise.all([defaultResvg(), loadFonts()]).then(() => {});
+  return Promise.all([defaultResvg(), fontsFor("")]).then(() => {});
+}
+
+/** List markers satori may draw (disc, circle, square) where a style asks for list items. */
+const LIST_MARKERS = "•◦▪";
+
+/** Every character a layout tree may draw: its text runs, and list markers where styled. */
+function textOf(child: LayoutChild | LayoutChild[] | undefined, out: string[] = []): string[] {
+  if (typeof child === "string") out.push(child);
+  else if (Array.isArray(child)) { for (const c of child) textOf(c, out); }
+  else if (child) {
+    const style = child.props.style ?? {};
+    if (
+      style.display === "list-item" || Object.keys(style).some((k) => k.startsWith("listStyle"))
+    ) {
+      out.push(LIST_MARKERS);
+    }
+    textOf(child.props.children, out);
+  }
+  return out;
 }
 
 /** Lays a tree out in a `width` x `height` box and returns the SVG. */
@@ -67,7 +87,7 @@ export async function layoutSvg(tree: LayoutNode, width: number, height: number)
   return await satori(tree as never, {
     width,
     height,
-    fonts: await loadFonts(),
+    fonts: await fontsFor(textOf(tree).join("")),
     // An unsupported declaration is ignored, as a browser would, rather than failing the render.
     onStyleError: () => {},
   });
