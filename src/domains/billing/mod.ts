@@ -2,7 +2,7 @@
 import { buildWith, defineDomain } from "../../domain.ts";
 import { billingRouter } from "./router.ts";
 import { BillingService } from "./service.ts";
-import { createStripe } from "./stripe_client.ts";
+import type { StripeClient } from "./stripe_client.ts";
 import { stripeWebhook } from "./webhook.ts";
 // Its tables (they add themselves to the database's type, src/schema.ts).
 export type { BillingTables } from "./tables.ts";
@@ -22,7 +22,15 @@ export const billing = defineDomain({
     cancelBeforeAccountDeletion: ({ services }) => (user) =>
       services.billing.cancelForDeletion(user.id),
   },
-  build: buildWith([], ({ db, config }) => ({
-    billing: new BillingService(db, config, createStripe(config.stripe)),
-  })),
+  build: buildWith([], ({ db, config }) => {
+    // The SDK (~10 MB of the request thread) loads with the first call that needs it (issue 26).
+    let client: Promise<StripeClient> | undefined;
+    const stripe = config.stripe.secretKey
+      ? () =>
+        client ??= import("./stripe_client.ts").then(({ createStripe }) =>
+          createStripe(config.stripe)!
+        )
+      : null;
+    return { billing: new BillingService(db, config, stripe) };
+  }),
 });

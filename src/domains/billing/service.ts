@@ -28,7 +28,8 @@ export class BillingService {
   constructor(
     private readonly db: Db,
     private readonly config: Config,
-    private readonly stripe: StripeClient | null,
+    /** The provider's client, loaded on first use (issue 26); null without STRIPE_SECRET_KEY. */
+    private readonly stripe: (() => Promise<StripeClient>) | null,
   ) {}
 
   /** The `subscription` object of `GET /auth/me` (SPEC 2.4), or null if never subscribed. */
@@ -71,9 +72,9 @@ export class BillingService {
     }
   }
 
-  private requireStripe(): StripeClient {
+  private requireStripe(): Promise<StripeClient> {
     if (!this.stripe) throw new AppError("unavailable", "billing is not configured");
-    return this.stripe;
+    return this.stripe();
   }
 
   /** The user's payment customer id, creating the customer at the provider on first use. */
@@ -94,7 +95,7 @@ export class BillingService {
    * with the user id so the webhook finds the user without calling back (CONTRACT.md).
    */
   async createCheckout(userId: string, interval: Interval): Promise<{ url: string }> {
-    const stripe = this.requireStripe();
+    const stripe = await this.requireStripe();
     const price = interval === "monthly"
       ? this.config.stripe.priceMonthly
       : this.config.stripe.priceYearly;
@@ -121,7 +122,7 @@ export class BillingService {
 
   /** `POST /auth/subscription/portal`: the provider's hosted billing portal for the user. */
   async createPortal(userId: string): Promise<{ url: string }> {
-    const stripe = this.requireStripe();
+    const stripe = await this.requireStripe();
     const customer = await this.customerOf(stripe, userId);
     const session = await stripe.billingPortal.sessions.create({
       customer,
@@ -135,7 +136,7 @@ export class BillingService {
     const row = await repo.findSubscription(this.db, userId);
     // Without a customer (or without billing configured) there is nothing to list.
     if (!this.stripe || !row?.payment_customer_id) return { invoices: [] };
-    const list = await this.stripe.invoices.list({
+    const list = await (await this.stripe()).invoices.list({
       customer: row.payment_customer_id,
       limit: 100,
     });
@@ -151,7 +152,7 @@ export class BillingService {
     if (!row?.payment_subscription_id || !LIVE.has(row.status)) return;
     if (!this.stripe) throw new Error("Cannot cancel the subscription: billing is not configured");
     try {
-      await this.stripe.subscriptions.cancel(row.payment_subscription_id);
+      await (await this.stripe()).subscriptions.cancel(row.payment_subscription_id);
     } catch (error) {
       // Already gone at the provider: nothing left to cancel.
       if ((error as { code?: string }).code === "resource_missing") return;

@@ -5,7 +5,6 @@
 import { z } from "zod";
 import { AppError } from "../../errors.ts";
 import { defineRawRoute, type RawAuth } from "../../infra/http/raw.ts";
-import { verifyWebhook } from "./stripe_client.ts";
 
 /** Stripe's events are well under this; anything larger is not from the provider. */
 const WEBHOOK_BODY_LIMIT = 512 * 1024;
@@ -76,6 +75,8 @@ export const stripeWebhook = defineRawRoute({
     let event;
     try {
       // Constant-time HMAC-SHA256 comparison over `t.body` with a 300 s tolerance window.
+      // The SDK loads with the first signed event (issue 26).
+      const { verifyWebhook } = await import("./stripe_client.ts");
       event = await verifyWebhook(body, auth.signature, auth.secret);
     } catch {
       throw new AppError("invalid_request", "Invalid webhook signature");
