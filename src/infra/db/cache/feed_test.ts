@@ -161,3 +161,45 @@ Deno.test("settled waits for this process's sync, and not past an outage", async
   feed.stopped();
   await outage;
 });
+
+Deno.test("misses of one key at once share one load, unless a change came in between", async () => {
+  const feed = new ChangeFeed();
+  await feed.start(fakeSource().source);
+  const cache = feed.cache<number>();
+  let loads = 0;
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => release = resolve);
+  const load = async () => {
+    const n = ++loads;
+    await gate;
+    return n;
+  };
+  const first = [cache.get("a", () => null, load), cache.get("a", () => null, load)];
+  // Another key is its own load.
+  const other = cache.get("b", () => null, load);
+  feed.notified("user:1");
+  // Asked after a change: it must not be answered by the read begun before it.
+  const after = cache.get("a", () => null, load);
+  release();
+  assertEquals(await Promise.all([...first, other, after]), [1, 1, 2, 3]);
+  // Done loads are not shared: the value was not to be remembered, so it is read again.
+  assertEquals(await cache.get("a", () => null, () => Promise.resolve(++loads)), 4);
+});
+
+Deno.test("a failed load fails the misses that shared it, and the next one loads again", async () => {
+  const feed = new ChangeFeed();
+  await feed.start(fakeSource().source);
+  const cache = feed.cache<number>();
+  let loads = 0;
+  const failing = () => {
+    loads++;
+    return Promise.reject(new Error("database unavailable"));
+  };
+  const results = await Promise.allSettled([
+    cache.get("a", () => ["user:1"], failing),
+    cache.get("a", () => ["user:1"], failing),
+  ]);
+  assertEquals(results.map((r) => r.status), ["rejected", "rejected"]);
+  assertEquals(loads, 1);
+  assertEquals(await cache.get("a", () => ["user:1"], () => Promise.resolve(7)), 7);
+});

@@ -18,13 +18,17 @@ export interface Freshness {
 export class TaggedCache<V> {
   readonly #entries = new Map<string, { value: V; tags: readonly Tag[] }>();
   readonly #byTag = new Map<string, Set<string>>();
+  /** Loads running now, by key, with the generation they started in. */
+  readonly #loading = new Map<string, { generation: number; value: Promise<V> }>();
 
   constructor(private readonly feed: Freshness, private readonly max: number) {}
 
   /**
    * The cached value of `key`, or `load()`'s, remembered under `tags(value)` when that is safe;
    * `tags` returns null for a value that must not be remembered (say, a row not found: its
-   * insertion is not announced).
+   * insertion is not announced). Callers that miss the same key at once share one load (a
+   * restarted process's first requests, a reconnecting fleet), unless a change was announced
+   * since it started: they then load again, as a read begun after the change would.
    */
   async get(
     key: string,
@@ -38,12 +42,20 @@ export class TaggedCache<V> {
       return hit.value;
     }
     const generation = this.feed.generation;
-    const value = await load();
-    if (this.feed.fresh && this.feed.generation === generation) {
-      const tagged = tags(value);
-      if (tagged) this.set(key, value, tagged);
+    const running = this.#loading.get(key);
+    if (running?.generation === generation) return await running.value;
+    const loading = load();
+    this.#loading.set(key, { generation, value: loading });
+    try {
+      const value = await loading;
+      if (this.feed.fresh && this.feed.generation === generation) {
+        const tagged = tags(value);
+        if (tagged) this.set(key, value, tagged);
+      }
+      return value;
+    } finally {
+      if (this.#loading.get(key)?.value === loading) this.#loading.delete(key);
     }
-    return value;
   }
 
   /** Drops one entry (the caller learned it is stale without a notification). */
