@@ -16,6 +16,8 @@ type Handler = (req: Request, info: typeof INFO) => Response | Promise<Response>
 
 /** Requests sent in all, and at once (about the burst a load balancer sends a new process). */
 export const WARM_UP_REQUESTS = 1_500;
+/** The same on the embedded database, whose one connection serves the warm-up's queries in turn. */
+export const WARM_UP_REQUESTS_PGLITE = 500;
 const WARM_UP_CONCURRENCY = 32;
 
 /** RFC 5737 TEST-NET-1: never a real client. */

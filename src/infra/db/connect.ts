@@ -8,7 +8,15 @@ import { PGliteDialect } from "kysely-pglite-dialect";
 import { PGlite } from "@electric-sql/pglite";
 import postgres from "postgres";
 import { lockDirectory } from "./dir_lock.ts";
-import { hasCluster, initInChild } from "./pglite_init.ts";
+import { initInChild } from "./pglite_init.ts";
+import {
+  clearPartial,
+  copyFromTemplate,
+  hasCluster,
+  saveTemplate,
+  templateName,
+  templateRoot,
+} from "./pglite_template.ts";
 import type { Metrics } from "../metrics/metrics.ts";
 import { countingDialect } from "./counting_dialect.ts";
 import { writeTrackingDialect } from "./cache/write_tracking.ts";
@@ -104,7 +112,7 @@ export async function connect<DB>(options: ConnectOptions): Promise<Connection<D
   }
   let pglite: PGlite;
   try {
-    if (dir !== "memory://" && !await hasCluster(dir)) await initInChild(dir);
+    if (dir !== "memory://" && !await hasCluster(dir)) await createCluster(dir);
     pglite = await PGlite.create(dir, { postgresqlconf: PGLITE_CONF });
   } catch (error) {
     await unlock();
@@ -123,6 +131,26 @@ export async function connect<DB>(options: ConnectOptions): Promise<Connection<D
       await unlock();
     },
   };
+}
+
+/**
+ * A fresh directory's cluster: a copy of the template when this machine has one, else PGlite's
+ * initdb and the migrations in a child process, then saved as the template (pglite_template.ts).
+ */
+async function createCluster(dir: string): Promise<void> {
+  await clearPartial(dir);
+  const root = templateRoot();
+  const name = root ? await templateName() : undefined;
+  if (root && name) {
+    try {
+      if (await copyFromTemplate(root, name, dir)) return;
+    } catch {
+      // Removed by a process that saved a newer one while this copy ran: make it as before.
+      await clearPartial(dir);
+    }
+  }
+  await initInChild(dir);
+  if (root && name) await saveTemplate(root, name, dir);
 }
 
 function counted(dialect: Dialect, metrics: Metrics | undefined): Dialect {

@@ -2,25 +2,23 @@
  * A fresh embedded database is created (PGlite's initdb) in a short-lived child process (issue
  * 26): initdb's WebAssembly memory, ~300 MB, is never given back by the process that ran it
  * (closing that PGlite frees none of it), so the service opened it at 1 GB resident instead of
- * the ~130 MB of opening an existing directory. The child exits once the files exist; the
- * service then opens them as it opens an existing directory.
+ * the ~130 MB of opening an existing directory. The child also applies the migrations and
+ * closes the cluster, so it can be saved as the template of later fresh directories
+ * (pglite_template.ts); the service then opens it as it opens an existing directory.
  *
  * Run as a script with the directory as its one argument (what `initInChild` does).
  */
 import { PGlite } from "@electric-sql/pglite";
+import { Kysely } from "kysely";
+import { PGliteDialect } from "kysely-pglite-dialect";
+import { migrate } from "./migrator.ts";
 
-/** Whether `dir` holds a database cluster already. */
-export async function hasCluster(dir: string): Promise<boolean> {
-  try {
-    await Deno.stat(`${dir}/PG_VERSION`);
-    return true;
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return false;
-    throw error;
-  }
-}
+export { hasCluster } from "./pglite_template.ts";
 
-/** Creates the cluster in `dir` from a child process; throws with the child's error output. */
+/**
+ * Creates the cluster in `dir` and applies the migrations, from a child process (so the cluster
+ * is closed cleanly and can be saved as a template); throws with the child's error output.
+ */
 export async function initInChild(dir: string): Promise<void> {
   const config = new URL("../../../deno.json", import.meta.url).pathname;
   const out = await new Deno.Command(Deno.execPath(), {
@@ -49,5 +47,8 @@ export async function initInChild(dir: string): Promise<void> {
 
 if (import.meta.main) {
   const pglite = await PGlite.create(Deno.args[0]);
-  await pglite.close();
+  const db = new Kysely<unknown>({ dialect: new PGliteDialect(pglite) });
+  await migrate(db);
+  await db.destroy();
+  if (!pglite.closed) await pglite.close();
 }
