@@ -3,13 +3,15 @@
  * not configured. SIGINT/SIGTERM drain in-flight requests, then close the database.
  *
  * What can refuse the start in a second (`--help`, a bad variable, a split role that cannot run,
- * MQTT_PORT taken) is checked before the service's modules load and anything slow opens
- * (issue 27): the server is imported only once those pass.
+ * MQTT_PORT taken) is checked before anything slow opens (issue 27). The server's modules are a
+ * static import: loaded as a dynamic import, on a cold Deno cache (a first start, a new checkout)
+ * the import never finished in about one start of five (docs/decisions.md).
  */
 import { ConfigError, loadServiceConfig } from "./config.ts";
 import { DirectoryLockedError } from "./infra/db/dir_lock.ts";
 import { helpAndExit } from "./infra/lib/usage.ts";
 import { mqttPortProblem } from "./infra/mqtt/port_check.ts";
+import { startServer } from "./server.ts";
 
 const USAGE = `
 Usage: deno task start [--role api|worker|all]
@@ -35,7 +37,6 @@ try {
   // One progress line while the database, migrations, render pool and broker open (stdout: a
   // refusal stays the only line on stderr).
   console.log("Starting: database, migrations, render pool, broker ...");
-  const { startServer } = await import("./server.ts");
   const server = await startServer(config);
   for (const line of server.banner()) console.log(line);
   const stop = async () => {
