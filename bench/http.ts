@@ -10,7 +10,15 @@
 import postgres from "postgres";
 import { createDatabase } from "../tests/helpers/server.ts";
 import { freePort } from "../tests/helpers/ports.ts";
-import { type BenchRow, median, printTable, registerBenchUser, waitFor, wrk } from "./lib.ts";
+import {
+  type BenchRow,
+  median,
+  printTable,
+  registerBenchUser,
+  SERVICE_V8_FLAGS,
+  waitFor,
+  wrk,
+} from "./lib.ts";
 import { helpAndExit } from "../src/infra/lib/usage.ts";
 
 helpAndExit(
@@ -109,7 +117,7 @@ if (import.meta.main) {
   const main = new URL("../src/main.ts", import.meta.url).pathname;
   // Manual: the bare server and the service start together; neither copies the linked
   // vendor/postgres again under the other (docs/deploy.md).
-  const service = spawn(["run", "-A", "--node-modules-dir=manual", main], {
+  const service = spawn(["run", "-A", "--node-modules-dir=manual", SERVICE_V8_FLAGS, main], {
     PORT: String(port),
     MQTT_PORT: String(freePort()),
     HOST: "127.0.0.1",

@@ -35,6 +35,9 @@ export async function startServiceProcess(env: Record<string, string> = {}) {
   };
 }
 
+/** The V8 flags of `deno task start` (deno.json), so a benchmark measures what the task runs. */
+export const SERVICE_V8_FLAGS = "--v8-flags=--max-semi-space-size=8";
+
 /** `deno task start` as a child process on free ports, `env` over the benchmark's defaults. */
 export function spawnServiceChild(env: Record<string, string>, dataDir: string) {
   const port = freePort();
@@ -45,6 +48,7 @@ export function spawnServiceChild(env: Record<string, string>, dataDir: string) 
       "-A",
       "--quiet",
       "--node-modules-dir=manual",
+      SERVICE_V8_FLAGS,
       new URL("../src/main.ts", import.meta.url).pathname,
     ],
     env: {
