@@ -4,7 +4,16 @@
  */
 import { type Kysely, sql } from "kysely";
 
-const MIGRATIONS_DIR = new URL("../../../migrations/", import.meta.url);
+export const MIGRATIONS_DIR = new URL("../../../migrations/", import.meta.url);
+
+/** The migration files of `dir`, in the order they apply. */
+export async function migrationFiles(dir: URL = MIGRATIONS_DIR): Promise<string[]> {
+  const files = [];
+  for await (const entry of Deno.readDir(dir)) {
+    if (entry.isFile && entry.name.endsWith(".sql")) files.push(entry.name);
+  }
+  return files.sort();
+}
 
 /** Splits a SQL file into statements on top-level semicolons (quotes and $$ bodies respected). */
 export function splitStatements(text: string): string[] {
@@ -65,11 +74,7 @@ export async function migrate(
     await sql`CREATE TABLE IF NOT EXISTS schema_migrations (
       name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`.execute(trx);
   });
-  const files = [];
-  for await (const entry of Deno.readDir(dir)) {
-    if (entry.isFile && entry.name.endsWith(".sql")) files.push(entry.name);
-  }
-  files.sort();
+  const files = await migrationFiles(dir);
   // One query finds what a restart has already applied (issue 26: a transaction per file was
   // ~0.5 s of every embedded start); a pending file is checked again under the lock below.
   const before = await sql<{ name: string }>`SELECT name FROM schema_migrations`.execute(db);

@@ -13,8 +13,6 @@ import { Kysely } from "kysely";
 import { PGliteDialect } from "kysely-pglite-dialect";
 import { migrate } from "./migrator.ts";
 
-export { hasCluster } from "./pglite_template.ts";
-
 /**
  * Creates the cluster in `dir` and applies the migrations, from a child process (so the cluster
  * is closed cleanly and can be saved as a template); throws with the child's error output.

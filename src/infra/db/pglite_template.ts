@@ -11,8 +11,8 @@
  * (no HOME, or it cannot be written), every fresh start makes its cluster as before.
  */
 import { sha256Hex } from "../lib/crypto.ts";
+import { migrationFiles, MIGRATIONS_DIR } from "./migrator.ts";
 
-const MIGRATIONS_DIR = new URL("../../../migrations/", import.meta.url);
 /** The file whose presence says a directory holds a cluster (PostgreSQL writes it first). */
 const MARKER = "PG_VERSION";
 /** The service's own files in a data directory's `pg/`, never part of a template. */
@@ -27,7 +27,7 @@ const COPY_CONCURRENCY = 16;
 
 /** The cache directory templates live in, or undefined when there is none. */
 export function templateRoot(
-  env: (name: string) => string | undefined = Deno.env.get,
+  env: (name: string) => string | undefined = (name) => Deno.env.get(name),
 ): string | undefined {
   const cache = env("XDG_CACHE_HOME") || (env("HOME") ? `${env("HOME")}/.cache` : undefined);
   return cache ? `${cache}/device-display-service/pglite` : undefined;
@@ -37,13 +37,8 @@ export function templateRoot(
 export async function templateName(migrations: URL = MIGRATIONS_DIR): Promise<string> {
   const resolved = import.meta.resolve("@electric-sql/pglite");
   const version = resolved.match(/pglite@([0-9A-Za-z.+-]+?)\//)?.[1] ?? sha256Hex(resolved);
-  const names: string[] = [];
-  for await (const entry of Deno.readDir(migrations)) {
-    if (entry.isFile && entry.name.endsWith(".sql")) names.push(entry.name);
-  }
-  names.sort();
   const parts: string[] = [];
-  for (const name of names) {
+  for (const name of await migrationFiles(migrations)) {
     parts.push(name, await Deno.readTextFile(new URL(name, migrations)));
   }
   return `pglite-${version}-${sha256Hex(parts.join("\0")).slice(0, 16)}`;
@@ -85,8 +80,8 @@ export async function copyFromTemplate(root: string, name: string, dir: string):
 
 /**
  * Leaves a copy of the freshly made cluster in `dir` as the template `name`, and removes stale
- * other templates. Written beside it and renamed into place, so a reader never sees half a template;
- * when another process got there first, its template stays.
+ * other templates. Written beside it and renamed into place, so a reader never sees half a
+ * template; when another process got there first, its template stays.
  */
 export async function saveTemplate(root: string, name: string, dir: string): Promise<void> {
   await Deno.mkdir(root, { recursive: true });
