@@ -8,7 +8,8 @@
  * or logs (nothing an operator scrapes counts them), from a documentation-only address (no
  * client's rate window sees them): `/health`, and the device push path and `/auth/me` with
  * signed tokens of a session that does not exist, which run the whole authentication path to
- * its 401 without touching any user's data.
+ * its 401 without touching any user's data, and TRMNL's poll (`/api/display`) with a key no
+ * display has (a miss is not cached: nothing is kept).
  */
 import type { AccessTokens } from "./domains/accounts/access_tokens.ts";
 
@@ -19,6 +20,18 @@ export const WARM_UP_REQUESTS = 1_500;
 /** The same on the embedded database, whose one connection serves the warm-up's queries in turn. */
 export const WARM_UP_REQUESTS_PGLITE = 500;
 const WARM_UP_CONCURRENCY = 32;
+
+/** What TRMNL's firmware sends on a wake, with a key no display has (it is 401). */
+const DISPLAY_POLL = {
+  "id": "02:00:00:00:00:00",
+  "access-token": "warm-up-display-key-0000000000",
+  "refresh-rate": "900",
+  "battery-voltage": "4.10",
+  "fw-version": "1.6.2",
+  "rssi": "-60",
+  "width": "800",
+  "height": "480",
+};
 
 /** RFC 5737 TEST-NET-1: never a real client. */
 const INFO = { remoteAddr: { hostname: "192.0.2.1" } };
@@ -35,13 +48,15 @@ export async function warmRequestPath(
   const base = "http://warm-up.invalid";
   const make = (i: number): Request => {
     const authorization = `Bearer ${bearers[i % bearers.length]}`;
-    switch (i % 3) {
+    switch (i % 4) {
       case 0:
         return new Request(`${base}/health`);
       case 1:
         return new Request(`${base}/api/devices/${crypto.randomUUID()}/push`, {
           headers: { authorization },
         });
+      case 2:
+        return new Request(`${base}/api/display`, { headers: DISPLAY_POLL });
       default:
         return new Request(`${base}/auth/me`, { headers: { authorization } });
     }

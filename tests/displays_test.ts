@@ -266,6 +266,42 @@ suite.test("poll: the Kindle client's lower-case headers work", async (api) => {
   assert.equal(health.battery, 42);
 });
 
+suite.test(
+  "poll: polls of one display at once all answer, the push is confirmed once and the report kept",
+  async (api, s) => {
+    const { user, mac, key, device } = await claimed(api);
+    const pushId = await insertPush(s, device, user.user.id);
+    const published = expectStatus(await poll(api, mac, key), 200);
+    // Sixteen at once, with a new battery reading and a new panel size (each written once: the
+    // polls that come while it is written skip it instead of queueing on the row).
+    const extra = { "Battery-Voltage": "3.70", Width: "1872", Height: "1404" };
+    const replies = await Promise.all(
+      Array.from({ length: 16 }, () => poll(api, mac, key, extra)),
+    );
+    for (const reply of replies) {
+      const body = expectStatus(reply, 200);
+      assertEquals([body.status, body.filename], [0, published.filename]);
+    }
+    const history = expectStatus(
+      await api.get(`/api/devices/${device.id}/pushes`, { token: user.accessToken }),
+      200,
+    );
+    const confirmed = history.items.filter((i: { status: string }) => i.status === "CONFIRMED");
+    assertEquals(confirmed.map((i: { pushId: string }) => i.pushId), [pushId]);
+    const health = () => api.get(`/api/devices/${device.id}/health`, { token: user.accessToken });
+    const battery = expectStatus(await health(), 200).battery;
+    assert.ok(battery < 75, `battery ${battery}`);
+    const profile = expectStatus(
+      await api.get(`/api/devices/${device.id}/display-profile`, { token: user.accessToken }),
+      200,
+    );
+    assertEquals([profile.width, profile.height], [1872, 1404]);
+    // A changed report within the minute is written at once.
+    expectStatus(await poll(api, mac, key, { ...extra, RSSI: "-80" }), 200);
+    assert.equal(JSON.parse(expectStatus(await health(), 200).state).rssi, "-80");
+  },
+);
+
 suite.test("poll: unknown, malformed and missing keys are HTTP 401, never a reset", async (api) => {
   const mac = newMac();
   expectError(await poll(api, mac, "A".repeat(43)), 401);

@@ -21,6 +21,7 @@ Deno.test({
       assert.ok(!/route="\/api\/devices\/\{id\}\/push"/.test(text), "device push path counted");
       assert.ok(!/route="\/auth\/me"/.test(text), "/auth/me counted");
       assert.ok(!/route="\/health"/.test(text), "/health counted");
+      assert.ok(!/route="\/api\/display"/.test(text), "/api/display counted");
       // The warm-up's tokens name no session: a client's own request is refused as usual.
       const me = await fetch(`${server.url}/auth/me`, {
         headers: { authorization: "Bearer not-a-token" },
@@ -47,5 +48,10 @@ Deno.test("warm-up: every request goes through the handler, refusals and failure
   const tokens = new AccessTokens("warm-up-test-secret-warm-up-test-secret-0123", 60);
   await warmRequestPath(handler, tokens, 90);
   assertEquals(calls, 90);
-  assertEquals([...seen.keys()].sort(), ["/api/devices/{id}/push", "/auth/me", "/health"]);
+  assertEquals([...seen.keys()].sort(), [
+    "/api/devices/{id}/push",
+    "/api/display",
+    "/auth/me",
+    "/health",
+  ]);
 });

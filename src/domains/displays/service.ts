@@ -24,6 +24,7 @@ import { uuidv7 } from "../../infra/lib/ids.ts";
 import { type Log, silentLog } from "../../infra/lib/log.ts";
 import type { Db, Trx } from "../../schema.ts";
 import { screenKey } from "./keys.ts";
+import { LastWrites } from "./last_writes.ts";
 import * as repo from "./repository.ts";
 import type { DisplaysTable, OwnerProfile } from "./tables.ts";
 import { modelOf } from "./models.ts";
@@ -172,7 +173,11 @@ export class DisplaysService {
    * The last report this process wrote per device (time and headers): an unchanged one within
    * a minute is not written again, and the check reads no database.
    */
-  private reports = new Map<string, { at: number; state: string }>();
+  private readonly reports = new LastWrites(REPORT_EVERY_MS);
+  /** The same for the panel a display's polls report (model and size), per display. */
+  private readonly panels = new LastWrites(REPORT_EVERY_MS);
+  /** Pushes whose confirmation is being written: a poll meanwhile does not start another. */
+  private readonly confirming = new Set<string>();
   /** Signatures of `image_url`s by push, for one expiry (a fleet polls the same URL again). */
   private signed = { expires: 0, byPush: new Map<string, string>() };
   /** Drawn screens by what they show; a miss draws again (the same bytes: the same key). */
@@ -271,12 +276,11 @@ export class DisplaysService {
     }
     // An unchanged report within a minute is not written again (a fleet polls all day).
     const state = JSON.stringify(reported);
-    const last = this.reports.get(device.id);
-    if (!last || last.state !== state || Date.now() - last.at >= REPORT_EVERY_MS) {
-      await this.devices.reportDisplay(device.id, reported);
-      if (this.reports.size >= 10_000) this.reports.clear();
-      this.reports.set(device.id, { at: Date.now(), state });
-    }
+    await this.reports.write(
+      device.id,
+      state,
+      () => this.devices.reportDisplay(device.id, reported),
+    );
     // Each poll's headers are the panel as it is now (the Kindle client says `png-width`).
     const side = (value: string | undefined) => value && /^\d+$/.test(value) ? Number(value) : null;
     const panel = {
@@ -288,7 +292,10 @@ export class DisplaysService {
       panel.model !== display.model || panel.reported_width !== display.reported_width ||
       panel.reported_height !== display.reported_height
     ) {
-      await repo.updateDisplay(this.db, display.id, panel);
+      // The cached row is behind until the change feed drops it: written once meanwhile.
+      await this.panels.write(display.id, JSON.stringify(panel), async () => {
+        await repo.updateDisplay(this.db, display.id, panel);
+      });
     }
     const polled = {
       id: device.id,
@@ -334,8 +341,13 @@ export class DisplaysService {
     if (!push) return this.reply(0, await this.noPushScreen(), refreshRate, extra);
     // The display is back with the push it was given at its last poll: it has shown it
     // (PUBLISHED → CONFIRMED, like an MQTT device's `up/confirm`).
-    if (!push.changed && push.status === "PUBLISHED") {
-      await this.pushes.confirmDisplayed(`display-${display.mac}`, push.pushId);
+    if (!push.changed && push.status === "PUBLISHED" && !this.confirming.has(push.pushId)) {
+      this.confirming.add(push.pushId);
+      try {
+        await this.pushes.confirmDisplayed(`display-${display.mac}`, push.pushId);
+      } finally {
+        this.confirming.delete(push.pushId);
+      }
     }
     return {
       status: 0,
