@@ -44,6 +44,27 @@ Deno.test("render pool: PNG and JPEG uploads become png/raw2/raw4 of the right s
   }
 });
 
+Deno.test("render pool: a burst runs on the warm worker, none waits for one still starting", async () => {
+  // Issue 26: Piscina gave one task of a burst to the worker it started for it, and the task
+  // waited out that start (~0.6 s) while the warm worker rendered the rest.
+  const pool = await createRenderPool({ threads: 2 });
+  try {
+    assertEquals(pool.readyThreads, 1);
+    const source = await encodeRgb(photoLike(320, 200), 320, 200, "jpeg");
+    const renders = Array.from({ length: 6 }, () => pool.renderImage(source));
+    // The second worker starts for the burst...
+    assertEquals(pool.threads, 2);
+    for (const bitmaps of await Promise.all(renders)) assertPushBitmaps(bitmaps);
+    // ...but every render was done by the warm one before the second was ready.
+    assertEquals(pool.readyThreads, 1);
+    // Once ready, it takes tasks as well.
+    while (pool.readyThreads < 2) await new Promise((r) => setTimeout(r, 20));
+    assertPushBitmaps(await pool.renderImage(source));
+  } finally {
+    await pool.close();
+  }
+});
+
 Deno.test("render pool: an image it cannot render rejects with AppError, the pool lives on", async () => {
   const pool = await createRenderPool({ threads: 1 });
   try {

@@ -6,6 +6,7 @@
  * before it takes a task (workers/render.ts), so no render pays for loading and JIT, and the
  * first one after idle runs on the warm worker that stayed.
  */
+import { once } from "node:events";
 import { Piscina } from "piscina";
 import { RenderRejected, RenderUnavailable } from "./errors.ts";
 import { type RenderTask, wireImages, withTransfer, type WorkerReply } from "./protocol.ts";
@@ -49,6 +50,14 @@ export const WORKER_IDLE_MS = 60_000;
 
 /** Previews one user may have waiting (beyond the running one) before the next is 503. */
 export const MAX_WAITING_PREVIEWS_PER_USER = 4;
+
+/** What the pool's balancer reads of a Piscina worker (its `PiscinaWorker`, not exported). */
+interface PoolWorker {
+  readonly id: number;
+  readonly currentUsage: number;
+  readonly terminating: boolean;
+  readonly destroyed: boolean;
+}
 
 /** One task waiting for a thread, in the pool's own queue (see `RenderPool`). */
 interface Waiting {
@@ -105,6 +114,8 @@ export class RenderPool implements Renderer {
   #running = 0;
   #runningPreviews = 0;
   #closed = false;
+  /** Workers Piscina announced ready (loaded and warmed), by thread id. */
+  readonly #ready = new Set<number>();
 
   constructor(options: RenderPoolOptions = {}) {
     const threads = options.threads ?? defaultThreads();
@@ -125,7 +136,17 @@ export class RenderPool implements Renderer {
       // resvg frees its pixmaps in finalizers that run on that loop (engine.ts). Piscina's
       // default parks an idle worker in a blocking Atomics.wait, where they never ran.
       atomics: "disabled",
+      // A task goes to a ready, idle worker only. Piscina's own balancer gave a task to the
+      // worker it had just started for it, where the task waited out the worker's start (~0.6
+      // s) while the warm worker ran the rest of a burst (issue 26: eleven renders).
+      loadBalancer: <W extends PoolWorker>(_task: unknown, workers: W[]): W | null =>
+        workers.find((worker) =>
+          worker.currentUsage === 0 && this.#ready.has(worker.id) && !worker.terminating &&
+          !worker.destroyed
+        ) ?? null,
     });
+    this.#pool.on("workerCreate", (worker: PoolWorker) => this.#ready.add(worker.id));
+    this.#pool.on("workerDestroy", (worker: PoolWorker) => this.#ready.delete(worker.id));
     // STACK.md: without a listener an abort racing a finishing task crashes the process.
     this.#pool.on("error", options.onError ?? ((error) => console.error("render pool:", error)));
   }
@@ -133,6 +154,11 @@ export class RenderPool implements Renderer {
   /** Worker threads running now (between the resting ones and `size`). */
   get threads(): number {
     return this.#pool.threads.length;
+  }
+
+  /** Worker threads loaded, warmed and announced ready (a starting one is not yet counted). */
+  get readyThreads(): number {
+    return this.#ready.size;
   }
 
   /** Worker threads at most: renders that run at once. */
@@ -166,6 +192,9 @@ export class RenderPool implements Renderer {
    */
   async warm(): Promise<void> {
     const count = this.#resting;
+    // Piscina announces the workers it starts with a moment after the pool is made; a task
+    // before that would start another worker for nothing.
+    while (this.#ready.size < count) await once(this.#pool, "workerCreate");
     await Promise.all(Array.from({ length: count }, () => this.#pool.run({ kind: "warm" })));
   }
 
