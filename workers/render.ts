@@ -61,6 +61,8 @@ const WARM_SCENE = {
  */
 async function warm(): Promise<void> {
   const registry = templateRegistry();
+  // Every schema compiled and every sample checked: a broken template fails the start.
+  await registry.ready();
   const plain = registry.list().map((t) => registry.get(t.name)!).find((t) =>
     t.imageVariables.length === 0
   );

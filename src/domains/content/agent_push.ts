@@ -62,7 +62,7 @@ export async function createAgentPush(
   const { userId } = context;
   const registry = templateRegistry();
   // 404 unknown template, 400 naming the variable (the same check as the preview).
-  const variables = registry.validate(input.template, input.variables);
+  const variables = await registry.validate(input.template, input.variables);
   await ownDevice(deps.devices, userId, input.deviceId);
   const itemIds = [...new Set(input.rawItemIds)];
   const items = [];

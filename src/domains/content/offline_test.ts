@@ -45,7 +45,7 @@ Deno.test("offline summary: pictures are described from what was measured", () =
   assertEquals([facts.orientation, facts.layout], ["portrait", "document"]);
 });
 
-Deno.test("offline variables: every choice matches its template's schema", () => {
+Deno.test("offline variables: every choice matches its template's schema", async () => {
   const note = (
     text: string | null,
     kind: string,
@@ -84,7 +84,7 @@ Deno.test("offline variables: every choice matches its template's schema", () =>
   for (const [input, expected] of cases) {
     const choice = chooseTemplate(input);
     assertEquals(choice.template, expected, input.text ?? "");
-    const checked = templateRegistry().check(choice.template, choice.variables);
+    const checked = await templateRegistry().check(choice.template, choice.variables);
     assert.ok(checked?.ok, `${expected}: ${JSON.stringify(checked)}`);
   }
 });

@@ -27,7 +27,7 @@ export class TemplatesService {
     signal?: AbortSignal,
   ): Promise<Uint8Array> {
     const registry = templateRegistry();
-    const checked = registry.validate(name, variables);
+    const checked = await registry.validate(name, variables);
     const fileIds = registry.get(name)!.imageVariables.map((v) => checked[v])
       .filter((v): v is string => typeof v === "string");
     const images = await this.content.imagesOf(userId, fileIds);

@@ -182,7 +182,7 @@ async function pushTemplate(
 ) {
   const { devices, pushes } = deps.services;
   // 404 unknown template, 400 naming the variable: the preview's check.
-  const variables = templateRegistry().validate(input.template, input.variables);
+  const variables = await templateRegistry().validate(input.template, input.variables);
   await devices.owned(userId, input.deviceId);
   await checkPictures(deps, userId, input.template, variables);
   const push = await pushes.create({

@@ -15,12 +15,8 @@ import {
   getTRPCErrorFromUnknown,
   TRPCError,
 } from "@trpc/server";
-import { generateOpenApiDocument } from "trpc-to-openapi";
 import { z } from "zod";
 import type { Context } from "../trpc/init.ts";
-
-/** Routers whose OpenAPI metadata trpc-to-openapi has checked in this process. */
-const validated = new WeakSet<AnyRouter>();
 
 /** Serves one REST request; rejects with the error the envelope layer renders. */
 export type RestDispatch = (req: Request, url: URL, body: unknown, ctx: Context) => Promise<
@@ -259,12 +255,6 @@ async function callProcedure(procedure: AnyProcedure, opts: CallOptions): Promis
 
 /** Builds the dispatcher of a router's REST procedures. */
 export function createRestDispatch(router: AnyRouter): RestDispatch {
-  // The library validated the router (by generating its document) when not in production, once
-  // per router: an app builds a handler per listener and one for its warm-up (20-60 ms each).
-  if (Deno.env.get("NODE_ENV") !== "production" && !validated.has(router)) {
-    generateOpenApiDocument(router, { title: "", version: "", baseUrl: "" });
-    validated.add(router);
-  }
   const byMethod = new Map<string, MethodRoutes>();
   for (
     const [path, procedure] of Object.entries(

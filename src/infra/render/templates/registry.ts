@@ -2,8 +2,9 @@
  * The push templates shipped in `templates/<name>/` (CONTRACT.md: Content pipeline): each folder
  * holds `template.liquid` (the markup), `schema.json` (a JSON Schema of its variables whose
  * `title` and `description` describe the template) and `sample.json` (variables that render a
- * typical push). Read once per process; a malformed folder fails the load, so a broken template
- * never reaches a device.
+ * typical push). Read once per process; a malformed folder fails the load, and a schema that
+ * does not compile or a sample it refuses fails `ready()`, which every render worker's warm-up
+ * awaits: a broken template fails the start and never reaches a device.
  */
 import type { ValidateFunction } from "ajv/dist/2020.js";
 import { AppError } from "../../../errors.ts";
@@ -51,13 +52,31 @@ function imageVariablesOf(schema: Record<string, unknown>): string[] {
     .map(([name]) => name);
 }
 
-/** The loaded templates, their compiled schemas, and the checks the API and the worker share. */
+/**
+ * The loaded templates, their compiled schemas, and the checks the API and the worker share. The
+ * schemas are compiled at the first check (or `ready()`), not at load: listing and reading
+ * templates needs no validator.
+ */
 export class TemplateRegistry {
-  readonly #templates = new Map<string, TemplateDefinition & { validate: ValidateFunction }>();
+  readonly #templates = new Map<string, TemplateDefinition>();
+  #validators: Promise<Map<string, ValidateFunction>> | undefined;
 
   constructor(definitions: TemplateDefinition[]) {
-    const ajv = createValidator();
-    for (const definition of definitions) {
+    for (const definition of definitions) this.#templates.set(definition.name, definition);
+  }
+
+  /**
+   * Compiles every schema and checks every sample against it, once; rejects naming the template
+   * and the file for a schema that does not compile or a sample it refuses.
+   */
+  ready(): Promise<Map<string, ValidateFunction>> {
+    return this.#validators ??= this.#compile();
+  }
+
+  async #compile(): Promise<Map<string, ValidateFunction>> {
+    const ajv = await createValidator();
+    const validators = new Map<string, ValidateFunction>();
+    for (const definition of this.#templates.values()) {
       let validate: ValidateFunction;
       try {
         validate = ajv.compile(definition.schema);
@@ -69,8 +88,9 @@ export class TemplateRegistry {
       if (!sample.ok) {
         throw new Error(`Template ${definition.name}: sample.json: ${sample.message}`);
       }
-      this.#templates.set(definition.name, { ...definition, validate });
+      validators.set(definition.name, validate);
     }
+    return validators;
   }
 
   /** The templates by name, as `GET /api/templates` answers them. */
@@ -82,16 +102,14 @@ export class TemplateRegistry {
 
   /** One template, or undefined for an unknown name. */
   get(name: string): TemplateDefinition | undefined {
-    const found = this.#templates.get(name);
-    if (!found) return undefined;
-    const { validate: _, ...definition } = found;
-    return definition;
+    return this.#templates.get(name);
   }
 
   /** Checks variables against the template's schema; undefined when the name is unknown. */
-  check(name: string, variables: unknown): VariablesResult | undefined {
-    const template = this.#templates.get(name);
-    return template ? checkVariables(template.validate, variables) : undefined;
+  async check(name: string, variables: unknown): Promise<VariablesResult | undefined> {
+    if (!this.#templates.has(name)) return undefined;
+    const validate = (await this.ready()).get(name)!;
+    return checkVariables(validate, variables);
   }
 
   /**
@@ -99,8 +117,8 @@ export class TemplateRegistry {
    * the variable for variables that do not match the schema (CONTRACT.md: preview) or a picture
    * variable that is not a file id. Returns the variables with defaults filled in.
    */
-  validate(name: string, variables: unknown): Record<string, unknown> {
-    const result = this.check(name, variables);
+  async validate(name: string, variables: unknown): Promise<Record<string, unknown>> {
+    const result = await this.check(name, variables);
     if (!result) throw new AppError("not_found", `Template ${name} not found`);
     if (!result.ok) throw new AppError("invalid_request", result.message);
     // Issue 25: a path or any other string reached the files query (a uuid column) and failed

@@ -25,57 +25,61 @@ Deno.test("templates: image variables are the schema's contentMediaType image/* 
   assertEquals(registry.get("nope"), undefined);
 });
 
-Deno.test("templates: validate is 404 for an unknown name and 400 naming the variable", () => {
+Deno.test("templates: validate is 404 for an unknown name and 400 naming the variable", async () => {
   const registry = templateRegistry();
-  const error = (name: string, variables: unknown) => {
+  const error = async (name: string, variables: unknown) => {
     try {
-      registry.validate(name, variables);
+      await registry.validate(name, variables);
     } catch (e) {
       assert.ok(e instanceof AppError);
       return [e.status, e.code, e.message];
     }
     throw new Error("expected a rejection");
   };
-  assertEquals(error("nope", {}), [404, "not_found", "Template nope not found"]);
-  assertEquals(error("note", {}), [400, "invalid_request", "Variable body is required"]);
-  assertEquals(error("note", { body: 5 }), [
+  assertEquals(await error("nope", {}), [404, "not_found", "Template nope not found"]);
+  assertEquals(await error("note", {}), [400, "invalid_request", "Variable body is required"]);
+  assertEquals(await error("note", { body: 5 }), [
     400,
     "invalid_request",
     "Variable body must be string",
   ]);
-  assertEquals(error("note", { body: "x", colour: "red" }), [
+  assertEquals(await error("note", { body: "x", colour: "red" }), [
     400,
     "invalid_request",
     "Variable colour is not a variable of this template",
   ]);
-  assertEquals(error("checklist", { items: [{ text: "a" }, { done: true }] }), [
+  assertEquals(await error("checklist", { items: [{ text: "a" }, { done: true }] }), [
     400,
     "invalid_request",
     "Variable items[1].text is required",
   ]);
-  assertEquals(error("checklist", { items: [{ text: "a", done: "yes" }] }), [
+  assertEquals(await error("checklist", { items: [{ text: "a", done: "yes" }] }), [
     400,
     "invalid_request",
     "Variable items[0].done must be boolean",
   ]);
-  assertEquals(error("split", { left: { body: "a" }, right: { body: "" } }), [
+  assertEquals(await error("split", { left: { body: "a" }, right: { body: "" } }), [
     400,
     "invalid_request",
     "Variable right.body must NOT have fewer than 1 characters",
   ]);
-  assertEquals(error("note", [1]), [400, "invalid_request", "Variables must be a JSON object"]);
-  assertEquals(error("photo", { photo: "f", fit: "zoom" }), [
+  assertEquals(await error("note", [1]), [
+    400,
+    "invalid_request",
+    "Variables must be a JSON object",
+  ]);
+  assertEquals(await error("photo", { photo: "f", fit: "zoom" }), [
     400,
     "invalid_request",
     "Variable fit must be equal to one of the allowed values",
   ]);
 });
 
-Deno.test("templates: too deep or a picture that is not a file id is 400 naming the variable", () => {
+Deno.test("templates: too deep or a picture that is not a file id is 400 naming the variable", async () => {
   const registry = templateRegistry();
-  const message = (name: string, variables: unknown) => {
+  const message = async (name: string, variables: unknown) => {
     try {
-      registry.validate(name, variables);
+      await registry.validate(name, variables);
     } catch (e) {
       assert.ok(e instanceof AppError && e.status === 400);
       return e.message;
@@ -85,29 +89,32 @@ Deno.test("templates: too deep or a picture that is not a file id is 400 naming 
   const arrays = (depth: number) => JSON.parse("[".repeat(depth) + "]".repeat(depth));
   // Issue 25: ~5,000 levels overflowed structuredClone; a depth past the limit is refused first.
   assertEquals(
-    message("note", { body: "x", a: arrays(5000) }),
+    await message("note", { body: "x", a: arrays(5000) }),
     "Variable a is nested deeper than 32 levels",
   );
   assertEquals(
-    message("split", {
+    await message("split", {
       left: { body: "a" },
       right: JSON.parse('{"a":'.repeat(33) + "1" + "}".repeat(33)),
     }),
     "Variable right is nested deeper than 32 levels",
   );
   assertEquals(
-    message("note", { body: "x", a: arrays(32) }),
+    await message("note", { body: "x", a: arrays(32) }),
     "Variable a is not a variable of this template",
   );
   for (const photo of ["../../secrets.json", "sample-photo.jpg", "", "0193b3a0-1c2d-7e4f-8a9b"]) {
     const expected = photo === ""
       ? "Variable photo must NOT have fewer than 1 characters"
       : "Variable photo must be a file id (a UUID)";
-    assertEquals(message("photo", { photo }), expected);
+    assertEquals(await message("photo", { photo }), expected);
   }
-  assertEquals(message("photo", { photo: "0193B3A0-1C2D-7E4F-8A9B-0C1D2E3F4A5B" }), "accepted");
+  assertEquals(
+    await message("photo", { photo: "0193B3A0-1C2D-7E4F-8A9B-0C1D2E3F4A5B" }),
+    "accepted",
+  );
   // The worker's check keeps file names: the shipped samples and goldens use them.
-  assert.ok(registry.check("photo", { photo: "sample-photo.jpg" })?.ok);
+  assert.ok((await registry.check("photo", { photo: "sample-photo.jpg" }))?.ok);
 });
 
 Deno.test("templates: the depth walk is linear and stops at the first level too deep", () => {
@@ -124,17 +131,18 @@ Deno.test("templates: the depth walk is linear and stops at the first level too 
   assert.ok(performance.now() - started < 1000);
 });
 
-Deno.test("templates: valid variables come back with schema defaults, the caller's object untouched", () => {
+Deno.test("templates: valid variables come back with schema defaults, the caller's object untouched", async () => {
   const input = { items: [{ text: "a" }] };
-  const variables = templateRegistry().validate("checklist", input);
+  const variables = await templateRegistry().validate("checklist", input);
   assertEquals(variables, { items: [{ text: "a", done: false }] });
   assertEquals(input, { items: [{ text: "a" }] });
 });
 
-Deno.test("templates: every sample validates (the registry refuses to load otherwise)", () => {
+Deno.test("templates: every sample validates (the registry refuses to load otherwise)", async () => {
   const registry = templateRegistry();
+  await registry.ready();
   for (const { name } of registry.list()) {
-    assert.ok(registry.check(name, registry.get(name)!.sample)?.ok, name);
+    assert.ok((await registry.check(name, registry.get(name)!.sample))?.ok, name);
   }
 });
 
@@ -177,7 +185,7 @@ Deno.test("templates: a malformed template folder fails the load instead of ship
     const dir = await folder(files);
     let error: unknown;
     try {
-      loadTemplateRegistry(dir);
+      await loadTemplateRegistry(dir).ready();
     } catch (e) {
       error = e;
     }

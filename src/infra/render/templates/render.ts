@@ -82,7 +82,7 @@ export async function renderTemplateSvg(
   if (!template) {
     return { ok: false, code: "not_found", message: `Template ${input.name} not found` };
   }
-  const checked = registry.check(input.name, input.variables)!;
+  const checked = (await registry.check(input.name, input.variables))!;
   if (!checked.ok) return { ok: false, code: "invalid_request", message: checked.message };
   const images = input.images ?? {};
   for (const name of template.imageVariables) {

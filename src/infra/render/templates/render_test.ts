@@ -15,9 +15,9 @@ function gradientPng(): Uint8Array {
   return encode({ width: 64, height: 48, data, channels: 1 });
 }
 
-Deno.test("template render: a note's <b> and & reach the layout as text, not markup", () => {
+Deno.test("template render: a note's <b> and & reach the layout as text, not markup", async () => {
   const template = registry.get("note")!;
-  const variables = registry.validate("note", { body: "<b>Bold?</b> & &amp; <img src=x>" });
+  const variables = await registry.validate("note", { body: "<b>Bold?</b> & &amp; <img src=x>" });
   const tree = htmlToTree(renderLiquid(template.markup, variables, NOW), {});
   const texts: string[] = [];
   const types: string[] = [];
