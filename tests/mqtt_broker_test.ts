@@ -416,3 +416,19 @@ Deno.test({
       return Promise.resolve();
     }),
 });
+
+Deno.test({
+  name: "broker: packets are written without mqtt-packet's 65,536-Buffer number table",
+  ...options,
+  fn: () =>
+    withBroker({ "thing-a": 1 }, async (url) => {
+      // Issue 26: the table (~8 MB of the request thread's heap) was filled by the first packet.
+      const { client, seen } = await service(url);
+      const a = await device(url, "thing-a");
+      await a.publishAsync("devices/thing-a/up/heartbeat", "{}", { qos: 1 });
+      await eventually(() => Promise.resolve(seen.length > 0), "the device's message");
+      const numbers = (await import("mqtt-packet/numbers.js")).default as { cache: object };
+      assertEquals(Object.keys(numbers.cache).length, 0);
+      await Promise.all([a.endAsync(true), client.endAsync(true)]);
+    }),
+});

@@ -20,7 +20,6 @@ import { templateRegistry } from "../src/infra/render/templates/registry.ts";
 import { renderTemplateBitmaps } from "../src/infra/render/templates/render.ts";
 import { lowerThreadPriority } from "../src/infra/render/thread_priority.ts";
 import type { ModelRequest } from "../src/infra/ai/model.ts";
-import { offlineSummarize } from "../src/domains/content/offline_summary.ts";
 import { decodeText, extractHtml, extractPlain } from "../src/domains/targetless/links/extract.ts";
 
 // Renders yield the CPU to the request loop when both want it (see thread_priority.ts).
@@ -80,9 +79,20 @@ async function warm(): Promise<void> {
   if (!result.ok) throw new Error(`render worker warm-up failed: ${result.message}`);
 }
 
+/**
+ * The offline model's summary loads with the first summary task (issue 26: it brings zod and the
+ * content domain's views, ~8 MB of every worker, which renders never use).
+ */
+let offline: Promise<typeof import("../src/domains/content/offline_summary.ts")> | undefined;
+
 /** A text task's result (plain data, cloned back). */
-function runTextTask(task: TextTask): unknown {
-  if (task.op === "summary") return offlineSummarize(task.request as ModelRequest);
+async function runTextTask(task: TextTask): Promise<unknown> {
+  if (task.op === "summary") {
+    const { offlineSummarize } = await (offline ??= import(
+      "../src/domains/content/offline_summary.ts"
+    ));
+    return offlineSummarize(task.request as ModelRequest);
+  }
   const text = decodeText(new Uint8Array(task.body), task.charset);
   return task.html ? extractHtml(task.url, text) : extractPlain(task.url, text);
 }
@@ -114,7 +124,7 @@ export default async function render(task: RenderTask): Promise<WorkerReply> {
       return pngReply(result.preview, result.facts);
     }
     case "text":
-      return { ok: true, value: runTextTask(task.task) };
+      return { ok: true, value: await runTextTask(task.task) };
     case "scene": {
       const result = await renderScene({ ...task.request, images: fromWireImages(task.images) });
       if (!result.ok) return { ok: false, code: result.code, message: result.message };

@@ -12,6 +12,7 @@ import { ConfigError } from "../../config.ts";
 import { timingSafeEqualString } from "../lib/crypto.ts";
 import { deviceMqttPassword } from "./device_secret.ts";
 import { guardPacketSize } from "./packet_guard.ts";
+import "./packets.ts";
 import { mqttPortInUse } from "./port_check.ts";
 import { isOwnFilter, ownUpChannel, RETAINED_CHANNEL, THING_NAME } from "./topics.ts";
 

@@ -9,6 +9,7 @@ import mqtt, { type MqttClient } from "mqtt";
 import type { Socket } from "node:net";
 import { AppError } from "../../errors.ts";
 import { DEFAULT_LIMITS, InboundQueue, type QueueLimits } from "./inbound_queue.ts";
+import "./packets.ts";
 import { parseTopic, SERVICE_SUBSCRIPTION, topicOf } from "./topics.ts";
 import type { Metrics, MqttDropReason } from "../metrics/metrics.ts";
 
@@ -147,6 +148,8 @@ export class MqttGateway {
       reconnectPeriod: FIRST_RETRY_MS,
       connectTimeout: 5_000,
       keepalive: 30,
+      // Numbers are written without mqtt-packet's table (packets.ts).
+      writeCache: false,
     });
     this.#client = client;
     this.wire(client);
