@@ -192,5 +192,7 @@ export async function registerBenchUser(
       password: "benchmark-password",
     }),
   });
-  return await res.json();
+  const body = await res.json();
+  if (!res.ok) throw new Error(`registering the bench user: ${res.status} ${JSON.stringify(body)}`);
+  return body;
 }

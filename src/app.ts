@@ -87,6 +87,7 @@ export async function createApp(config: Config): Promise<App> {
       dataDir: config.dataDir,
       metrics,
       onWrite: () => changes.wrote(),
+      jobQueues: QUEUES,
     });
   } catch (error) {
     await pool.close();

@@ -18,6 +18,7 @@ import {
   templateRoot,
 } from "./pglite_template.ts";
 import type { Metrics } from "../metrics/metrics.ts";
+import type { QueueSettings } from "../jobs/types.ts";
 import { countingDialect } from "./counting_dialect.ts";
 import { writeTrackingDialect } from "./cache/write_tracking.ts";
 
@@ -52,6 +53,12 @@ export interface ConnectOptions {
    * answers 503). postgres.js waits 30 s by default; an unreachable server must fail fast.
    */
   connectTimeoutSeconds?: number;
+  /**
+   * A fresh embedded cluster gets pg-boss's schema and these queues before the service opens it
+   * (and before it is saved as the template): made in the service's process they grew PGlite's
+   * memory by 25-50 MB for the process's life (issue 26).
+   */
+  jobQueues?: QueueSettings[];
 }
 
 /** Default of `connectTimeoutSeconds`: a healthy server on a network answers well within it. */
@@ -112,7 +119,9 @@ export async function connect<DB>(options: ConnectOptions): Promise<Connection<D
   }
   let pglite: PGlite;
   try {
-    if (dir !== "memory://" && !await hasCluster(dir)) await createCluster(dir);
+    if (dir !== "memory://" && !await hasCluster(dir)) {
+      await createCluster(dir, options.jobQueues ?? []);
+    }
     pglite = await PGlite.create(dir, { postgresqlconf: PGLITE_CONF });
   } catch (error) {
     await unlock();
@@ -135,12 +144,13 @@ export async function connect<DB>(options: ConnectOptions): Promise<Connection<D
 
 /**
  * A fresh directory's cluster: a copy of the template when this machine has one, else PGlite's
- * initdb and the migrations in a child process, then saved as the template (pglite_template.ts).
+ * initdb, the migrations and the jobs' schema and queues in a child process, then saved as the
+ * template (pglite_template.ts).
  */
-async function createCluster(dir: string): Promise<void> {
+async function createCluster(dir: string, queues: QueueSettings[]): Promise<void> {
   await clearPartial(dir);
   const root = templateRoot();
-  const name = root ? await templateName() : undefined;
+  const name = root ? await templateName(undefined, queues) : undefined;
   if (root && name) {
     try {
       if (await copyFromTemplate(root, name, dir)) return;
@@ -149,7 +159,7 @@ async function createCluster(dir: string): Promise<void> {
       await clearPartial(dir);
     }
   }
-  await initInChild(dir);
+  await initInChild(dir, queues);
   if (root && name) await saveTemplate(root, name, dir);
 }
 

@@ -2,22 +2,27 @@
  * A fresh embedded database is created (PGlite's initdb) in a short-lived child process (issue
  * 26): initdb's WebAssembly memory, ~300 MB, is never given back by the process that ran it
  * (closing that PGlite frees none of it), so the service opened it at 1 GB resident instead of
- * the ~130 MB of opening an existing directory. The child also applies the migrations and
- * closes the cluster, so it can be saved as the template of later fresh directories
+ * the ~130 MB of opening an existing directory. The child also applies the migrations, installs
+ * pg-boss's schema and creates the queues (made in the service, they grew its PGlite by 25-50 MB),
+ * and closes the cluster, so it can be saved as the template of later fresh directories
  * (pglite_template.ts); the service then opens it as it opens an existing directory.
  *
- * Run as a script with the directory as its one argument (what `initInChild` does).
+ * Run as a script with the directory and the queues (JSON) as its arguments (what `initInChild`
+ * does).
  */
 import { PGlite } from "@electric-sql/pglite";
 import { Kysely } from "kysely";
 import { PGliteDialect } from "kysely-pglite-dialect";
 import { migrate } from "./migrator.ts";
+import { installJobs } from "../jobs/boss.ts";
+import type { QueueSettings } from "../jobs/types.ts";
 
 /**
- * Creates the cluster in `dir` and applies the migrations, from a child process (so the cluster
- * is closed cleanly and can be saved as a template); throws with the child's error output.
+ * Creates the cluster in `dir`, applies the migrations and creates the jobs' queues, from a
+ * child process (so the cluster is closed cleanly and can be saved as a template); throws with
+ * the child's error output.
  */
-export async function initInChild(dir: string): Promise<void> {
+export async function initInChild(dir: string, queues: QueueSettings[] = []): Promise<void> {
   const config = new URL("../../../deno.json", import.meta.url).pathname;
   const out = await new Deno.Command(Deno.execPath(), {
     args: [
@@ -31,6 +36,7 @@ export async function initInChild(dir: string): Promise<void> {
       "--allow-env",
       new URL(import.meta.url).pathname,
       dir,
+      JSON.stringify(queues),
     ],
     stdin: "null",
     stdout: "null",
@@ -47,6 +53,8 @@ if (import.meta.main) {
   const pglite = await PGlite.create(Deno.args[0]);
   const db = new Kysely<unknown>({ dialect: new PGliteDialect(pglite) });
   await migrate(db);
+  const queues = JSON.parse(Deno.args[1] ?? "[]") as QueueSettings[];
+  if (queues.length) await installJobs({ db, kind: "pglite", pglite }, queues);
   await db.destroy();
   if (!pglite.closed) await pglite.close();
 }

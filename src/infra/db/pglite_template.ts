@@ -6,12 +6,14 @@
  * process, src/infra/db/pglite_init.ts) and leaves a copy in the user's cache directory; later
  * fresh data directories (another DATA_DIR, every embedded test server) start from it.
  *
- * The template's name says what made it: PGlite's version and a digest of the migration files.
- * A change to either makes a new template (older ones go after a day). Without a cache directory
+ * The template's name says what made it: PGlite's version and a digest of the migration files,
+ * pg-boss's version and the queues (the jobs' schema and queues are part of it). A change to any
+ * makes a new template (older ones go after a day). Without a cache directory
  * (no HOME, or it cannot be written), every fresh start makes its cluster as before.
  */
 import { sha256Hex } from "../lib/crypto.ts";
 import { migrationFiles, MIGRATIONS_DIR } from "./migrator.ts";
+import type { QueueSettings } from "../jobs/types.ts";
 
 /** The file whose presence says a directory holds a cluster (PostgreSQL writes it first). */
 const MARKER = "PG_VERSION";
@@ -33,11 +35,15 @@ export function templateRoot(
   return cache ? `${cache}/device-display-service/pglite` : undefined;
 }
 
-/** The template's name: PGlite's version and the migration files' digest. */
-export async function templateName(migrations: URL = MIGRATIONS_DIR): Promise<string> {
+/** The template's name: PGlite's version and a digest of the migrations, pg-boss and the queues. */
+export async function templateName(
+  migrations: URL = MIGRATIONS_DIR,
+  queues: QueueSettings[] = [],
+): Promise<string> {
   const resolved = import.meta.resolve("@electric-sql/pglite");
   const version = resolved.match(/pglite@([0-9A-Za-z.+-]+?)\//)?.[1] ?? sha256Hex(resolved);
-  const parts: string[] = [];
+  // The jobs' schema is pg-boss's: another version (or other queues) is another template.
+  const parts: string[] = [import.meta.resolve("pg-boss"), JSON.stringify(queues)];
   for (const name of await migrationFiles(migrations)) {
     parts.push(name, await Deno.readTextFile(new URL(name, migrations)));
   }

@@ -1,6 +1,7 @@
 import { sql } from "kysely";
-import { assert } from "../../../tests/helpers/assert.ts";
+import { assert, assertEquals } from "../../../tests/helpers/assert.ts";
 import { connect } from "./connect.ts";
+import type { QueueSettings } from "../jobs/types.ts";
 import {
   clearPartial,
   copyFromTemplate,
@@ -19,6 +20,14 @@ async function files(dir: string, prefix = ""): Promise<string[]> {
   }
   return out.sort();
 }
+
+/** Two queues of the jobs' shape (the service's own come from its domains). */
+const QUEUES: QueueSettings[] = ["render", "sweep"].map((name) => ({
+  name,
+  retry: { limit: 2, delaySeconds: 5, maxDelaySeconds: 60 },
+  policy: "standard",
+  expireInSeconds: 300,
+}));
 
 Deno.test("templates live in the user's cache directory, or nowhere without one", () => {
   const env = (vars: Record<string, string>) => (name: string) => vars[name];
@@ -45,7 +54,18 @@ Deno.test("a template's name changes with the migration files", async () => {
     const edited = await templateName(url);
     assert.notEqual(edited, first);
     await Deno.writeTextFile(`${dir}/0002_b.sql`, "CREATE TABLE b (x int);");
-    assert.notEqual(await templateName(url), edited);
+    const added = await templateName(url);
+    assert.notEqual(added, edited);
+    // The jobs' queues are part of it too.
+    const queue = {
+      name: "q",
+      retry: { limit: 1, delaySeconds: 1, maxDelaySeconds: 1 },
+      policy: "standard" as const,
+      expireInSeconds: 60,
+    };
+    const withQueue = await templateName(url, [queue]);
+    assert.notEqual(withQueue, added);
+    assert.notEqual(await templateName(url, [{ ...queue, expireInSeconds: 61 }]), withQueue);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
@@ -128,13 +148,22 @@ Deno.test("a fresh data directory opens migrated, the second one from the templa
       (await Array.fromAsync(Deno.readDir(new URL("../../../migrations/", import.meta.url))))
         .filter((entry) => entry.name.endsWith(".sql")).length;
     const root = templateRoot()!;
-    const name = await templateName();
+    const name = await templateName(undefined, QUEUES);
     for (const [i, dataDir] of dirs.slice(0, 2).entries()) {
-      const connection = await connect({ dataDir });
+      const connection = await connect({ dataDir, jobQueues: QUEUES });
       try {
         const applied = await sql<{ n: number }>`SELECT count(*)::int AS n FROM schema_migrations`
           .execute(connection.db);
         assert.equal(applied.rows[0].n, migrations, `directory ${i}`);
+        // pg-boss's schema and every queue are there before the service starts its jobs.
+        const queues = await sql<{ name: string }>`SELECT name FROM pgboss.queue
+          WHERE name NOT LIKE '\_\_pgboss%' ORDER BY name`
+          .execute(connection.db);
+        assertEquals(
+          queues.rows.map((q) => q.name),
+          QUEUES.map((q) => q.name),
+          `directory ${i}`,
+        );
         await sql`CREATE TABLE mine_${sql.raw(String(i))} (x int)`.execute(connection.db);
       } finally {
         await connection.close();
@@ -143,7 +172,7 @@ Deno.test("a fresh data directory opens migrated, the second one from the templa
       assert.ok(await hasCluster(`${root}/${name}`));
     }
     // The template holds the migrated schema only, not what a database did after it opened.
-    const copy = await connect({ dataDir: dirs[2] });
+    const copy = await connect({ dataDir: dirs[2], jobQueues: QUEUES });
     try {
       const mine = await sql<{ n: number }>`
         SELECT count(*)::int AS n FROM pg_tables WHERE tablename LIKE 'mine_%'`.execute(copy.db);

@@ -6,15 +6,22 @@
  */
 import { fromKysely, type JobWithMetadata, PgBoss } from "pg-boss";
 import postgres from "postgres";
-import type { Connection } from "../db/connect.ts";
+import type { PGlite } from "@electric-sql/pglite";
+import type { Kysely } from "kysely";
 import { lockedPglite } from "./pglite_db.ts";
-import type { JobHandler, Jobs, QueueDefinition, SendOptions, WorkOptions } from "./types.ts";
+import type {
+  JobHandler,
+  Jobs,
+  QueueDefinition,
+  QueueSettings,
+  SendOptions,
+  WorkOptions,
+} from "./types.ts";
 import { type Metrics, NO_METRICS } from "../metrics/metrics.ts";
 
 export interface JobsOptions {
   /** Every queue of the service (`src/queues.ts`); each is created or updated at start. */
-  // deno-lint-ignore no-explicit-any -- a list of queues of different payload types
-  queues: QueueDefinition<any>[];
+  queues: QueueSettings[];
   /** The server URL when `connection` is PostgreSQL (pg-boss keeps its own small pool). */
   databaseUrl?: string;
   /** Idle poll interval in seconds (a NOTIFY wakes workers sooner). Default 2. */
@@ -118,9 +125,28 @@ export class PgBossJobs implements Jobs {
   }
 }
 
+/** The database the jobs live in (a `Connection` of src/infra/db/connect.ts). */
+export interface JobsConnection<D> {
+  db: Kysely<D>;
+  kind: "postgres" | "pglite";
+  pglite?: PGlite;
+}
+
+/**
+ * Installs pg-boss's schema and creates the queues in an embedded database, then stops: what a
+ * fresh embedded cluster gets before it is saved as the template (src/infra/db/pglite_init.ts).
+ */
+export async function installJobs<D>(
+  connection: JobsConnection<D>,
+  queues: QueueSettings[],
+): Promise<void> {
+  const jobs = await createJobs(connection, { queues, onError: () => {} });
+  await jobs.stop();
+}
+
 /** Starts pg-boss (installing or migrating its schema), creates the queues, warms the cache. */
 export async function createJobs<D>(
-  connection: Pick<Connection<D>, "db" | "kind" | "pglite">,
+  connection: JobsConnection<D>,
   options: JobsOptions,
 ): Promise<PgBossJobs> {
   let boss: PgBoss;
@@ -186,8 +212,7 @@ async function startupLocked(databaseUrl: string | undefined, fn: () => Promise<
 }
 
 /** Creates (or updates) every queue with its policy and warms pg-boss's queue cache. */
-// deno-lint-ignore no-explicit-any -- a list of queues of different payload types
-async function prepareQueues(boss: PgBoss, queues: QueueDefinition<any>[]): Promise<void> {
+async function prepareQueues(boss: PgBoss, queues: QueueSettings[]): Promise<void> {
   for (const queue of queues) {
     const settings = {
       retryLimit: queue.retry.limit,

@@ -34,6 +34,12 @@ export interface QueueDefinition<T> {
   expireInSeconds: number;
 }
 
+/** What pg-boss keeps of a queue: its name and settings, without the payload's schema. */
+export type QueueSettings = Pick<
+  QueueDefinition<unknown>,
+  "name" | "retry" | "policy" | "expireInSeconds"
+>;
+
 /** The default retry policy: 4 retries, 5 s doubling up to 5 minutes. */
 export const DEFAULT_RETRY: RetryPolicy = { limit: 4, delaySeconds: 5, maxDelaySeconds: 300 };
 
