@@ -4,6 +4,8 @@
  * code}` values (custom errors lose their fields crossing threads); output buffers are
  * transferred, not copied.
  */
+// First: the thread is lowered before the imports below are evaluated (lower_priority.ts).
+import "./lower_priority.ts";
 import { renderImageBitmaps } from "../src/infra/render/bitmaps.ts";
 import {
   bitmapsReply,
@@ -18,12 +20,8 @@ import type { TextTask } from "../src/infra/render/types.ts";
 import { renderScene } from "../src/infra/render/scene/render.ts";
 import { templateRegistry } from "../src/infra/render/templates/registry.ts";
 import { renderTemplateBitmaps } from "../src/infra/render/templates/render.ts";
-import { lowerThreadPriority } from "../src/infra/render/thread_priority.ts";
 import type { ModelRequest } from "../src/infra/ai/model.ts";
 import { decodeText, extractHtml, extractPlain } from "../src/domains/targetless/links/extract.ts";
-
-// Renders yield the CPU to the request loop when both want it (see thread_priority.ts).
-lowerThreadPriority();
 
 /**
  * A Scene that runs every stage once: text, a shape, a picture, colour and 1-bit. Latin text
