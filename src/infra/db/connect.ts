@@ -120,7 +120,14 @@ export async function connect<DB>(options: ConnectOptions): Promise<Connection<D
   let pglite: PGlite;
   try {
     if (dir !== "memory://" && !await hasCluster(dir)) {
-      await createCluster(dir, options.jobQueues ?? []);
+      // Settings only: a queue definition also carries its payload's schema.
+      const queues = (options.jobQueues ?? []).map(({ name, retry, policy, expireInSeconds }) => ({
+        name,
+        retry,
+        policy,
+        expireInSeconds,
+      }));
+      await createCluster(dir, queues);
     }
     pglite = await PGlite.create(dir, { postgresqlconf: PGLITE_CONF });
   } catch (error) {

@@ -14,7 +14,7 @@ import { PGlite } from "@electric-sql/pglite";
 import { Kysely } from "kysely";
 import { PGliteDialect } from "kysely-pglite-dialect";
 import { migrate } from "./migrator.ts";
-import { installJobs } from "../jobs/boss.ts";
+import { installJobs } from "../jobs/install.ts";
 import type { QueueSettings } from "../jobs/types.ts";
 
 /**
@@ -54,7 +54,7 @@ if (import.meta.main) {
   const db = new Kysely<unknown>({ dialect: new PGliteDialect(pglite) });
   await migrate(db);
   const queues = JSON.parse(Deno.args[1] ?? "[]") as QueueSettings[];
-  if (queues.length) await installJobs({ db, kind: "pglite", pglite }, queues);
+  if (queues.length) await installJobs(db, pglite, queues);
   await db.destroy();
   if (!pglite.closed) await pglite.close();
 }

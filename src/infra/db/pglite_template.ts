@@ -40,14 +40,19 @@ export async function templateName(
   migrations: URL = MIGRATIONS_DIR,
   queues: QueueSettings[] = [],
 ): Promise<string> {
-  const resolved = import.meta.resolve("@electric-sql/pglite");
-  const version = resolved.match(/pglite@([0-9A-Za-z.+-]+?)\//)?.[1] ?? sha256Hex(resolved);
+  const version = packageVersion("@electric-sql/pglite", "pglite");
   // The jobs' schema is pg-boss's: another version (or other queues) is another template.
-  const parts: string[] = [import.meta.resolve("pg-boss"), JSON.stringify(queues)];
+  const parts: string[] = [packageVersion("pg-boss", "pg-boss"), JSON.stringify(queues)];
   for (const name of await migrationFiles(migrations)) {
     parts.push(name, await Deno.readTextFile(new URL(name, migrations)));
   }
   return `pglite-${version}-${sha256Hex(parts.join("\0")).slice(0, 16)}`;
+}
+
+/** A package's version from its resolved path (`…/pglite@0.5.16/…`), else the path's digest. */
+function packageVersion(specifier: string, folder: string): string {
+  const resolved = import.meta.resolve(specifier);
+  return resolved.match(new RegExp(`${folder}@([0-9A-Za-z.+-]+?)/`))?.[1] ?? sha256Hex(resolved);
 }
 
 /** Whether `dir` holds a database cluster already. */

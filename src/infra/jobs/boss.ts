@@ -9,6 +9,7 @@ import postgres from "postgres";
 import type { PGlite } from "@electric-sql/pglite";
 import type { Kysely } from "kysely";
 import { lockedPglite } from "./pglite_db.ts";
+import { prepareQueues } from "./install.ts";
 import type {
   JobHandler,
   Jobs,
@@ -132,18 +133,6 @@ export interface JobsConnection<D> {
   pglite?: PGlite;
 }
 
-/**
- * Installs pg-boss's schema and creates the queues in an embedded database, then stops: what a
- * fresh embedded cluster gets before it is saved as the template (src/infra/db/pglite_init.ts).
- */
-export async function installJobs<D>(
-  connection: JobsConnection<D>,
-  queues: QueueSettings[],
-): Promise<void> {
-  const jobs = await createJobs(connection, { queues, onError: () => {} });
-  await jobs.stop();
-}
-
 /** Starts pg-boss (installing or migrating its schema), creates the queues, warms the cache. */
 export async function createJobs<D>(
   connection: JobsConnection<D>,
@@ -208,26 +197,5 @@ async function startupLocked(databaseUrl: string | undefined, fn: () => Promise<
   } finally {
     // Ending the session releases its lock, also when `fn` failed.
     await session.end({ timeout: 5 });
-  }
-}
-
-/** Creates (or updates) every queue with its policy and warms pg-boss's queue cache. */
-async function prepareQueues(boss: PgBoss, queues: QueueSettings[]): Promise<void> {
-  for (const queue of queues) {
-    const settings = {
-      retryLimit: queue.retry.limit,
-      retryDelay: queue.retry.delaySeconds,
-      retryBackoff: true,
-      retryDelayMax: queue.retry.maxDelaySeconds,
-      expireInSeconds: queue.expireInSeconds,
-      notify: true,
-    };
-    const existing = await boss.getQueue(queue.name);
-    if (!existing) await boss.createQueue(queue.name, { ...settings, policy: queue.policy });
-    else await boss.updateQueue(queue.name, settings);
-    // Warm pg-boss's queue cache: a cold send() looks the queue up on pg-boss's own
-    // connection, which on PGlite would wait for the Kysely lock held by the caller's
-    // transaction (a deadlock) and on PostgreSQL would query outside it.
-    await boss.getJobById(queue.name, "00000000-0000-0000-0000-000000000000");
   }
 }

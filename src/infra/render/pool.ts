@@ -156,7 +156,10 @@ export class RenderPool implements Renderer {
     return this.#pool.threads.length;
   }
 
-  /** Worker threads loaded, warmed and announced ready (a starting one is not yet counted). */
+  /**
+   * Worker threads Piscina announced ready: one started for a burst once it has loaded and warmed;
+   * those the pool starts with at once (their warm-up is what `warm()` waits for).
+   */
   get readyThreads(): number {
     return this.#ready.size;
   }

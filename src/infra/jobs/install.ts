@@ -1,0 +1,44 @@
+/**
+ * Creating the jobs' queues, apart from the rest of the jobs so the child that makes a fresh
+ * embedded cluster (src/infra/db/pglite_init.ts) loads pg-boss and PGlite only: no postgres.js.
+ */
+import type { PGlite } from "@electric-sql/pglite";
+import type { Kysely } from "kysely";
+import { PgBoss } from "pg-boss";
+import { lockedPglite } from "./pglite_db.ts";
+import type { QueueSettings } from "./types.ts";
+
+/**
+ * Installs pg-boss's schema and creates the queues in an embedded database, then stops: what a
+ * fresh embedded cluster gets before it is saved as the template.
+ */
+export async function installJobs<D>(db: Kysely<D>, pglite: PGlite, queues: QueueSettings[]) {
+  const boss = new PgBoss({ db: lockedPglite(db, pglite), backend: "pglite" });
+  await boss.start();
+  try {
+    await prepareQueues(boss, queues);
+  } finally {
+    await boss.stop({ graceful: false, close: false });
+  }
+}
+
+/** Creates (or updates) every queue with its policy and warms pg-boss's queue cache. */
+export async function prepareQueues(boss: PgBoss, queues: QueueSettings[]): Promise<void> {
+  for (const queue of queues) {
+    const settings = {
+      retryLimit: queue.retry.limit,
+      retryDelay: queue.retry.delaySeconds,
+      retryBackoff: true,
+      retryDelayMax: queue.retry.maxDelaySeconds,
+      expireInSeconds: queue.expireInSeconds,
+      notify: true,
+    };
+    const existing = await boss.getQueue(queue.name);
+    if (!existing) await boss.createQueue(queue.name, { ...settings, policy: queue.policy });
+    else await boss.updateQueue(queue.name, settings);
+    // Warm pg-boss's queue cache: a cold send() looks the queue up on pg-boss's own
+    // connection, which on PGlite would wait for the Kysely lock held by the caller's
+    // transaction (a deadlock) and on PostgreSQL would query outside it.
+    await boss.getJobById(queue.name, "00000000-0000-0000-0000-000000000000");
+  }
+}
