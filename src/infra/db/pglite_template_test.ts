@@ -57,15 +57,10 @@ Deno.test("a template's name changes with the migration files", async () => {
     const added = await templateName(url);
     assert.notEqual(added, edited);
     // The jobs' queues are part of it too.
-    const queue = {
-      name: "q",
-      retry: { limit: 1, delaySeconds: 1, maxDelaySeconds: 1 },
-      policy: "standard" as const,
-      expireInSeconds: 60,
-    };
-    const withQueue = await templateName(url, [queue]);
-    assert.notEqual(withQueue, added);
-    assert.notEqual(await templateName(url, [{ ...queue, expireInSeconds: 61 }]), withQueue);
+    const withQueues = await templateName(url, QUEUES);
+    assert.notEqual(withQueues, added);
+    const changed = [{ ...QUEUES[0], expireInSeconds: 61 }, QUEUES[1]];
+    assert.notEqual(await templateName(url, changed), withQueues);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -8,8 +8,7 @@ import { fromKysely, type JobWithMetadata, PgBoss } from "pg-boss";
 import postgres from "postgres";
 import type { PGlite } from "@electric-sql/pglite";
 import type { Kysely } from "kysely";
-import { lockedPglite } from "./pglite_db.ts";
-import { prepareQueues } from "./install.ts";
+import { embeddedBoss, prepareQueues } from "./install.ts";
 import type {
   JobHandler,
   Jobs,
@@ -141,11 +140,7 @@ export async function createJobs<D>(
   let boss: PgBoss;
   if (connection.kind === "pglite") {
     if (!connection.pglite) throw new Error("PGlite connection without its engine");
-    boss = new PgBoss({
-      db: lockedPglite(connection.db, connection.pglite),
-      backend: "pglite",
-      useListenNotify: true,
-    });
+    boss = embeddedBoss(connection.db, connection.pglite);
   } else {
     if (!options.databaseUrl) throw new Error("Jobs on PostgreSQL need the database URL");
     boss = new PgBoss({ connectionString: options.databaseUrl, max: 4, useListenNotify: true });

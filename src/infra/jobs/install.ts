@@ -13,13 +13,18 @@ import type { QueueSettings } from "./types.ts";
  * fresh embedded cluster gets before it is saved as the template.
  */
 export async function installJobs<D>(db: Kysely<D>, pglite: PGlite, queues: QueueSettings[]) {
-  const boss = new PgBoss({ db: lockedPglite(db, pglite), backend: "pglite" });
+  const boss = embeddedBoss(db, pglite);
   await boss.start();
   try {
     await prepareQueues(boss, queues);
   } finally {
     await boss.stop({ graceful: false, close: false });
   }
+}
+
+/** pg-boss on the embedded database, through the Kysely connection's lock (pglite_db.ts). */
+export function embeddedBoss<D>(db: Kysely<D>, pglite: PGlite): PgBoss {
+  return new PgBoss({ db: lockedPglite(db, pglite), backend: "pglite", useListenNotify: true });
 }
 
 /** Creates (or updates) every queue with its policy and warms pg-boss's queue cache. */
