@@ -12,11 +12,29 @@ const bytes = new Uint8Array(16);
 const ascii = new Uint8Array(36);
 const decoder = new TextDecoder();
 
-/** UUID v7 (RFC 9562): 48-bit Unix milliseconds, then random bits; sorts by creation time. */
+// The last id's millisecond and its 12-bit counter (rand_a, RFC 9562 6.2 method 1): ids made in
+// one millisecond, or after the clock stepped back, still sort in the order they were made. Lists
+// keyset on (created_at, id), and two rows of one millisecond once came back in random order.
+let lastMs = -1;
+let counter = 0;
+
+/**
+ * UUID v7 (RFC 9562): 48-bit Unix milliseconds, a 12-bit counter, then random bits; each id sorts
+ * after the one before it in this process. A new millisecond seeds the counter with 11 random bits
+ * (headroom of 2,048 ids before it carries into the next millisecond).
+ */
 export function uuidv7(now = Date.now()): string {
   crypto.getRandomValues(bytes);
-  for (let i = 0; i < 6; i++) bytes[i] = Math.floor(now / 2 ** (8 * (5 - i))) & 0xff;
-  bytes[6] = (bytes[6] & 0x0f) | 0x70;
+  if (now > lastMs) {
+    lastMs = now;
+    counter = ((bytes[6] & 0x07) << 8) | bytes[7];
+  } else if (++counter > 0xfff) {
+    lastMs++;
+    counter = 0;
+  }
+  for (let i = 0; i < 6; i++) bytes[i] = Math.floor(lastMs / 2 ** (8 * (5 - i))) & 0xff;
+  bytes[6] = 0x70 | (counter >> 8);
+  bytes[7] = counter & 0xff;
   bytes[8] = (bytes[8] & 0x3f) | 0x80;
   let at = 0;
   for (let i = 0; i < 16; i++) {
