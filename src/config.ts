@@ -127,6 +127,8 @@ const schema = z.object({
   ANALYZE_TOKEN_BUDGET: positiveOrDefault(200_000),
   FACTORY_DOWNLOADS_PER_MINUTE: positiveOrDefault(30),
   DISPLAY_SETUPS_PER_MINUTE: positiveOrDefault(30),
+  // CONTRACT.md "Display ownership and fair shares": displays one user may hold.
+  DISPLAYS_PER_USER: positiveOrDefault(100),
   // CONTRACT.md "Integrations": webhook targets on private or loopback addresses (local use).
   WEBHOOK_ALLOW_PRIVATE: z.stringbool().default(false),
   LOGIN_FAILURES_PER_IDENTIFIER: positiveOrDefault(10),
@@ -183,6 +185,8 @@ function shape(env: z.output<typeof schema>) {
     factoryDownloadsPerMinute: env.FACTORY_DOWNLOADS_PER_MINUTE,
     /** CONTRACT.md "Displays people already own": `GET /api/setup` per client address and minute. */
     displaySetupsPerMinute: env.DISPLAY_SETUPS_PER_MINUTE,
+    /** CONTRACT.md "Display ownership and fair shares": displays one user may hold (409 over). */
+    displaysPerUser: env.DISPLAYS_PER_USER,
     /** Webhook targets may be private or loopback addresses (WEBHOOK_ALLOW_PRIVATE; not in production). */
     webhookAllowPrivate: env.WEBHOOK_ALLOW_PRIVATE,
     /**

@@ -105,12 +105,15 @@ suite.test("setup: a pending display with a key, a claim code and a claim screen
   const png = decodePng(await image(body.image_url));
   assertEquals([png.width, png.height, png.depth], [800, 480, 1]);
 
-  // The same pending MAC (any case, any separator) is the same display.
+  // The same pending MAC (any case, any separator) is the same display, with a new key
+  // (CONTRACT.md "Display ownership and fair shares"): the earlier one stops.
   const again = expectStatus(await setup(api, mac.toLowerCase().replaceAll(":", "")), 200);
-  assertEquals([again.api_key, again.friendly_id], [body.api_key, body.friendly_id]);
+  assertEquals(again.friendly_id, body.friendly_id);
+  assert.notEqual(again.api_key, body.api_key);
+  expectError(await poll(api, mac, body.api_key), 401);
 
   // Polling while pending: body status 202 and the claim screen.
-  const pending = expectStatus(await poll(api, mac, body.api_key), 200);
+  const pending = expectStatus(await poll(api, mac, again.api_key), 200);
   assert.equal(pending.status, 202);
   assert.equal(pending.reset_firmware, false);
   assert.match(pending.filename, /^[0-9a-f]{64}$/);
@@ -188,8 +191,11 @@ suite.test("poll: an expired code of a pending display is renewed at its poll", 
   const pending = expectStatus(await poll(api, mac, body.api_key), 200);
   assert.equal(pending.status, 202);
   const again = expectStatus(await setup(api, mac), 200);
-  assert.equal(again.api_key, body.api_key);
+  assert.notEqual(again.api_key, body.api_key);
   assert.notEqual(again.friendly_id, body.friendly_id);
+  // The renewed code is the one the poll showed; setup answers it with a new key.
+  const shown = expectStatus(await poll(api, mac, again.api_key), 200);
+  assert.equal(shown.status, 202);
 });
 
 suite.test(
@@ -336,20 +342,20 @@ suite.test("re-pair: the old key works until the new code is claimed, then 401",
   assert.equal(expectStatus(await poll(api, mac, repair.api_key), 200).status, 0);
 });
 
-suite.test("re-pair by another user: the display changes owner", async (api) => {
-  const { user, mac, device } = await claimed(api);
+suite.test("re-pair by another user: 404, the display stays its owner's", async (api) => {
+  const { user, mac, key, device } = await claimed(api);
   const other = await registerUser(api);
   const repair = expectStatus(await setup(api, mac), 200);
-  const claim = expectStatus(
+  expectError(
     await api.post("/api/devices/claim", {
       token: other.accessToken,
       body: { code: repair.friendly_id },
     }),
-    200,
+    404,
   );
-  assertEquals([claim.device.id, claim.device.ownerId], [device.id, other.user.id]);
   const mine = expectStatus(await api.get("/api/devices", { token: user.accessToken }), 200);
-  assert.equal(mine.length, 0);
+  assertEquals(mine.map((d: { id: string }) => d.id), [device.id]);
+  assert.equal(expectStatus(await poll(api, mac, key), 200).status, 0);
 });
 
 suite.test("unbind: the display's key stops at once (401)", async (api) => {

@@ -87,10 +87,17 @@ export function lockDeviceByHwId(trx: Trx, hwId: string) {
     .executeTakeFirst();
 }
 
+/** How many devices of a transport a user owns. */
+export async function countOwnedByTransport(db: Db, ownerId: string, transport: string) {
+  const row = await db.selectFrom("devices").select((eb) => eb.fn.countAll<string>().as("n"))
+    .where("owner_id", "=", ownerId).where("transport", "=", transport).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 /** A display's device, created bound to its claimer (CONTRACT.md: transport `http`). */
 export function insertDisplayDevice(
   trx: Trx,
-  row: { id: string; hw_id: string; thing_name: string; owner_id: string },
+  row: { id: string; hw_id: string; thing_name: string; owner_id: string; nickname: string | null },
 ) {
   const now = new Date();
   return trx.insertInto("devices")

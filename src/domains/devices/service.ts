@@ -17,7 +17,7 @@ import type { TaggedCache } from "../../infra/db/cache/tagged_cache.ts";
 import * as repo from "./repository.ts";
 import { Batcher } from "../../infra/lib/batcher.ts";
 import type { DevicesTable } from "./tables.ts";
-import { toCommand, toDevice, toDeviceListItem, toHealth } from "./views.ts";
+import { displayThingName, toCommand, toDevice, toDeviceListItem, toHealth } from "./views.ts";
 
 export type DeviceRow = Selectable<DevicesTable>;
 
@@ -187,31 +187,38 @@ export class DevicesService {
 
   /**
    * A claimed display becomes a device of `userId` (CONTRACT.md "Displays people already own"):
-   * created for its MAC (`hwId`, `thingName` `display-<hwId>`, transport `http`), or, for a
-   * display claimed before, taken from its previous owner (unlinked like an unbind: its pushes
-   * go). Returns the device and what follows the commit.
+   * created for its MAC (`hwId`, `thingName` `display-<hwId>`, transport `http`), or taken up
+   * again once its previous owner let it go (unbind). Null, with nothing changed, when another
+   * user owns it or the hardware id is not a display's (CONTRACT.md "Display ownership and fair
+   * shares": a MAC never moves a display to someone else).
    */
-  async adoptDisplay(trx: Trx, hwId: string, userId: string) {
+  async adoptDisplay(trx: Trx, hwId: string, userId: string, nickname: string | null = null) {
     let row = await repo.lockDeviceByHwId(trx, hwId);
-    const after: Array<UnlinkedDevice & { thingName: string }> = [];
     if (!row) {
       row = await repo.insertDisplayDevice(trx, {
         id: uuidv7(),
         hw_id: hwId,
-        thing_name: `display-${hwId}`,
+        thing_name: displayThingName(hwId),
         owner_id: userId,
+        nickname,
       }) ?? await repo.lockDeviceByHwId(trx, hwId);
       if (!row) throw new Error("display device vanished");
-    }
-    if (row.owner_id !== userId) {
-      if (row.owner_id !== null) {
-        await this.unlink(trx, row.id, row.owner_id, row.thing_name);
-        after.push({ id: row.id, ownerId: row.owner_id, thingName: row.thing_name });
-      }
+    } else if (row.transport === "http" && row.owner_id === null) {
       row = await repo.bindDevice(trx, row.id, userId);
-      if (!row) throw new Error("display device was bound meanwhile");
+      if (row && nickname !== null) row = await repo.updateDevice(trx, row.id, { nickname });
     }
-    return { device: toDevice(row), afterCommit: () => this.afterUnlink(after) };
+    if (row?.transport !== "http" || row.owner_id !== userId) return null;
+    return toDevice(row);
+  }
+
+  /** The owner of a device, locked in the caller's transaction (null: nobody; undefined: none). */
+  async ownerOf(trx: Trx, deviceId: string): Promise<string | null | undefined> {
+    return (await repo.lockDevice(trx, deviceId))?.owner_id;
+  }
+
+  /** How many displays (devices polling over HTTP) a user holds. */
+  countDisplays(db: Db, userId: string): Promise<number> {
+    return repo.countOwnedByTransport(db, userId, "http");
   }
 
   /**

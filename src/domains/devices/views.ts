@@ -88,6 +88,11 @@ export const commandSchema = z.object({
   createdAt: timestamp,
 }).meta({ id: "DeviceCommand" });
 
+/** The `thingName` of a display's device (CONTRACT.md: `display-<hwId>`, the MAC as hex). */
+export function displayThingName(hwId: string): string {
+  return `display-${hwId}`;
+}
+
 /** The full device object (`GET /api/devices/{id}`, bind responses). */
 export function toDevice(row: DeviceRow, now = Date.now()): z.infer<typeof deviceSchema> {
   return {

@@ -13,7 +13,13 @@ export const createEnrollmentToken = userOrPatProcedure
       summary: "Make a display key in advance, for a client configured by hand",
       description: "The client sends the token as `Access-Token` with its MAC in `ID`: its " +
         "first poll makes a display of the caller tied to that MAC, and from then on the token " +
-        "is that display's key (with another MAC it is 401). Unused, it expires after 24 hours.",
+        "is that display's key (with another MAC it is 401), and its `name` the device's " +
+        "nickname. A MAC that is another display's (pending, or claimed by anyone) refuses the " +
+        "token with 401 and changes nothing. Unused, it expires after 24 hours.",
+      errorResponses: {
+        409: "The caller holds DISPLAYS_PER_USER displays and unused tokens already",
+        429: "The caller holds 20 unused enrollment tokens; `Retry-After` says when one expires",
+      },
     },
     status: 201,
   })

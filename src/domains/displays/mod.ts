@@ -46,6 +46,7 @@ export const displays = defineDomain({
         store: storage,
         renderer,
         setupsPerMinute: config.displaySetupsPerMinute,
+        displaysPerUser: config.displaysPerUser,
         baseUrl: publicBaseUrl,
         imageSecret: secrets.storageSecret,
         changes,

@@ -29,6 +29,29 @@ export function lockPendingByCode(trx: Trx, code: string) {
     .where("status", "=", "pending").forUpdate().executeTakeFirst();
 }
 
+/** The pending and claimed displays of a MAC (its status and device). */
+export function liveByMac(trx: Trx, mac: string) {
+  return trx.selectFrom("displays").select(["id", "status", "device_id"]).where("mac", "=", mac)
+    .where("status", "in", ["pending", "claimed"]).execute();
+}
+
+/** A user's unused, unexpired enrollment tokens: how many, and when the first of them expires. */
+export async function unusedEnrollments(db: Db, userId: string) {
+  const row = await db.selectFrom("displays")
+    .select((eb) => [eb.fn.countAll<string>().as("n"), eb.fn.min("code_expires_at").as("first")])
+    .where("enrolled_by", "=", userId).where("status", "=", "enrollment")
+    .where("code_expires_at", ">", new Date()).executeTakeFirstOrThrow();
+  return { count: Number(row.n), firstExpiry: row.first as Date | null };
+}
+
+/**
+ * Serializes the transactions that add displays to one user (claims, enrollment tokens and
+ * their first polls), so the per-user limits hold under concurrent requests.
+ */
+export async function lockUserDisplays(trx: Trx, userId: string) {
+  await sql`SELECT pg_advisory_xact_lock(hashtext(${"displays-of:" + userId}))`.execute(trx);
+}
+
 /** Whether a pending display holds this code (expired or not: codes stay unique among them). */
 export async function codeTaken(db: Db, code: string) {
   const row = await db.selectFrom("displays").select("id").where("friendly_id", "=", code)
@@ -78,19 +101,27 @@ export function hitSetupWindow(
   return hitRateWindow(db, "display_rate_windows", key, limit, windowSeconds);
 }
 
-/** Stores a display's log entries and keeps only its newest `keep`. */
+/**
+ * Stores a display's log entries and keeps only its newest `keep` entries within `maxBytes`
+ * (each row's `bytes`), the oldest dropped first.
+ */
 export async function insertLogs(
   db: Db,
   deviceId: string,
   rows: Insertable<DisplayLogsTable>[],
-  keep: number,
+  limits: { keep: number; maxBytes: number },
 ) {
   if (rows.length === 0) return;
   await db.insertInto("display_logs").values(rows).execute();
   await sql`
     DELETE FROM display_logs WHERE device_id = ${deviceId} AND id IN (
-      SELECT id FROM display_logs WHERE device_id = ${deviceId}
-      ORDER BY created_at DESC, id DESC OFFSET ${keep}
+      SELECT id FROM (
+        SELECT id,
+          row_number() OVER newest AS n,
+          sum(bytes) OVER newest AS total
+        FROM display_logs WHERE device_id = ${deviceId}
+        WINDOW newest AS (ORDER BY created_at DESC, id DESC)
+      ) ranked WHERE n > ${limits.keep} OR total > ${limits.maxBytes}
     )
   `.execute(db);
 }

@@ -10,6 +10,8 @@
 import type { Selectable } from "kysely";
 import { AppError, badRequest, conflict, forbidden, notFound, unauthorized } from "../../errors.ts";
 import { sign, verify } from "../../infra/storage/signing.ts";
+import { sourceOf } from "../../infra/lib/source.ts";
+import { reserveClaimAttempt } from "./claim_limits.ts";
 import { tag } from "../../infra/db/cache/announced.ts";
 import { ChangeFeed } from "../../infra/db/cache/feed.ts";
 import type { TaggedCache } from "../../infra/db/cache/tagged_cache.ts";
@@ -29,7 +31,7 @@ import * as repo from "./repository.ts";
 import type { DisplaysTable, OwnerProfile } from "./tables.ts";
 import { modelOf } from "./models.ts";
 import { secondsToWake } from "./sleep.ts";
-import { type DisplayProfile, toLogItem, toProfile } from "./views.ts";
+import { type DisplayProfile, MAX_PANEL_PIXELS, toLogItem, toProfile } from "./views.ts";
 import { isStorableJson } from "../devices/report_payload.ts";
 import { anchorOf, keysetPage } from "../../infra/lib/cursor.ts";
 import type { PanelSpec } from "../../infra/render/types.ts";
@@ -111,6 +113,8 @@ export interface DisplaysDeps {
   renderer: Renderer;
   /** DISPLAY_SETUPS_PER_MINUTE. */
   setupsPerMinute: number;
+  /** DISPLAYS_PER_USER: displays one user may hold (claimed, enrolled, and unused tokens). */
+  displaysPerUser: number;
   /** The service's public origin, shown on the claim screen and in a push's `image_url`. */
   baseUrl: () => string;
   /** HMAC key of a push's `image_url` (`GET /api/display/image/{pushId}`). */
@@ -163,6 +167,7 @@ export class DisplaysService {
   private readonly store: ObjectStore;
   private readonly renderer: Renderer;
   private readonly setupsPerMinute: number;
+  private readonly displaysPerUser: number;
   private readonly baseUrl: () => string;
   private readonly imageSecret: string;
   private readonly log: Log;
@@ -190,6 +195,7 @@ export class DisplaysService {
     this.store = deps.store;
     this.renderer = deps.renderer;
     this.setupsPerMinute = deps.setupsPerMinute;
+    this.displaysPerUser = deps.displaysPerUser;
     this.baseUrl = deps.baseUrl;
     this.imageSecret = deps.imageSecret;
     this.byKey = (deps.changes ?? ChangeFeed.disabled()).cache();
@@ -199,31 +205,38 @@ export class DisplaysService {
 
   /**
    * `GET /api/setup`: the pending display of the MAC (created when there is none; a claimed
-   * MAC gets a new pending display: a re-pair). Counted per address before anything else.
+   * MAC gets a new pending display: a re-pair), with a **new** key each time: the display's
+   * earlier keys stop at once, so a key taken by calling setup before the display is worthless
+   * (CONTRACT.md "Display ownership and fair shares"). Counted per source before anything else.
    */
   async setup(id: string | null, ip: string): Promise<SetupReply> {
     const mac = normalizeMac(id);
     if (mac === null) throw badRequest("ID header must be the display's MAC address");
-    const wait = await repo.hitSetupWindow(this.db, `ip:${ip}`, this.setupsPerMinute, 60);
+    const wait = await repo.hitSetupWindow(
+      this.db,
+      `ip:${sourceOf(ip)}`,
+      this.setupsPerMinute,
+      60,
+    );
     if (wait !== null) {
       throw new AppError("rate_limited", "Too many setups; try again later", {
         "Retry-After": String(wait),
       });
     }
+    const key = randomToken(32);
+    const keyFields = { key_hash: sha256Hex(key), api_key: null };
     const display = await this.withFreshCode(async (trx) => {
       const pending = await repo.lockPendingByMac(trx, mac);
       if (pending) {
-        if (pending.code_expires_at && pending.code_expires_at.getTime() > Date.now()) {
-          return pending;
-        }
-        return await repo.updateDisplay(trx, pending.id, this.codeFields()) ?? pending;
+        const codeValid = pending.code_expires_at !== null &&
+          pending.code_expires_at.getTime() > Date.now();
+        const code = codeValid ? {} : this.codeFields();
+        return await repo.updateDisplay(trx, pending.id, { ...keyFields, ...code }) ?? pending;
       }
-      const key = randomToken(32);
       return await repo.insertDisplay(trx, {
         id: uuidv7(),
         mac,
-        key_hash: sha256Hex(key),
-        api_key: key,
+        ...keyFields,
         status: "pending",
         ...this.codeFields(),
       });
@@ -231,7 +244,7 @@ export class DisplaysService {
     const screen = await this.claimScreen(display.friendly_id!);
     return {
       status: 200,
-      api_key: display.api_key!,
+      api_key: key,
       friendly_id: display.friendly_id!,
       image_url: await this.urlOf(screen),
       message: `Claim this display with the code ${display.friendly_id} at ${this.baseUrl()}`,
@@ -361,22 +374,29 @@ export class DisplaysService {
 
   /**
    * `POST /api/devices/claim`: a pending, unexpired code becomes a device of the caller; every
-   * other code (unknown, expired, claimed) is one 404.
+   * other code (unknown, expired, claimed, or a re-pair of a display another user owns) is one
+   * 404. Attempts are counted before any code is looked up (`claim_limits.ts`); a user holds at
+   * most `displaysPerUser` displays (409 over).
    */
-  async claim(userId: string, code: unknown) {
+  async claim(userId: string, code: unknown, ip: string) {
+    const attempt = await reserveClaimAttempt(this.db, userId, ip);
     const normalized = typeof code === "string" ? code.trim().toUpperCase() : "";
     if (!/^[A-Z0-9]{6}$/.test(normalized)) throw notFound(UNKNOWN_CODE);
-    const { device, afterCommit } = await this.db.transaction().execute(async (trx) => {
+    const claimed = this.db.transaction().execute(async (trx) => {
       const display = await repo.lockPendingByCode(trx, normalized);
       if (!display?.code_expires_at || display.code_expires_at.getTime() <= Date.now()) {
         throw notFound(UNKNOWN_CODE);
       }
+      await repo.lockUserDisplays(trx, userId);
+      // A re-pair of a display someone else owns stays theirs until they let it go.
       const adopted = await this.devices.adoptDisplay(trx, display.mac!, userId);
+      if (!adopted) throw notFound(UNKNOWN_CODE);
+      await this.refuseOverLimit(trx, userId);
       // A re-pair: the display's earlier key stops only now, when the new code is claimed.
       await repo.replaceClaimed(trx, display.mac!, display.id);
       await repo.updateDisplay(trx, display.id, {
         status: "claimed",
-        device_id: adopted.device.id,
+        device_id: adopted.id,
         api_key: null,
         friendly_id: null,
         code_expires_at: null,
@@ -384,8 +404,22 @@ export class DisplaysService {
       });
       return adopted;
     });
-    await afterCommit();
+    // A right code is not a wrong guess, whether it was claimed or refused by the limit.
+    const device = await claimed.catch(async (error) => {
+      if (error instanceof AppError && error.status === 409) await attempt.release();
+      throw error;
+    });
+    await attempt.release();
     return { device, status: "bound" as const };
+  }
+
+  /** 409 when the user holds more displays than allowed (counted in the caller's transaction). */
+  private async refuseOverLimit(trx: Trx, userId: string, adding = 0) {
+    const held = await this.devices.countDisplays(trx, userId) +
+      (await repo.unusedEnrollments(trx, userId)).count + adding;
+    if (held > this.displaysPerUser) {
+      throw conflict(`A user holds at most ${this.displaysPerUser} displays (DISPLAYS_PER_USER)`);
+    }
   }
 
   /**
@@ -418,8 +452,9 @@ export class DisplaysService {
   }
 
   /**
-   * `POST /api/log`: a claimed display's entries are kept (its newest 1,000); a pending
-   * display's are accepted and dropped (no owner could read them).
+   * `POST /api/log`: a claimed display's entries are kept (its newest 1,000 within 1 MiB, each
+   * entry up to 4 KiB: a longer one is cut and marked); a pending display's are accepted and
+   * dropped (no owner could read them).
    */
   async receiveLogs(token: string | null, body: unknown): Promise<void> {
     const display = await this.authenticate(token);
@@ -434,14 +469,19 @@ export class DisplaysService {
     await repo.insertLogs(
       this.db,
       deviceId,
-      kept.map((entry, i) => ({
-        id: ids[i],
-        device_id: deviceId,
-        level: text(entry.level, 16, "info"),
-        message: text(entry.message, 1000, ""),
-        entry,
-      })),
-      LOGS_KEPT,
+      kept.map((sent, i) => {
+        const entry = keptEntry(sent);
+        const message = text(sent.message, 1000, "");
+        return {
+          id: ids[i],
+          device_id: deviceId,
+          level: text(sent.level, 16, "info"),
+          message,
+          entry,
+          bytes: utf8Length(JSON.stringify(entry)) + utf8Length(message),
+        };
+      }),
+      { keep: LOGS_KEPT, maxBytes: LOG_BYTES_KEPT },
     );
   }
 
@@ -473,6 +513,11 @@ export class DisplaysService {
     }
     const profile = { ...display.profile, ...stripUndefined(fields) };
     const next = toProfile({ ...display, profile });
+    if (next.width * next.height > MAX_PANEL_PIXELS) {
+      throw badRequest(
+        `width x height must be at most ${MAX_PANEL_PIXELS} pixels (${next.width}x${next.height})`,
+      );
+    }
     if (colors !== undefined && colors !== next.colors) {
       throw badRequest(`colors must be ${next.colors} for a bitDepth of ${next.bitDepth}`);
     }
@@ -516,13 +561,26 @@ export class DisplaysService {
 
   /**
    * `POST /api/devices/enrollment-tokens`: a key made in advance; the first poll with it makes
-   * a display of the caller, tied to that poll's MAC. Unused, it expires after 24 h.
+   * a display of the caller, tied to that poll's MAC and named by `name`. Unused, it expires
+   * after 24 h; a user holds at most 20 unused (429 over) and, with their displays, at most
+   * `displaysPerUser` (409 over).
    */
   async createEnrollmentToken(userId: string, name?: string) {
     const token = randomToken(32);
     const expiresAt = new Date(Date.now() + CODE_TTL_MS);
-    await this.db.transaction().execute((trx) =>
-      repo.insertDisplay(trx, {
+    await this.db.transaction().execute(async (trx) => {
+      await repo.lockUserDisplays(trx, userId);
+      const unused = await repo.unusedEnrollments(trx, userId);
+      if (unused.count >= UNUSED_ENROLLMENTS_MAX) {
+        const wait = Math.max(1, Math.ceil((unused.firstExpiry!.getTime() - Date.now()) / 1000));
+        throw new AppError(
+          "rate_limited",
+          `At most ${UNUSED_ENROLLMENTS_MAX} unused enrollment tokens; the next expires in ${wait} s`,
+          { "Retry-After": String(wait) },
+        );
+      }
+      await this.refuseOverLimit(trx, userId, 1);
+      await repo.insertDisplay(trx, {
         id: uuidv7(),
         mac: null,
         key_hash: sha256Hex(token),
@@ -530,41 +588,50 @@ export class DisplaysService {
         code_expires_at: expiresAt,
         enrolled_by: userId,
         name: name?.trim() || null,
-      })
-    );
+      });
+    });
     return { token, expiresAt: expiresAt.toISOString() };
   }
 
   /**
    * The first poll with an enrollment token: a display claimed by the token's user, tied to the
-   * poll's MAC (401 without one or once the token expired).
+   * poll's MAC and named as the token (401 without a MAC, once the token expired, or when the
+   * MAC is another display's: an enrollment token never adopts a MAC that is claimed or
+   * pending, CONTRACT.md "Display ownership and fair shares"; nothing changes then).
    */
   private async enroll(display: DisplayRow, mac: string | null): Promise<DisplayRow> {
     if (mac === null || !display.code_expires_at || display.code_expires_at <= new Date()) {
       throw unauthorized("Unknown display key");
     }
-    const { row, afterCommit } = await this.db.transaction().execute(async (trx) => {
+    return await this.db.transaction().execute(async (trx) => {
       const locked = await repo.lockById(trx, display.id);
       // Another poll with the same token got there first: it is that display's key now.
       if (locked?.status !== "enrollment") {
-        if (locked?.status === "claimed" && locked.mac === mac) {
-          return { row: locked, afterCommit: () => Promise.resolve() };
-        }
+        if (locked?.status === "claimed" && locked.mac === mac) return locked;
         throw unauthorized("Unknown display key");
       }
-      const adopted = await this.devices.adoptDisplay(trx, mac, locked.enrolled_by!);
+      const userId = locked.enrolled_by!;
+      await repo.lockUserDisplays(trx, userId);
+      // A claimed display whose owner let it go (unbind) may be enrolled again; any other
+      // pending or claimed display of the MAC refuses the token.
+      for (const other of await repo.liveByMac(trx, mac)) {
+        if (other.status === "pending") throw unauthorized("Unknown display key");
+        if (other.device_id && await this.devices.ownerOf(trx, other.device_id)) {
+          throw unauthorized("Unknown display key");
+        }
+      }
+      const adopted = await this.devices.adoptDisplay(trx, mac, userId, locked.name);
+      if (!adopted) throw unauthorized("Unknown display key");
       await repo.replaceClaimed(trx, mac, locked.id);
       const row = await repo.updateDisplay(trx, locked.id, {
         status: "claimed",
         mac,
-        device_id: adopted.device.id,
+        device_id: adopted.id,
         code_expires_at: null,
         claimed_at: new Date(),
       });
-      return { row: row!, afterCommit: adopted.afterCommit };
+      return row!;
     });
-    await afterCommit();
-    return row;
   }
 
   /** The display of a key: pending or claimed; anything else (or a malformed key) is 401. */
@@ -672,8 +739,31 @@ function pictureMessage(pushId: string, expires: number): string {
   return `display-image\n${pushId}\n${expires}`;
 }
 
-/** CONTRACT.md: a display keeps its last 1,000 log entries. */
+/** CONTRACT.md: a display keeps its last 1,000 log entries, within 1 MiB. */
 export const LOGS_KEPT = 1000;
+export const LOG_BYTES_KEPT = 1024 * 1024;
+/** CONTRACT.md: an entry is kept up to 4 KiB; a longer one is cut and marked. */
+export const LOG_ENTRY_MAX_BYTES = 4096;
+/** CONTRACT.md: unused enrollment tokens one user may hold. */
+export const UNUSED_ENROLLMENTS_MAX = 20;
+
+/**
+ * An entry as it is kept: itself up to 4 KiB of JSON, else its JSON text cut to fit and marked
+ * (`truncated`, the size it had), so the owner still reads its start.
+ */
+export function keptEntry(entry: Record<string, unknown>): Record<string, unknown> {
+  const json = JSON.stringify(entry);
+  const size = utf8Length(json);
+  if (size <= LOG_ENTRY_MAX_BYTES) return entry;
+  // Room for the marker's own fields; cut by characters, then by bytes until it fits.
+  let excerpt = json.slice(0, LOG_ENTRY_MAX_BYTES - 128);
+  while (utf8Length(excerpt) > LOG_ENTRY_MAX_BYTES - 128) excerpt = excerpt.slice(0, -64);
+  return { truncated: true, bytes: size, excerpt };
+}
+
+function utf8Length(text: string): number {
+  return new TextEncoder().encode(text).length;
+}
 /** CONTRACT.md: `POST /api/log` bodies up to 64 KiB. */
 export const LOG_BODY_LIMIT = 64 * 1024;
 const LOG_PAGE = 20;

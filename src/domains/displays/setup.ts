@@ -9,9 +9,9 @@ export const displaySetup = defineRawRoute({
   operationId: "display-setup",
   summary: "Set up a display: its key and claim code",
   description: "Called by a display with its MAC in `ID`. An unknown MAC gets a pending display; " +
-    "the same pending MAC gets the same answer; a claimed MAC starts a re-pair (its current key " +
-    "keeps working until the new code is claimed). Limited per address " +
-    "(DISPLAY_SETUPS_PER_MINUTE).",
+    "each setup answers a new `api_key` and the display's earlier keys stop at once; a claimed " +
+    "MAC starts a re-pair that only its owner can claim (its current key keeps working until " +
+    "then). Limited per address, an IPv6 one by its /64 (DISPLAY_SETUPS_PER_MINUTE).",
   tags: ["displays"],
   auth: publicRoute,
   headers: z.object({

@@ -24,7 +24,7 @@ export interface DisplaysTable {
   name: string | null;
   /** SHA-256 (hex) of the display's `api_key`. */
   key_hash: string;
-  /** The key itself, kept only while pending. */
+  /** No longer kept (null): each setup answers a new key (migrations/0995_display_ownership.sql). */
   api_key: string | null;
   /** The claim code while pending. */
   friendly_id: string | null;
@@ -65,6 +65,8 @@ export interface DisplayLogsTable {
   message: string;
   /** The entry as sent; pass the raw object (postgres.js jsonb). */
   entry: ColumnType<unknown, unknown, unknown>;
+  /** The stored entry's and message's size in bytes (a display keeps at most 1 MiB). */
+  bytes: ColumnType<number, number | undefined, number>;
   created_at: ColumnType<Date, Date | undefined, never>;
 }
 

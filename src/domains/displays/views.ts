@@ -9,6 +9,8 @@ import { sleepWindowSchema } from "./sleep.ts";
 export const BIT_DEPTHS = [1, 2, 4] as const;
 export const ROTATIONS = [0, 90, 180, 270] as const;
 export const MAX_SIDE = 4096;
+/** CONTRACT.md "Display ownership and fair shares": a panel of at most 4 MP, like renditions. */
+export const MAX_PANEL_PIXELS = 4_000_000;
 export const MIN_REFRESH_RATE = 60;
 export const MAX_REFRESH_RATE = 86_400;
 
@@ -41,8 +43,11 @@ export function toProfile(row: Selectable<DisplaysTable>): DisplayProfile {
   const name = owner.model ?? reportedModel ?? DEFAULT_MODEL;
   const model = modelOf(name) ?? MODELS[DEFAULT_MODEL];
   const reported = owner.model === undefined;
-  const width = owner.width ?? (reported ? row.reported_width : null) ?? model.width;
-  const height = owner.height ?? (reported ? row.reported_height : null) ?? model.height;
+  // Reported sides larger than a panel may be (4 MP) are not taken: the model's size is.
+  const fits = (row.reported_width ?? 1) * (row.reported_height ?? 1) <= MAX_PANEL_PIXELS;
+  const fromPanel = reported && fits;
+  const width = owner.width ?? (fromPanel ? row.reported_width : null) ?? model.width;
+  const height = owner.height ?? (fromPanel ? row.reported_height : null) ?? model.height;
   const bitDepth = owner.bitDepth ?? model.bitDepth;
   return {
     model: name,

@@ -45,3 +45,21 @@ export async function hitRateWindow(
   if (row.hits !== null) return null;
   return Math.max(1, Number(row.wait));
 }
+
+/**
+ * Takes back one hit of `key` in the current window (a reservation that turned out not to
+ * count: a right claim code). A window that has closed meanwhile is left as it is.
+ */
+export async function releaseRateWindow(
+  db: Db,
+  table: RateWindowTable,
+  key: string,
+  windowSeconds: number,
+): Promise<void> {
+  const t = sql.table(table);
+  await sql`
+    UPDATE ${t} SET hits = hits - 1
+    WHERE key = ${key} AND hits > 0 AND window_start = to_timestamp(
+      floor(extract(epoch FROM now())::float8 / ${windowSeconds}) * ${windowSeconds})
+  `.execute(db);
+}
