@@ -7,4 +7,7 @@ UPDATE display_logs SET bytes = octet_length(entry::text) + octet_length(message
 -- Unused enrollment tokens are counted per user (at most 20).
 CREATE INDEX displays_enrollment_user_idx ON displays (enrolled_by, code_expires_at)
   WHERE status = 'enrollment';
--- Wrong claim codes per user and per source, in the fixed windows of display_rate_windows.
+-- What a pending display reported at its last poll, and when: its device starts from it when the
+-- display is claimed (issue 34: the claim answered online:false for a display polling all along).
+ALTER TABLE displays ADD COLUMN reported jsonb;
+ALTER TABLE displays ADD COLUMN seen_at timestamptz;

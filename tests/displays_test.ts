@@ -259,17 +259,70 @@ suite.test(
   },
 );
 
-suite.test("poll: the Kindle client's lower-case headers work", async (api) => {
+/** What TRMNL's Kindle client (`TRMNL.sh`) sends on a Paperwhite's 1072x1448 framebuffer. */
+const KINDLE = {
+  "User-Agent": "trmnl-kindle/0.1.1",
+  "percent-charged": "42",
+  "png-width": "1448",
+  "png-height": "1072",
+  rssi: "0",
+};
+
+suite.test("poll: the Kindle client gets a picture for its portrait framebuffer, 16 greys", async (api) => {
   const { user, mac, key, device } = await claimed(api);
-  const reply = await call(api, "/api/display", {
-    headers: { ID: mac, "access-token": key, "percent-charged": "42", rssi: "-70" },
-  });
-  assert.equal(expectStatus(reply, 200).status, 0);
-  const health = expectStatus(
-    await api.get(`/api/devices/${device.id}/health`, { token: user.accessToken }),
+  const token = user.accessToken;
+  const kindle = (extra = {}) =>
+    call(api, "/api/display", { headers: { ID: mac, "access-token": key, ...KINDLE, ...extra } });
+  const ready = expectStatus(await kindle(), 200);
+  assert.equal(ready.status, 0);
+  const health = expectStatus(await api.get(`/api/devices/${device.id}/health`, { token }), 200);
+  assert.equal(health.battery, 42);
+  // Its profile: the framebuffer (1072 wide, 1448 high), 4 bits, the landscape picture turned.
+  const profile = expectStatus(
+    await api.get(`/api/devices/${device.id}/display-profile`, { token }),
     200,
   );
-  assert.equal(health.battery, 42);
+  assertEquals(
+    [profile.model, profile.width, profile.height, profile.bitDepth, profile.rotation],
+    ["kindle", 1072, 1448, 4, 90],
+  );
+  // The "nothing yet" screen and a push are both drawn for that framebuffer: eips -g shows them
+  // whole and upright when the Kindle is held in landscape.
+  const screen = decodePng(await image(expectStatus(await kindle(), 200).image_url));
+  assertEquals([screen.width, screen.height, screen.depth], [1072, 1448, 4]);
+  await customPush(api, token, device.id, topBlackPortrait());
+  let shown;
+  for (let i = 0; i < 50 && !shown; i++) {
+    const reply = expectStatus(await kindle(), 200);
+    if (reply.image_url.includes("/api/display/image/")) shown = reply;
+    else await new Promise((r) => setTimeout(r, 200));
+  }
+  assert.ok(shown, "the push was never shown");
+  const png = decodePng(await image(shown.image_url));
+  assertEquals([png.width, png.height, png.depth], [1072, 1448, 4]);
+  // The owner can hang it the other way round.
+  const turned = expectStatus(
+    await api.put(`/api/devices/${device.id}/display-profile`, { token, body: { rotation: 270 } }),
+    200,
+  );
+  assertEquals([turned.model, turned.rotation], ["kindle", 270]);
+});
+
+suite.test("claim: the answer shows what the display reported while it waited", async (api) => {
+  const mac = newMac();
+  const pending = expectStatus(await setup(api, mac), 200);
+  assert.equal(expectStatus(await poll(api, mac, pending.api_key), 200).status, 202);
+  const user = await registerUser(api);
+  const { device } = expectStatus(
+    await api.post("/api/devices/claim", {
+      token: user.accessToken,
+      body: { code: pending.friendly_id },
+    }),
+    200,
+  );
+  assertEquals([device.online, device.firmware], [true, "1.6.2"]);
+  assert.ok(device.lastSeenAt, "lastSeenAt");
+  assert.ok(device.battery > 50, `battery ${device.battery}`);
 });
 
 suite.test(

@@ -239,6 +239,26 @@ export class DevicesService {
   }
 
   /**
+   * A display just claimed starts from what it reported while pending (its headers, when it was
+   * last seen), in the claim's transaction: the claim answers what is known.
+   */
+  async seedDisplayReport(
+    trx: Trx,
+    deviceId: string,
+    state: Record<string, string>,
+    seenAt: Date,
+  ) {
+    const row = await repo.updateDevice(trx, deviceId, {
+      state,
+      state_updated_at: seenAt,
+      last_seen_at: seenAt,
+      online: true,
+      ...vitals(displayVitals(state)),
+    });
+    return row && toDevice(row);
+  }
+
+  /**
    * Runs a report's update (one statement, as before reactions existed), then the reactions
    * that want it, each in a transaction on the device's locked row.
    */

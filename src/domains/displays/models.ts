@@ -8,6 +8,8 @@ export interface PanelModel {
   width: number;
   height: number;
   bitDepth: 1 | 2 | 4;
+  /** Degrees the picture is turned onto the panel unless the owner says otherwise (default 0). */
+  rotation?: 90;
 }
 
 export const MODELS: Readonly<Record<string, PanelModel>> = {
@@ -32,6 +34,20 @@ export const MODELS: Readonly<Record<string, PanelModel>> = {
   inkplate_10: { label: "Inkplate 10", width: 1200, height: 825, bitDepth: 2 },
   kindle_pw: { label: "Kindle Paperwhite", width: 1448, height: 1072, bitDepth: 4 },
   kindle_4: { label: "Kindle 4", width: 800, height: 600, bitDepth: 4 },
+  /**
+   * TRMNL's Kindle client (`TRMNL.sh`): it sends no `Model`, asks with `png-width`/`png-height`
+   * for a landscape picture (its framebuffer's height and width) and hands the PNG unturned to
+   * `eips -g` on its portrait framebuffer. So its panel is the framebuffer (a Paperwhite's
+   * 1072x1448 here, the reported sides once it polls), 16 greys drawn as 4 bits, and the
+   * landscape picture turned 90 degrees onto it.
+   */
+  kindle: {
+    label: "Kindle (TRMNL's Kindle client)",
+    width: 1072,
+    height: 1448,
+    bitDepth: 4,
+    rotation: 90,
+  },
   xteink_x4: { label: "XteInk X4", width: 800, height: 480, bitDepth: 1 },
 };
 

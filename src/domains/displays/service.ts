@@ -77,6 +77,7 @@ export const REPORTED_HEADERS = [
   "battery-charging",
   "usb-connected",
   "wifi-band",
+  "user-agent",
 ] as const;
 
 /** The largest Width/Height a panel may report (TRMNL X is 1872x1404). */
@@ -274,6 +275,11 @@ export class DisplaysService {
           return await repo.updateDisplay(trx, display.id, this.codeFields()) ?? display;
         });
       }
+      // What it reports while pending is its device's first state once claimed (at most one
+      // write a minute per display, like a claimed display's reports).
+      await this.reports.write(display.id, JSON.stringify(reported), async () => {
+        await repo.updateDisplay(this.db, display.id, { reported, seen_at: new Date() });
+      });
       const screen = await this.claimScreen(current.friendly_id ?? "");
       return this.reply(202, screen, PENDING_REFRESH_RATE);
     }
@@ -294,13 +300,8 @@ export class DisplaysService {
       state,
       () => this.devices.reportDisplay(device.id, reported),
     );
-    // Each poll's headers are the panel as it is now (the Kindle client says `png-width`).
-    const side = (value: string | undefined) => value && /^\d+$/.test(value) ? Number(value) : null;
-    const panel = {
-      model: reported.model ?? display.model,
-      reported_width: side(reported.width) ?? side(reported["png-width"]),
-      reported_height: side(reported.height) ?? side(reported["png-height"]),
-    };
+    // Each poll's headers are the panel as it is now.
+    const panel = panelReported(reported, display.model);
     if (
       panel.model !== display.model || panel.reported_width !== display.reported_width ||
       panel.reported_height !== display.reported_height
@@ -351,7 +352,10 @@ export class DisplaysService {
         ...extra,
       };
     }
-    if (!push) return this.reply(0, await this.noPushScreen(), refreshRate, extra);
+    if (!push) {
+      const screen = await this.noPushScreen(screenPanel({ ...display, ...panel }));
+      return this.reply(0, screen, refreshRate, extra);
+    }
     // The display is back with the push it was given at its last poll: it has shown it
     // (PUBLISHED → CONFIRMED, like an MQTT device's `up/confirm`).
     if (!push.changed && push.status === "PUBLISHED" && !this.confirming.has(push.pushId)) {
@@ -392,6 +396,10 @@ export class DisplaysService {
       const adopted = await this.devices.adoptDisplay(trx, display.mac!, userId);
       if (!adopted) throw notFound(UNKNOWN_CODE);
       await this.refuseOverLimit(trx, userId);
+      // The claim answers what the display reported while it waited (issue 34).
+      const seen = display.reported && display.seen_at
+        ? await this.devices.seedDisplayReport(trx, adopted.id, display.reported, display.seen_at)
+        : undefined;
       // A re-pair: the display's earlier key stops only now, when the new code is claimed.
       await repo.replaceClaimed(trx, display.mac!, display.id);
       await repo.updateDisplay(trx, display.id, {
@@ -401,8 +409,9 @@ export class DisplaysService {
         friendly_id: null,
         code_expires_at: null,
         claimed_at: new Date(),
+        ...(display.reported ? panelReported(display.reported, display.model) : {}),
       });
-      return adopted;
+      return seen ?? adopted;
     });
     // A right code is not a wrong guess, whether it was claimed or refused by the limit.
     const device = await claimed.catch(async (error) => {
@@ -700,27 +709,42 @@ export class DisplaysService {
       label: "Claim this display",
       headline: code,
       points: [
-        `Claim it in the app with the code ${code}, or POST /api/devices/claim {"code":"${code}"}`,
+        `Claim it in the app at ${base} with the code ${code}`,
         "The code is valid for 24 hours; this screen changes once the display is yours",
       ],
-      source: base,
+      // One line that never wraps inside the path (the source line is clamped to one).
+      source: `API: POST ${base}/api/devices/claim {"code":"${code}"}`,
     });
   }
 
-  /** What a claimed display without a push shows. */
-  private noPushScreen() {
+  /** What a claimed display without a push shows, drawn for its panel when it is not an OG's. */
+  private noPushScreen(panel: PanelSpec | null = null) {
     return this.screen("no-push", {
       label: "Ready",
       headline: "Nothing to show yet",
       points: ["This display is yours: send it a push and it appears at the next refresh"],
-    });
+    }, panel);
   }
 
-  /** Draws a screen once (the `headline` template, 800x480, 1 bit) and stores it by its hash. */
-  private async screen(id: string, variables: Record<string, unknown>): Promise<Screen> {
+  /**
+   * Draws a screen once (the `headline` template; 800x480, 1 bit, or `panel`) and stores it by
+   * its hash.
+   */
+  private async screen(
+    name: string,
+    variables: Record<string, unknown>,
+    panel: PanelSpec | null = null,
+  ): Promise<Screen> {
+    const id = panel
+      ? `${name}@${panel.width}x${panel.height}x${panel.bitDepth}r${panel.rotation}`
+      : name;
     const known = this.screens.get(id);
     if (known) return known;
-    const bitmaps = await this.renderer.renderTemplate({ name: "headline", variables });
+    const bitmaps = await this.renderer.renderTemplate({
+      name: "headline",
+      variables,
+      ...(panel ? { panel } : {}),
+    });
     const digest = await crypto.subtle.digest("SHA-256", bitmaps.png as Uint8Array<ArrayBuffer>);
     const sha256 = new Uint8Array(digest).toHex();
     const key = screenKey(sha256);
@@ -732,6 +756,32 @@ export class DisplaysService {
     this.log.info("display screen drawn", { id: id.split(":")[0] });
     return screen;
   }
+}
+
+/**
+ * The panel a poll's headers report: its model and size. TRMNL's Kindle client sends no `Model`
+ * and asks for a landscape picture of its portrait framebuffer: `png-width` is the framebuffer's
+ * height, `png-height` its width (models.ts, `kindle`).
+ */
+function panelReported(reported: Record<string, string>, model: string | null) {
+  const side = (value: string | undefined) => value && /^\d+$/.test(value) ? Number(value) : null;
+  const kindle = reported.model === undefined &&
+    (reported["png-width"] !== undefined || /^trmnl-kindle\//i.test(reported["user-agent"] ?? ""));
+  return {
+    model: reported.model ?? (kindle ? "kindle" : model),
+    reported_width: side(reported.width) ?? (kindle ? side(reported["png-height"]) : null),
+    reported_height: side(reported.height) ?? (kindle ? side(reported["png-width"]) : null),
+  };
+}
+
+/**
+ * The panel the service's own screens are drawn for: null for an 800x480 1-bit panel (every
+ * TRMNL firmware reads the common screen), else the display's profile.
+ */
+function screenPanel(row: DisplayRow): PanelSpec | null {
+  const { width, height, bitDepth, rotation } = toProfile(row);
+  if (width === 800 && height === 480 && bitDepth === 1 && rotation === 0) return null;
+  return { width, height, bitDepth, rotation };
 }
 
 /** What a push's `image_url` signs: its push and expiry, apart from every other signature. */

@@ -46,6 +46,13 @@ export interface DisplaysTable {
   refresh_rate: Generated<number>;
   created_at: ColumnType<Date, Date | undefined, never>;
   claimed_at: Date | null;
+  /** What the display's last poll reported while pending (its headers), and when. */
+  reported: ColumnType<
+    Record<string, string> | null,
+    Record<string, string> | null | undefined,
+    Record<string, string> | null
+  >;
+  seen_at: Date | null;
   /** When the owner asked for a reset its next poll has not answered yet (null: none). */
   reset_requested_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }

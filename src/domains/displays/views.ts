@@ -55,7 +55,7 @@ export function toProfile(row: Selectable<DisplaysTable>): DisplayProfile {
     height,
     bitDepth,
     colors: 2 ** bitDepth,
-    rotation: owner.rotation ?? 0,
+    rotation: owner.rotation ?? model.rotation ?? 0,
     refreshRate: row.refresh_rate,
     sleepWindow: owner.sleepWindow ?? null,
   };
