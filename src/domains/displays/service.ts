@@ -33,6 +33,7 @@ import { modelOf } from "./models.ts";
 import { secondsToWake } from "./sleep.ts";
 import { type DisplayProfile, MAX_PANEL_PIXELS, toLogItem, toProfile } from "./views.ts";
 import { isStorableJson } from "../devices/report_payload.ts";
+import { displayThingName } from "../devices/views.ts";
 import { anchorOf, keysetPage } from "../../infra/lib/cursor.ts";
 import type { PanelSpec } from "../../infra/render/types.ts";
 import { firmwareFields, NO_EXTRAS, type PollExtras, pressButton } from "./poll_extras.ts";
@@ -314,7 +315,7 @@ export class DisplaysService {
     const polled = {
       id: device.id,
       owner_id: device.owner_id,
-      thing_name: `display-${display.mac}`,
+      thing_name: displayThingName(display.mac!),
     };
     const button = await pressButton(this.extras, polled, headers);
     // Nothing waiting (the usual poll): `push/refresh` would change nothing, so the current push
@@ -361,7 +362,7 @@ export class DisplaysService {
     if (!push.changed && push.status === "PUBLISHED" && !this.confirming.has(push.pushId)) {
       this.confirming.add(push.pushId);
       try {
-        await this.pushes.confirmDisplayed(`display-${display.mac}`, push.pushId);
+        await this.pushes.confirmDisplayed(displayThingName(display.mac!), push.pushId);
       } finally {
         this.confirming.delete(push.pushId);
       }
