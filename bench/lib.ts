@@ -38,8 +38,15 @@ export async function startServiceProcess(env: Record<string, string> = {}) {
 /** The V8 flags of `deno task start` (deno.json), so a benchmark measures what the task runs. */
 export const SERVICE_V8_FLAGS = "--v8-flags=--max-semi-space-size=8";
 
-/** `deno task start` as a child process on free ports, `env` over the benchmark's defaults. */
-export function spawnServiceChild(env: Record<string, string>, dataDir: string) {
+/**
+ * `deno task start` as a child process on free ports, `env` over the benchmark's defaults; `root`
+ * runs the service of another checkout (a benchmark's "before" figures).
+ */
+export function spawnServiceChild(
+  env: Record<string, string>,
+  dataDir: string,
+  root: URL = new URL("../", import.meta.url),
+) {
   const port = freePort();
   const child = new Deno.Command(Deno.execPath(), {
     // Manual: no copy of the linked vendor/postgres under a running benchmark (docs/deploy.md).
@@ -49,8 +56,9 @@ export function spawnServiceChild(env: Record<string, string>, dataDir: string) 
       "--quiet",
       "--node-modules-dir=manual",
       SERVICE_V8_FLAGS,
-      new URL("../src/main.ts", import.meta.url).pathname,
+      new URL("src/main.ts", root).pathname,
     ],
+    cwd: root.pathname,
     env: {
       PORT: String(port),
       MQTT_PORT: String(freePort()),

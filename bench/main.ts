@@ -7,6 +7,7 @@ import { benchBilling } from "./billing.ts";
 import { benchRender } from "./render.ts";
 import { benchScene } from "./scene.ts";
 import { benchFairness } from "./fairness.ts";
+import { benchRenderFairness } from "./render_fairness.ts";
 import { benchTemplates } from "./templates.ts";
 import { benchPush } from "./push.ts";
 import { benchContent } from "./content.ts";
@@ -26,9 +27,9 @@ helpAndExit(
   Deno.args,
   `Usage: deno task bench
 
-Runs every benchmark (auth, billing, render, templates, scene, fairness, targetless, push, burst,
-fleet, display, webhooks, rest, saturated, content, mcp) and prints one table; progress lines on
-stderr. DATABASE_URL measures on a real PostgreSQL, MQTT_URL runs the fleet on that broker. The
+Runs every benchmark (auth, billing, render, templates, scene, fairness, render-fairness,
+targetless, push, burst, fleet, display, webhooks, rest, saturated, content, mcp) and prints one
+table; progress lines on stderr. DATABASE_URL measures on a real PostgreSQL, MQTT_URL runs the fleet on that broker. The
 content, rest (its cold tail) and saturated benchmarks need wrk.
 Takes minutes and all the machine's cores.`,
 );
@@ -42,6 +43,7 @@ const steps: Array<[string, () => Promise<BenchRow[]>]> = [
   ["templates", () => benchTemplates()],
   ["scene", () => benchScene()],
   ["fairness", () => benchFairness()],
+  ["render-fairness", () => benchRenderFairness({ databaseUrl })],
   ["targetless", () => benchTargetless({ databaseUrl })],
   ["push", () => benchPush({ databaseUrl })],
   ["burst", () => benchBurst({ databaseUrl })],

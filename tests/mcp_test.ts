@@ -150,6 +150,34 @@ suite.test("with a PAT the body is bounded: over 1 MiB is 413", async (api, serv
 });
 
 suite.test(
+  "a batch of 11 messages is 400 before any tool runs; 10 are answered",
+  async (api, server) => {
+    const { user, pat, device } = await owner(api, server);
+    const call = (id: number) => ({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: { name: "show_note", arguments: { deviceId: device.id, body: `note ${id}` } },
+    });
+    const pushesOf = async () =>
+      (await server.app.services.db.selectFrom("pushes").select("id")
+        .where("user_id", "=", user.user.id).execute()).length;
+    const eleven = Array.from({ length: 11 }, (_, i) => call(i + 1));
+    const refused = await postMcp(server, pat, JSON.stringify(eleven));
+    assertEquals(refused.status, 400, refused.text);
+    assert.match(JSON.parse(refused.text).error, /11 messages is over the limit of 10/);
+    // Refused before any message was handled: not one of the notes became a push.
+    assertEquals(await pushesOf(), 0);
+    const ten = await postMcp(server, pat, JSON.stringify(eleven.slice(0, 10)));
+    assertEquals(ten.status, 200, ten.text);
+    const answers = JSON.parse(ten.text) as any[];
+    assertEquals(answers.length, 10);
+    for (const answer of answers) assertEquals(answer.result?.isError ?? false, false, ten.text);
+    assertEquals(await pushesOf(), 10);
+  },
+);
+
+suite.test(
   "tools/list: the snake_case tools, each with an input JSON Schema",
   async (api, server) => {
     const { pat } = await owner(api, server);

@@ -1,5 +1,5 @@
 /** SQL of pushes. Functions that lock or promote take a transaction. */
-import { expressionBuilder, type Insertable, type Selectable, type Updateable } from "kysely";
+import { expressionBuilder, type Insertable, type Selectable, sql, type Updateable } from "kysely";
 import type { DB, Db, Trx } from "../../schema.ts";
 import type { Anchor } from "../../infra/lib/cursor.ts";
 import type { PushesTable, PushStatus } from "./tables.ts";
@@ -43,6 +43,26 @@ export async function findPushes(
 export function findDevicePush(db: Db, deviceId: string, id: string) {
   return db.selectFrom("pushes").selectAll().where("id", "=", id).where("device_id", "=", deviceId)
     .executeTakeFirst();
+}
+
+/** Renders waiting before this one stop lowering a push's place at this many (pg-boss priority). */
+export const MAX_RENDER_BACKLOG = 10_000;
+
+/**
+ * The renders a user has waiting (pushes in PREPARE, not failed for good), up to
+ * `MAX_RENDER_BACKLOG`, holding the user's transaction-scoped advisory lock first: a user's
+ * concurrent pushes count one after another, so each is one place further back (CONTRACT.md
+ * "Display ownership and fair shares"; docs/decisions.md "Jobs and rendering").
+ */
+export async function lockRenderBacklog(trx: Trx, userId: string): Promise<number> {
+  await sql`select pg_advisory_xact_lock(hashtextextended(${`renders:${userId}`}, 0))`
+    .execute(trx);
+  const { count } = await trx.selectFrom(
+    trx.selectFrom("pushes").select("id").where("user_id", "=", userId)
+      .where("status", "=", "PREPARE").where("render_failed_at", "is", null)
+      .limit(MAX_RENDER_BACKLOG).as("waiting"),
+  ).select((eb) => eb.fn.countAll<string>().as("count")).executeTakeFirstOrThrow();
+  return Number(count);
 }
 
 export function lockPush(trx: Trx, id: string) {

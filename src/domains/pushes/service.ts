@@ -128,10 +128,14 @@ export class PushesService {
 
   /**
    * SPEC 3.1: a new push starts in PREPARE and its render job is enqueued in the same
-   * transaction, so there is never a push without a job or a job without a push.
+   * transaction, so there is never a push without a job or a job without a push. The job goes
+   * behind the user's own waiting renders, not behind everyone's (fair shares).
    */
   async create(input: NewPush, trx?: Trx): Promise<PushRow> {
     const run = async (t: Trx) => {
+      // Fair shares (CONTRACT.md): the render job of a user's n-th waiting push takes priority -n,
+      // so workers take one push of each user with any waiting before a second of anyone's.
+      const waiting = await repo.lockRenderBacklog(t, input.userId);
       const push = await repo.insertPush(t, {
         id: uuidv7(),
         device_id: input.deviceId,
@@ -144,7 +148,7 @@ export class PushesService {
         params: input.params ?? {},
         source_key: input.sourceKey ?? null,
       });
-      await this.jobs.send(renderPushQueue, { pushId: push.id }, { trx: t });
+      await this.jobs.send(renderPushQueue, { pushId: push.id }, { trx: t, priority: -waiting });
       return push;
     };
     return trx ? await run(trx) : await this.db.transaction().execute(run);

@@ -51,6 +51,7 @@ export class PgBossJobs implements Jobs {
       ...(options.trx ? { db: fromKysely(options.trx) } : {}),
       ...(options.singletonKey ? { singletonKey: options.singletonKey } : {}),
       ...(options.startAfterSeconds ? { startAfter: options.startAfterSeconds } : {}),
+      ...(options.priority ? { priority: options.priority } : {}),
     });
   }
 

@@ -70,6 +70,11 @@ export interface SendOptions {
   singletonKey?: string;
   /** Run no earlier than this many seconds from now. */
   startAfterSeconds?: number;
+  /**
+   * Workers take higher priorities first, then older jobs (default 0; negative is later). A
+   * retry keeps its job's priority.
+   */
+  priority?: number;
 }
 
 export interface WorkOptions {
