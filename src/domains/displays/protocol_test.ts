@@ -83,6 +83,8 @@ Deno.test("profile: registry, then reported size, then the owner's fields", () =
     created_at: new Date(),
     claimed_at: null,
     reset_requested_at: null,
+    reported: null,
+    seen_at: null,
     enrolled_by: null,
     name: null,
   };
