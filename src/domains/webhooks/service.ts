@@ -76,7 +76,7 @@ export interface TargetPolicy {
 
 /**
  * Two of a worker's eight delivery slots per user; slowed from the 3rd failure in a row (10 s
- * doubling to 15 minutes between tries), disabled at the 20th: at least about 2.5 h of failing.
+ * doubling to 15 minutes between tries), disabled at the 20th: nearly 3 h of failing at least.
  */
 export const TARGET_POLICY: TargetPolicy = {
   userSlots: 2,
@@ -133,7 +133,8 @@ export class WebhooksService implements EventSink {
     if (refusal) {
       // A private or loopback target is what a local set-up means: say what allows it.
       const hint = refusal.privateTarget && !this.allowPrivate
-        ? " (private and loopback targets are allowed only when the server sets WEBHOOK_ALLOW_PRIVATE=1, for local use)"
+        ? " (private and loopback targets are allowed only when the server sets " +
+          "WEBHOOK_ALLOW_PRIVATE=1, for local use)"
         : "";
       throw badRequest(`url is refused: ${refusal.message}${hint}`);
     }
