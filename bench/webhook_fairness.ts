@@ -137,6 +137,11 @@ async function run(
       victimLatency.push(arrived === undefined ? WAIT_MS : arrived - t0);
       await sleep(500);
     }
+    console.error(
+      `victim deliveries${attack ? " beside the attacker" : " alone"}: ${
+        victimLatency.map((ms) => Math.round(ms)).join(", ")
+      } ms`,
+    );
     if (attack) {
       for (const at of receiver.arrivals("hold").slice(holdsBefore)) {
         attacker.push(at - attackStarted);

@@ -66,7 +66,8 @@ export type Claim =
   | { kind: "claimed" }
   | { kind: "gone" }
   | { kind: "disabled" }
-  | { kind: "busy"; until: Date };
+  /** Leased (the target's, or every slot of its user) until about `until`, or paused until it. */
+  | { kind: "busy"; reason: "lease" | "paused"; until: Date };
 
 /**
  * Takes the lease of a webhook (its target) until `leaseUntil`, unless it is disabled, leased
@@ -91,14 +92,16 @@ export async function claimTarget(
     if (!target) return { kind: "gone" };
     if (target.disabled_at) return { kind: "disabled" };
     if (target.busy_until && target.busy_until > now) {
-      return { kind: "busy", until: target.busy_until };
+      return { kind: "busy", reason: "lease", until: target.busy_until };
     }
     if (target.next_attempt_at && target.next_attempt_at > now) {
-      return { kind: "busy", until: target.next_attempt_at };
+      return { kind: "busy", reason: "paused", until: target.next_attempt_at };
     }
     const leased = rows.filter((r) => r.busy_until && r.busy_until > now)
       .map((r) => r.busy_until!.getTime()).sort((a, b) => a - b);
-    if (leased.length >= userSlots) return { kind: "busy", until: new Date(leased[0]) };
+    if (leased.length >= userSlots) {
+      return { kind: "busy", reason: "lease", until: new Date(leased[0]) };
+    }
     await trx.updateTable("webhooks").set({ busy_until: leaseUntil }).where("id", "=", webhookId)
       .execute();
     return { kind: "claimed" };

@@ -302,7 +302,7 @@ export class WebhooksService implements EventSink {
    * and this slot goes to the next job. The lease holder then sends the target's backlog of
    * unattempted deliveries (a few, briefly), so a burst to one fast target is not spaced out.
    */
-  async deliver(job: { deliveryId: string }, attempt: Attempt) {
+  async deliver(job: { deliveryId: string; deferrals?: number }, attempt: Attempt) {
     const delivery = await repo.findDelivery(this.db, job.deliveryId);
     // Webhook deleted (its deliveries went with it), or already settled by an earlier run.
     if (!delivery || delivery.status !== "pending") return;
@@ -317,7 +317,7 @@ export class WebhooksService implements EventSink {
         await repo.failDelivery(this.db, delivery.id);
         return;
       }
-      await this.defer(delivery.id, claim.until);
+      await this.defer(delivery.id, job.deferrals ?? 0, claim);
       return;
     }
     const status = await this.attempt(delivery, attempt.final);
@@ -339,11 +339,22 @@ export class WebhooksService implements EventSink {
     );
   }
 
-  /** Sends the delivery's job again for when its target may be free (a second at least). */
-  private async defer(deliveryId: string, until: Date) {
-    const wait = Math.max(until.getTime() - Date.now(), 0) + Math.random() * 500;
-    await this.jobs.send(webhookDeliveryQueue, { deliveryId }, {
-      startAfterSeconds: Math.max(1, Math.ceil(wait / 1000)),
+  /**
+   * Sends the delivery's job again for when its target may be free: a paused target's pause; a
+   * lease's end or, as leases usually end well before their deadline, sooner: a second, doubling
+   * with each deferral of the delivery (so many deferred jobs of one user do not crowd the queue),
+   * with jitter so they do not all wake at once.
+   */
+  private async defer(
+    deliveryId: string,
+    deferrals: number,
+    claim: { reason: "lease" | "paused"; until: Date },
+  ) {
+    const left = Math.max(claim.until.getTime() - Date.now(), 0);
+    const soon = 1000 * 2 ** Math.min(deferrals, 10);
+    const wait = (claim.reason === "paused" ? left : Math.min(left, soon)) + Math.random() * 1000;
+    await this.jobs.send(webhookDeliveryQueue, { deliveryId, deferrals: deferrals + 1 }, {
+      startAfterSeconds: Math.max(1, Math.round(wait / 1000)),
     });
   }
 
