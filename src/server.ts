@@ -62,6 +62,13 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const factoryUrl = factory ? local(factory) : url;
   app.listening(url);
   const opened = app;
+  // Said on every start, by every role: deliveries may reach this network's own services.
+  const warnings = config.webhookAllowPrivate
+    ? [
+      "WARNING: WEBHOOK_ALLOW_PRIVATE is on: webhooks may target private and loopback addresses " +
+      "(this host's network). Local use and tests only; never in production.",
+    ]
+    : [];
   return {
     app: opened,
     url,
@@ -74,6 +81,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
           ...(opened.embedded.length
             ? ["Embedded defaults in use:", ...opened.embedded.map((e) => `  ${e}`)]
             : []),
+          ...warnings,
         ]
         : [
           `Device Display Service listening`,
@@ -88,6 +96,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
           ...(opened.embedded.length
             ? ["Embedded defaults in use:", ...opened.embedded.map((e) => `  ${e}`)]
             : []),
+          ...warnings,
         ],
     async shutdown() {
       await Promise.all([user.shutdown(), factory?.shutdown()]);

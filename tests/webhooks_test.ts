@@ -69,6 +69,13 @@ Deno.test({
         const listed = expectStatus(await api.get("/api/webhooks", { token: user.token }), 200);
         assertEquals(listed.length, 1);
         assertEquals("secret" in listed[0], false);
+        assertEquals(listed[0].state, "active");
+        assertEquals(
+          [listed[0].consecutiveFailures, listed[0].disabledAt, listed[0].disabledReason],
+          [0, null, null],
+        );
+        // The start banner warns that private targets are allowed (issue 34 item 9).
+        assert.ok(server.banner().some((line) => /WEBHOOK_ALLOW_PRIVATE is on/.test(line)));
 
         const { deviceId, pushId } = await publishPush(server, api, user);
         const got = await eventually(
@@ -82,6 +89,11 @@ Deno.test({
         const event = JSON.parse(got.body);
         assertEquals(got.headers.get("webhook-id"), event.id);
         assertEquals(got.headers.get("content-type"), "application/json");
+        // Deliveries name themselves, not the link previews (issue 34 item 9).
+        assert.match(
+          got.headers.get("user-agent")!,
+          /^DeviceDisplayService-Webhooks\/1\.0 \(\+http:\/\/[^\s)]+\)$/,
+        );
         assertEquals(event.type, "push.published");
         assertEquals(event.data, { pushId, deviceId, status: "PUBLISHED" });
         assert.ok(!Number.isNaN(Date.parse(event.createdAt)));
@@ -309,21 +321,26 @@ Deno.test({
     const server = await startTestServer();
     const api = client(server.url);
     try {
+      assertEquals(server.banner().some((line) => /WEBHOOK_ALLOW_PRIVATE/.test(line)), false);
       const { accessToken: token } = await registerUser(api);
+      // A private or loopback target names the setting that allows it (issue 34 item 9); one
+      // that stays refused whatever it says (link-local, the name localhost) does not.
       for (
-        const url of [
-          "http://127.0.0.1:9/hook",
-          "http://10.1.2.3/hook",
-          "http://192.168.0.10/hook",
-          "http://[::1]/hook",
-          "http://localhost/hook",
-          "http://169.254.169.254/latest",
-        ]
+        const [url, hint] of [
+          ["http://127.0.0.1:9/hook", true],
+          ["http://10.1.2.3/hook", true],
+          ["http://192.168.0.10/hook", true],
+          ["http://[::1]/hook", true],
+          ["http://localhost/hook", false],
+          ["http://169.254.169.254/latest", false],
+        ] as const
       ) {
-        expectError(
-          await api.post("/api/webhooks", { token, body: { url, events: ["push.published"] } }),
-          400,
-        );
+        const reply = await api.post("/api/webhooks", {
+          token,
+          body: { url, events: ["push.published"] },
+        });
+        expectError(reply, 400, /url is refused/);
+        assertEquals(/WEBHOOK_ALLOW_PRIVATE=1/.test(reply.body.error), hint, url);
       }
       assertEquals(expectStatus(await api.get("/api/webhooks", { token }), 200), []);
     } finally {

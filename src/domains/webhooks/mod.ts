@@ -9,7 +9,7 @@ import { judgeAddress } from "../../infra/outbound/address_guard.ts";
 import { LinkFetcher } from "../../infra/outbound/fetch_link.ts";
 import { webhookDeliveryQueue, webhookSweepQueue } from "./queues.ts";
 import { webhooksRouter } from "./router.ts";
-import { WebhooksService } from "./service.ts";
+import { DELIVERY_TIMEOUT_MS, WebhooksService, webhookUserAgent } from "./service.ts";
 import { OfflineSweep } from "./sweep.ts";
 // Its tables (they add themselves to the database's type, src/schema.ts).
 export type { WebhookTables } from "./tables.ts";
@@ -35,7 +35,9 @@ export const webhooks = defineDomain({
     queueOf(
       webhookDeliveryQueue,
       (services) => (job, attempt) => services.webhooks.deliver(job, attempt),
-      { concurrency: 4 },
+      // Slots are cheap (a delivery waits on the network); a user holds at most two of them
+      // (TARGET_POLICY), so one user's slow targets leave the rest to everyone else.
+      { concurrency: 8 },
     ),
     queueOf(webhookSweepQueue, (services) => () => services.webhookSweep.run(), {
       schedule: () => ({ cron: "* * * * *", data: {} }),
@@ -55,8 +57,10 @@ export const webhooks = defineDomain({
       changes,
       // Deliveries go through the link assets' SSRF guard, private and loopback targets only
       // with WEBHOOK_ALLOW_PRIVATE (local use and tests).
+      allowPrivate: config.webhookAllowPrivate,
       transport: new LinkFetcher({
-        timeoutMs: 10_000,
+        timeoutMs: DELIVERY_TIMEOUT_MS,
+        userAgent: webhookUserAgent(config.publicBaseUrl),
         ...(config.webhookAllowPrivate
           ? {
             allowAddress: (address: string) =>

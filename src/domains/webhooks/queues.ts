@@ -8,7 +8,8 @@ import { defineQueue } from "../../infra/jobs/types.ts";
  */
 export const webhookDeliveryQueue = defineQueue({
   name: "webhook-delivery",
-  schema: z.object({ deliveryId: z.uuid() }),
+  // How often the delivery was deferred (its target or user busy): each wait doubles.
+  schema: z.object({ deliveryId: z.uuid(), deferrals: z.number().int().min(0).optional() }),
   retry: { limit: 34, delaySeconds: 2, maxDelaySeconds: 3600 },
   expireInSeconds: 60,
 });

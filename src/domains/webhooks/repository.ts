@@ -41,10 +41,129 @@ export async function deleteWebhook(db: Db, userId: string, id: string): Promise
   return row !== undefined;
 }
 
-/** The user's webhooks subscribed to any of `types`, with their events. */
+/** The user's enabled webhooks subscribed to any of `types`, with their events. */
 export function subscribed(db: Db, userId: string, types: readonly string[]) {
   return db.selectFrom("webhooks").select(["id", "events"]).where("user_id", "=", userId)
+    .where("disabled_at", "is", null)
     .where(sql<boolean>`events && ${sql.val(types)}::text[]`).execute();
+}
+
+/** Enables a disabled webhook of the user and forgets its failures; the row, or undefined. */
+export function enableWebhook(db: Db, userId: string, id: string) {
+  return db.updateTable("webhooks")
+    .set({
+      disabled_at: null,
+      disabled_reason: null,
+      consecutive_failures: 0,
+      next_attempt_at: null,
+    })
+    .where("id", "=", id).where("user_id", "=", userId)
+    .returningAll().executeTakeFirst();
+}
+
+/** Why a delivery may not be sent now. */
+export type Claim =
+  | { kind: "claimed" }
+  | { kind: "gone" }
+  | { kind: "disabled" }
+  /** Leased (the target's, or every slot of its user) until about `until`, or paused until it. */
+  | { kind: "busy"; reason: "lease" | "paused"; until: Date };
+
+/**
+ * Takes the lease of a webhook (its target) until `leaseUntil`, unless it is disabled, leased
+ * already, slowed past `now`, or its user holds `userSlots` leases. The user's rows are locked
+ * together (at most 20), so two workers never both take the user's last slot.
+ */
+export async function claimTarget(
+  db: Db,
+  webhookId: string,
+  now: Date,
+  leaseUntil: Date,
+  userSlots: number,
+): Promise<Claim> {
+  return await db.transaction().execute(async (trx): Promise<Claim> => {
+    const owner = await trx.selectFrom("webhooks").select("user_id").where("id", "=", webhookId)
+      .executeTakeFirst();
+    if (!owner) return { kind: "gone" };
+    const rows = await trx.selectFrom("webhooks")
+      .select(["id", "busy_until", "next_attempt_at", "disabled_at"])
+      .where("user_id", "=", owner.user_id).orderBy("id").forUpdate().execute();
+    const target = rows.find((r) => r.id === webhookId);
+    if (!target) return { kind: "gone" };
+    if (target.disabled_at) return { kind: "disabled" };
+    if (target.busy_until && target.busy_until > now) {
+      return { kind: "busy", reason: "lease", until: target.busy_until };
+    }
+    if (target.next_attempt_at && target.next_attempt_at > now) {
+      return { kind: "busy", reason: "paused", until: target.next_attempt_at };
+    }
+    const leased = rows.filter((r) => r.busy_until && r.busy_until > now)
+      .map((r) => r.busy_until!.getTime()).sort((a, b) => a - b);
+    if (leased.length >= userSlots) {
+      return { kind: "busy", reason: "lease", until: new Date(leased[0]) };
+    }
+    await trx.updateTable("webhooks").set({ busy_until: leaseUntil }).where("id", "=", webhookId)
+      .execute();
+    return { kind: "claimed" };
+  });
+}
+
+/** Releases a lease without an attempt. */
+export function releaseLease(db: Db, webhookId: string) {
+  return db.updateTable("webhooks").set({ busy_until: null }).where("id", "=", webhookId)
+    .execute();
+}
+
+/**
+ * Releases a webhook's lease after an attempt: an acknowledged one clears its failures; a failed
+ * one counts, and the new count comes back (for the caller to slow or disable the target).
+ */
+export async function releaseTarget(
+  trx: Trx,
+  webhookId: string,
+  acknowledged: boolean,
+): Promise<number> {
+  const row = await trx.updateTable("webhooks")
+    .set(
+      acknowledged
+        ? { busy_until: null, consecutive_failures: 0, next_attempt_at: null }
+        : { busy_until: null, consecutive_failures: sql`consecutive_failures + 1` },
+    )
+    .where("id", "=", webhookId).returning("consecutive_failures").executeTakeFirst();
+  return row?.consecutive_failures ?? 0;
+}
+
+/** Slows a failing target: nothing is sent to it before `until`. */
+export function slowTarget(trx: Trx, webhookId: string, until: Date) {
+  return trx.updateTable("webhooks").set({ next_attempt_at: until }).where("id", "=", webhookId)
+    .execute();
+}
+
+/** Disables a webhook with why; its pending deliveries fail now (they are not attempted). */
+export async function disableTarget(trx: Trx, webhookId: string, at: Date, reason: string) {
+  await trx.updateTable("webhooks")
+    .set({ disabled_at: at, disabled_reason: reason, next_attempt_at: null })
+    .where("id", "=", webhookId).where("disabled_at", "is", null).execute();
+  await trx.updateTable("webhook_deliveries").set({ status: "failed" })
+    .where("webhook_id", "=", webhookId).where("status", "=", "pending").execute();
+}
+
+/** Fails one pending delivery without an attempt (its webhook is disabled). */
+export function failDelivery(db: Db, id: string) {
+  return db.updateTable("webhook_deliveries").set({ status: "failed" })
+    .where("id", "=", id).where("status", "=", "pending").execute();
+}
+
+/**
+ * The oldest pending delivery of a webhook never attempted (a retry keeps its own backoff), other
+ * than `except`: the next of a target's backlog for its lease holder.
+ */
+export function nextUnattempted(db: Db, webhookId: string, except: string[]) {
+  let query = db.selectFrom("webhook_deliveries").select("id")
+    .where("webhook_id", "=", webhookId).where("status", "=", "pending")
+    .where(sql<boolean>`jsonb_array_length(attempts) = 0`);
+  if (except.length > 0) query = query.where("id", "not in", except);
+  return query.orderBy("created_at").orderBy("id").limit(1).executeTakeFirst();
 }
 
 export function insertEvent(
@@ -88,6 +207,7 @@ export function findDelivery(db: Db, id: string) {
     .select([
       "d.id",
       "d.status",
+      "d.webhook_id",
       "w.url",
       "w.secret",
       "e.id as event_id",
@@ -95,12 +215,13 @@ export function findDelivery(db: Db, id: string) {
       "e.data",
       "e.created_at as event_created_at",
     ])
+    .select(sql<number>`jsonb_array_length(d.attempts)`.as("attempt_count"))
     .where("d.id", "=", id).executeTakeFirst();
 }
 
 /** Appends an attempt and sets the status, only while the delivery is pending. */
 export function recordAttempt(
-  db: Db,
+  db: Db | Trx,
   id: string,
   attempt: DeliveryAttempt,
   status: "pending" | "delivered" | "failed",

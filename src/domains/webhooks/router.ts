@@ -75,6 +75,23 @@ const deleteWebhook = userOrPatProcedure
     await ctx.services.webhooks.remove(ctx.caller.userId, input.id);
   });
 
+/** POST /api/webhooks/{id}/enable: the owner re-enables a webhook its failures disabled. */
+const enableWebhook = userOrPatProcedure
+  .meta({
+    openapi: {
+      method: "POST",
+      path: "/api/webhooks/{id}/enable",
+      tags: ["webhooks"],
+      summary: "Re-enable a disabled webhook",
+      successDescription:
+        "The webhook, active with its failures forgotten; events from now on are delivered",
+      errorResponses: { ...AUTH_ERRORS, 400: "id is not a UUID", 404: "Webhook not found" },
+    },
+  })
+  .input(z.object({ id: uuidParam }))
+  .output(webhookSchema)
+  .mutation(({ ctx, input }) => ctx.services.webhooks.enable(ctx.caller.userId, input.id));
+
 /** GET /api/webhooks/{id}/deliveries: newest first, each with every attempt. */
 const listDeliveries = userOrPatProcedure
   .meta({
@@ -145,5 +162,6 @@ export const webhooksRouter = router({
   createWebhook,
   listWebhooks,
   deleteWebhook,
+  enableWebhook,
   listDeliveries,
 });

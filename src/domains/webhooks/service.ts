@@ -31,7 +31,7 @@ export const EVENT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 
 /** Sends one delivery under the SSRF guard (src/infra/outbound/fetch_link.ts `post`). */
 export interface WebhookTransport {
-  checkTarget(url: string): Promise<{ message: string } | null>;
+  checkTarget(url: string): Promise<{ message: string; privateTarget?: boolean } | null>;
   post(
     url: string,
     headers: Record<string, string>,
@@ -46,6 +46,51 @@ export interface WebhooksDeps {
   log?: Log;
   /** Invalidation of `watchesDevices`'s cache; without it nothing is cached. */
   changes?: ChangeFeed;
+  /** Whether private and loopback targets are allowed (WEBHOOK_ALLOW_PRIVATE), for messages. */
+  allowPrivate?: boolean;
+  policy?: Partial<TargetPolicy>;
+}
+
+/** One attempt's deadline, connection and answer's head included (docs/webhooks.md). */
+export const DELIVERY_TIMEOUT_MS = 5000;
+/** A lease outlives its attempt's deadline by this much (the attempt's writes). */
+const LEASE_MARGIN_MS = 5000;
+/** The first try and 34 retries (queues.ts). */
+export const MAX_ATTEMPTS = 35;
+
+/** How deliveries share the workers, and how a failing target is slowed and disabled. */
+export interface TargetPolicy {
+  /** Deliveries of one user in flight at once, across all processes (one per target). */
+  userSlots: number;
+  /** Failed attempts in a row (any of the target's deliveries) from which it is slowed. */
+  slowAfter: number;
+  /** A slowed target's pause after a failure: this, doubling per further failure, capped. */
+  pauseMs: number;
+  maxPauseMs: number;
+  /** Failed attempts in a row after which the webhook is disabled until its owner enables it. */
+  disableAfter: number;
+  /** Backlog deliveries a lease holder sends after its own, and for how long at most. */
+  drainMax: number;
+  drainMs: number;
+}
+
+/**
+ * Two of a worker's eight delivery slots per user; slowed from the 3rd failure in a row (10 s
+ * doubling to 15 minutes between tries), disabled at the 20th: nearly 3 h of failing at least.
+ */
+export const TARGET_POLICY: TargetPolicy = {
+  userSlots: 2,
+  slowAfter: 3,
+  pauseMs: 10_000,
+  maxPauseMs: 15 * 60_000,
+  disableAfter: 20,
+  drainMax: 10,
+  drainMs: 2000,
+};
+
+/** Deliveries' User-Agent: who sends them, and where (docs/webhooks.md). */
+export function webhookUserAgent(publicBaseUrl: string): string {
+  return `DeviceDisplayService-Webhooks/1.0 (+${publicBaseUrl})`;
 }
 
 /** Webhooks per user at most. */
@@ -63,6 +108,9 @@ export class WebhooksService implements EventSink {
   private readonly jobs: Jobs;
   private readonly transport: WebhookTransport;
   private readonly log: Log;
+  private readonly allowPrivate: boolean;
+  /** The fairness and health policy; tests shorten it on a running service. */
+  readonly policy: TargetPolicy;
   /**
    * Whether a user has a webhook subscribed to a device event, by user id: every device report
    * asks. Dropped when any webhook of the user changes (the `webhooks_changed` trigger).
@@ -74,13 +122,22 @@ export class WebhooksService implements EventSink {
     this.jobs = deps.jobs;
     this.transport = deps.transport;
     this.log = deps.log ?? silentLog;
+    this.allowPrivate = deps.allowPrivate ?? false;
+    this.policy = { ...TARGET_POLICY, ...deps.policy };
     this.watching = (deps.changes ?? ChangeFeed.disabled()).cache();
   }
 
   /** `POST /api/webhooks`: the secret is returned here and never again. */
   async create(userId: string, input: { url: string; events: WebhookEventType[] }) {
     const refusal = await this.transport.checkTarget(input.url);
-    if (refusal) throw badRequest(`url is refused: ${refusal.message}`);
+    if (refusal) {
+      // A private or loopback target is what a local set-up means: say what allows it.
+      const hint = refusal.privateTarget && !this.allowPrivate
+        ? " (private and loopback targets are allowed only when the server sets " +
+          "WEBHOOK_ALLOW_PRIVATE=1, for local use)"
+        : "";
+      throw badRequest(`url is refused: ${refusal.message}${hint}`);
+    }
     if (await repo.countWebhooks(this.db, userId) >= MAX_WEBHOOKS) {
       throw badRequest(`At most ${MAX_WEBHOOKS} webhooks per user`);
     }
@@ -97,6 +154,16 @@ export class WebhooksService implements EventSink {
 
   async list(userId: string) {
     return (await repo.listWebhooks(this.db, userId)).map(toWebhook);
+  }
+
+  /**
+   * `POST /api/webhooks/{id}/enable`: a disabled webhook receives events again, its failures
+   * forgotten (an enabled one is answered as it is). Another user's webhook is 404.
+   */
+  async enable(userId: string, id: string) {
+    const row = await repo.enableWebhook(this.db, userId, id);
+    if (!row) throw access.missing("webhook");
+    return toWebhook(row);
   }
 
   /** `DELETE /api/webhooks/{id}`: another user's webhook is 404 like an unknown one. */
@@ -227,11 +294,103 @@ export class WebhooksService implements EventSink {
   /**
    * The handler of `webhookDeliveryQueue`: one signed POST; any 2xx acknowledges, anything else
    * is recorded and thrown, so the queue retries with backoff, until the last attempt or 24 h.
+   *
+   * Fair per user and per target (CONTRACT.md "Display ownership and fair shares"): the
+   * delivery first takes its target's lease (`repo.claimTarget`), one delivery in flight per
+   * target and `policy.userSlots` per user across processes. A target that is busy, slowed, or
+   * whose user has every slot is not waited for: the job is sent again for when it may be free
+   * and this slot goes to the next job. The lease holder then sends the target's backlog of
+   * unattempted deliveries (a few, briefly), so a burst to one fast target is not spaced out.
    */
-  async deliver(job: { deliveryId: string }, attempt: Attempt) {
+  async deliver(job: { deliveryId: string; deferrals?: number }, attempt: Attempt) {
     const delivery = await repo.findDelivery(this.db, job.deliveryId);
     // Webhook deleted (its deliveries went with it), or already settled by an earlier run.
     if (!delivery || delivery.status !== "pending") return;
+    const claim = await this.claim(delivery.webhook_id);
+    if (claim.kind === "gone") return;
+    if (claim.kind === "disabled") {
+      await repo.failDelivery(this.db, delivery.id);
+      return;
+    }
+    if (claim.kind === "busy") {
+      if (Date.now() - delivery.event_created_at.getTime() >= RETRY_WINDOW_MS) {
+        await repo.failDelivery(this.db, delivery.id);
+        return;
+      }
+      await this.defer(delivery.id, job.deferrals ?? 0, claim);
+      return;
+    }
+    const status = await this.attempt(delivery, attempt.final);
+    if (status === "pending") {
+      throw new Error(`Webhook delivery failed: ${delivery.url}`);
+    }
+    if (status === "delivered") await this.drain(delivery.webhook_id, delivery.id);
+  }
+
+  /** The target's lease, from now for one attempt's deadline and a margin. */
+  private claim(webhookId: string) {
+    const now = new Date();
+    return repo.claimTarget(
+      this.db,
+      webhookId,
+      now,
+      new Date(now.getTime() + DELIVERY_TIMEOUT_MS + LEASE_MARGIN_MS),
+      this.policy.userSlots,
+    );
+  }
+
+  /**
+   * Sends the delivery's job again for when its target may be free: a paused target's pause; a
+   * lease's end or, as leases usually end well before their deadline, sooner: a second, doubling
+   * with each deferral of the delivery (so many deferred jobs of one user do not crowd the queue),
+   * with jitter so they do not all wake at once.
+   */
+  private async defer(
+    deliveryId: string,
+    deferrals: number,
+    claim: { reason: "lease" | "paused"; until: Date },
+  ) {
+    const left = Math.max(claim.until.getTime() - Date.now(), 0);
+    const soon = 1000 * 2 ** Math.min(deferrals, 10);
+    const wait = (claim.reason === "paused" ? left : Math.min(left, soon)) + Math.random() * 1000;
+    await this.jobs.send(webhookDeliveryQueue, { deliveryId, deferrals: deferrals + 1 }, {
+      startAfterSeconds: Math.max(1, Math.round(wait / 1000)),
+    });
+  }
+
+  /**
+   * While the target answers, its holder sends the next unattempted deliveries of its backlog
+   * (at most `policy.drainMax`, for `policy.drainMs`), taking the lease again before each; their
+   * own jobs find them settled.
+   */
+  private async drain(webhookId: string, first: string) {
+    const started = performance.now();
+    const sent = [first];
+    while (
+      sent.length <= this.policy.drainMax && performance.now() - started < this.policy.drainMs
+    ) {
+      const next = await repo.nextUnattempted(this.db, webhookId, sent);
+      if (!next) return;
+      sent.push(next.id);
+      if ((await this.claim(webhookId)).kind !== "claimed") return;
+      const delivery = await repo.findDelivery(this.db, next.id);
+      if (!delivery || delivery.status !== "pending") {
+        await repo.releaseLease(this.db, webhookId);
+        continue;
+      }
+      // A failure here stays pending: its own job retries it with backoff.
+      if (await this.attempt(delivery, false) !== "delivered") return;
+    }
+  }
+
+  /**
+   * One attempt under the target's lease: the POST, then in one transaction the attempt, the
+   * delivery's status, the lease released and the target's health (slowed, then disabled).
+   */
+  private async attempt(
+    delivery: NonNullable<Awaited<ReturnType<typeof repo.findDelivery>>>,
+    lastTry: boolean,
+  ): Promise<"pending" | "delivered" | "failed"> {
     const body = JSON.stringify({
       id: delivery.event_id,
       type: delivery.type,
@@ -246,8 +405,9 @@ export class WebhooksService implements EventSink {
       "Webhook-Signature": signatureHeader(delivery.secret, Math.floor(now / 1000), body),
     }, new TextEncoder().encode(body));
     const acknowledged = result.ok && result.status >= 200 && result.status < 300;
+    const number = Number(delivery.attempt_count) + 1;
     const record: DeliveryAttempt = {
-      attempt: attempt.number,
+      attempt: number,
       at: new Date(now).toISOString(),
       statusCode: result.ok ? result.status : null,
       error: acknowledged
@@ -258,11 +418,38 @@ export class WebhooksService implements EventSink {
       durationMs: Math.round(performance.now() - started),
     };
     const expired = now - delivery.event_created_at.getTime() >= RETRY_WINDOW_MS;
-    const status = acknowledged ? "delivered" : attempt.final || expired ? "failed" : "pending";
-    await repo.recordAttempt(this.db, delivery.id, record, status);
+    const final = lastTry || number >= MAX_ATTEMPTS || expired;
+    const status = acknowledged ? "delivered" : final ? "failed" : "pending";
+    const disabled = await this.db.transaction().execute(async (trx) => {
+      await repo.recordAttempt(trx, delivery.id, record, status);
+      const failures = await repo.releaseTarget(trx, delivery.webhook_id, acknowledged);
+      if (acknowledged) return false;
+      const at = new Date();
+      if (failures >= this.policy.disableAfter) {
+        await repo.disableTarget(
+          trx,
+          delivery.webhook_id,
+          at,
+          `${failures} deliveries in a row failed, the last: ${record.error}`.slice(0, 600),
+        );
+        return true;
+      }
+      if (failures >= this.policy.slowAfter) {
+        const pause = Math.min(
+          this.policy.pauseMs * 2 ** (failures - this.policy.slowAfter),
+          this.policy.maxPauseMs,
+        );
+        await repo.slowTarget(trx, delivery.webhook_id, new Date(at.getTime() + pause));
+      }
+      return false;
+    });
+    if (disabled) {
+      this.log.info("webhook disabled", { webhookId: delivery.webhook_id, error: record.error });
+      return "failed";
+    }
     if (status === "pending") {
       this.log.info("webhook delivery failed", { deliveryId: delivery.id, error: record.error });
-      throw new Error(`Webhook delivery failed: ${record.error}`);
     }
+    return status;
   }
 }

@@ -1,4 +1,4 @@
-/** Table types of event webhooks (migrations/0960_webhooks.sql). */
+/** Table types of event webhooks (migrations/0960_webhooks.sql, 1000_webhook_target_health.sql). */
 import type { ColumnType, Generated } from "kysely";
 
 export interface WebhooksTable {
@@ -8,6 +8,14 @@ export interface WebhooksTable {
   events: string[];
   secret: string;
   created_at: ColumnType<Date, Date | undefined, never>;
+  /** The lease of the one delivery in flight to this target; null or past when none is. */
+  busy_until: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** Failed attempts since the last acknowledged one, across all its deliveries. */
+  consecutive_failures: Generated<number>;
+  /** A slowed target is not tried before this. */
+  next_attempt_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  disabled_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  disabled_reason: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface WebhookEventsTable {

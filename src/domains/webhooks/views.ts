@@ -10,6 +10,16 @@ export const webhookSchema = z.object({
   url: z.string(),
   events: z.array(z.enum(WEBHOOK_EVENTS)),
   createdAt: timestamp,
+  state: z.enum(["active", "slowed", "disabled"]).meta({
+    description:
+      "active; slowed after 3 failed attempts in a row (tries spaced out); disabled after 20 " +
+      "(no deliveries until POST /api/webhooks/{id}/enable)",
+  }),
+  consecutiveFailures: z.number().int().meta({
+    description: "Failed attempts in a row, across the webhook's deliveries",
+  }),
+  disabledAt: timestamp.nullable(),
+  disabledReason: z.string().nullable().meta({ description: "Why it was disabled" }),
 }).meta({ id: "Webhook" });
 
 export const createdWebhookSchema = webhookSchema.extend({
@@ -50,6 +60,14 @@ export function toWebhook(row: Selectable<WebhooksTable>): z.infer<typeof webhoo
     url: row.url,
     events: row.events as z.infer<typeof webhookSchema>["events"],
     createdAt: row.created_at.toISOString(),
+    state: row.disabled_at
+      ? "disabled"
+      : row.next_attempt_at && row.next_attempt_at.getTime() > Date.now()
+      ? "slowed"
+      : "active",
+    consecutiveFailures: row.consecutive_failures,
+    disabledAt: row.disabled_at?.toISOString() ?? null,
+    disabledReason: row.disabled_reason,
   };
 }
 

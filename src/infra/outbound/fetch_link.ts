@@ -15,6 +15,8 @@ export interface LinkFailure {
   code: "link_refused" | "link_too_large" | "link_unreachable" | "link_failed";
   message: string;
   transient: boolean;
+  /** Refused because the host is (or resolves to) a private or loopback address only. */
+  privateTarget?: boolean;
 }
 
 export interface LinkBody {
@@ -39,13 +41,15 @@ export interface LinkFetcherOptions {
   timeoutMs?: number;
   maxBytes?: number;
   maxRedirects?: number;
+  /** The User-Agent sent; default the link previews' own. */
+  userAgent?: string;
 }
 
 /** CONTRACT.md: 5 s and 2 MiB at most. */
 export const LINK_TIMEOUT_MS = 5000;
 export const LINK_MAX_BYTES = 2 * 1024 * 1024;
 export const LINK_MAX_REDIRECTS = 3;
-const USER_AGENT = "DeviceDisplayService/0.1 (link preview)";
+export const LINK_USER_AGENT = "DeviceDisplayService/0.1 (link preview)";
 
 const isPublic = (address: string) => judgeAddress(address) === null;
 
@@ -125,6 +129,7 @@ export class LinkFetcher {
   private readonly timeoutMs: number;
   private readonly maxBytes: number;
   private readonly maxRedirects: number;
+  private readonly userAgent: string;
 
   constructor(options: LinkFetcherOptions = {}) {
     this.allowAddress = options.allowAddress ?? isPublic;
@@ -132,6 +137,7 @@ export class LinkFetcher {
     this.timeoutMs = options.timeoutMs ?? LINK_TIMEOUT_MS;
     this.maxBytes = options.maxBytes ?? LINK_MAX_BYTES;
     this.maxRedirects = options.maxRedirects ?? LINK_MAX_REDIRECTS;
+    this.userAgent = options.userAgent ?? LINK_USER_AGENT;
   }
 
   /** Fetches `link`; never throws. */
@@ -231,7 +237,7 @@ export class LinkFetcher {
           headers,
           body,
           maxBytes: 0,
-          userAgent: USER_AGENT,
+          userAgent: this.userAgent,
           skipBody: true,
         });
         return { ok: true, status: response.status };
@@ -289,8 +295,12 @@ export class LinkFetcher {
     }
     // Every address must be public: a name that mixes public and private answers is a rebinding
     // attempt or a misconfiguration either way.
-    if (!addresses.every((address) => this.allowAddress(address))) {
-      return refused(`Link host ${host} is not on the public internet`);
+    const denied = addresses.filter((address) => !this.allowAddress(address));
+    if (denied.length > 0) {
+      return {
+        ...refused(`Link host ${host} is not on the public internet`),
+        privateTarget: denied.every((a) => ["private", "loopback"].includes(judgeAddress(a)!)),
+      };
     }
     return addresses.find((a) => !a.includes(":")) ?? addresses[0];
   }
@@ -322,7 +332,7 @@ export class LinkFetcher {
       }
       const response = await get(conn, url, {
         maxBytes: this.maxBytes,
-        userAgent: USER_AGENT,
+        userAgent: this.userAgent,
       });
       if (response.status >= 300 && response.status < 400) {
         const location = response.headers.get("location");
