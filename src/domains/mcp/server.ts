@@ -147,10 +147,11 @@ const INPUTS = {
         "scheduled run (ANALYZE_SCHEDULE, hourly by default)",
     ),
   }),
-  push_image_url: confirmUploadInput.pick({ title: true, dither: true, mode: true }).extend({
-    deviceId,
-    url: z.string().max(2048).describe("http or https URL of a PNG or JPEG"),
-  }),
+  push_image_url: confirmUploadInput.pick({ title: true, dither: true, mode: true, fit: true })
+    .extend({
+      deviceId,
+      url: z.string().max(2048).describe("http or https URL of a PNG or JPEG"),
+    }),
   create_content: createContentInput.pick({ intent: true, title: true, output: true }).extend({
     assets: z.array(z.union([assetInput.options[0], assetInput.options[1]])).max(20)
       .optional().describe("Text and link assets"),
@@ -338,7 +339,7 @@ export function createMcpServer(deps: McpDeps, userId: string): McpServer {
     description: "Fetch a PNG or JPEG from a public http(s) URL (5 s, 2 MiB at most; no private " +
       "addresses) and push it to a display as a custom push.",
     input: INPUTS.push_image_url,
-  }, async ({ deviceId, url, title, dither, mode }) => {
+  }, async ({ deviceId, url, title, dither, mode, fit }) => {
     // The device first: nothing is fetched for a caller who may not push to it.
     await services.devices.owned(userId, deviceId);
     const fetched = await deps.links.fetch(url);
@@ -353,6 +354,7 @@ export function createMcpServer(deps: McpDeps, userId: string): McpServer {
         title,
         dither,
         mode,
+        fit,
       }),
     );
   });
