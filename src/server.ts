@@ -1,5 +1,5 @@
 /** Starts the listeners of an app; shared by `main.ts` and the integration tests. */
-import type { Config } from "./config.ts";
+import { type Config, ConfigError } from "./config.ts";
 import { type App, createApp } from "./app.ts";
 import { AppError } from "./errors.ts";
 import { envelopeOf, errorResponse } from "./infra/http/envelope.ts";
@@ -34,22 +34,47 @@ function starting(req: Request): Response {
   return response;
 }
 
+/** The one line start-up prints when PORT or FACTORY_PORT is taken. */
+export function httpPortInUse(variable: "PORT" | "FACTORY_PORT", port: number): string {
+  const other = `${variable}=${port === 65535 ? port - 1 : port + 1}`;
+  return `${variable} ${port} is already in use (another service, or a second deno task start?): stop it, or choose a free ${variable} (e.g. ${other})`;
+}
+
 /**
  * Opens the ports, then the app, and serves it; port 0 picks a free port (tests). Until the app is
  * open the ports answer as `starting` says; a start that fails closes them again.
  */
 export async function startServer(config: Config): Promise<RunningServer> {
-  const listen = (port: number, handler: () => App["userHandler"] | undefined) =>
-    Deno.serve(
-      { port, hostname: config.host, onListen: () => {} },
-      (req, info) => handler()?.(req, info) ?? starting(req),
-    );
+  const listen = (
+    variable: "PORT" | "FACTORY_PORT",
+    port: number,
+    handler: () => App["userHandler"] | undefined,
+  ) => {
+    try {
+      return Deno.serve(
+        { port, hostname: config.host, onListen: () => {} },
+        (req, info) => handler()?.(req, info) ?? starting(req),
+      );
+    } catch (error) {
+      // One line like a taken MQTT_PORT, not Deno's coloured stack trace (issue 34).
+      if (error instanceof Deno.errors.AddrInUse) {
+        throw new ConfigError(httpPortInUse(variable, port));
+      }
+      throw error;
+    }
+  };
   let app: App | undefined;
-  const user = listen(config.port, () => app?.userHandler);
+  const user = listen("PORT", config.port, () => app?.userHandler);
   // A worker serves its probes on PORT only (src/app.ts).
-  const factory = config.factoryPort !== undefined && config.role !== "worker"
-    ? listen(config.factoryPort, () => app?.factoryHandler)
-    : undefined;
+  let factory: Deno.HttpServer<Deno.NetAddr> | undefined;
+  try {
+    factory = config.factoryPort !== undefined && config.role !== "worker"
+      ? listen("FACTORY_PORT", config.factoryPort, () => app?.factoryHandler)
+      : undefined;
+  } catch (error) {
+    await user.shutdown();
+    throw error;
+  }
   try {
     app = await createApp(config);
   } catch (error) {

@@ -8,6 +8,7 @@
  * and a split role without a shared object store.
  */
 import { assert, assertEquals } from "./helpers/assert.ts";
+import { childEnv, ownLines } from "./helpers/child_env.ts";
 import { freePort } from "./helpers/ports.ts";
 
 const ROOT = new URL("../", import.meta.url);
@@ -75,7 +76,7 @@ interface Run {
   code: number;
   stdout: string;
   stderr: string;
-  /** stderr without deno task's own `Task <name> <command>` line. */
+  /** stderr without deno task's `Task <name> <command>` line and Deno's download progress. */
   problems: string[];
   ms: number;
 }
@@ -84,13 +85,7 @@ interface Run {
  * A newcomer's environment: nothing of this process's configuration (a suite run against the real
  * PostgreSQL and Mosquitto sets DATABASE_URL and MQTT_URL), only what Deno itself needs.
  */
-function cleanEnv(env: Record<string, string>): Record<string, string> {
-  const keep = ["PATH", "HOME", "DENO_DIR", "TMPDIR"].flatMap((k) => {
-    const v = Deno.env.get(k);
-    return v === undefined ? [] : [[k, v]];
-  });
-  return { ...Object.fromEntries(keep), NO_COLOR: "1", ...env };
-}
+const cleanEnv = childEnv;
 
 /** `deno task <task> ...args` in the repository, as typed, in a clean environment plus `env`. */
 async function task(name: string, args: string[], env: Record<string, string> = {}) {
@@ -113,7 +108,7 @@ function result(out: Deno.CommandOutput, started: number): Run {
     code: out.code,
     stdout: new TextDecoder().decode(out.stdout),
     stderr,
-    problems: stderr.split("\n").filter((line) => line.trim() && !/^Task \S+ /.test(line)),
+    problems: ownLines(stderr),
     ms: performance.now() - started,
   };
 }
@@ -328,6 +323,30 @@ Deno.test("commands: MQTT_PORT taken stops start-up with one line before anythin
         // Nothing slow started: no database, no generated secrets (it took 11-24 s before).
         assertEquals([...Deno.readDirSync(dir)].map((e) => e.name), []);
         assert(run.ms < 10_000, `the refusal took ${Math.round(run.ms)} ms`);
+      });
+    }
+  } finally {
+    held.close();
+  }
+});
+
+Deno.test("commands: PORT or FACTORY_PORT taken stops start-up with one line, not a stack trace", async () => {
+  const held = Deno.listen({ port: 0, hostname: "127.0.0.1" });
+  const taken = String((held.addr as Deno.NetAddr).port);
+  try {
+    for (const variable of ["PORT", "FACTORY_PORT"]) {
+      await withTempDir(async (dir) => {
+        const run = await task("start", [], {
+          PORT: "0",
+          MQTT_PORT: "0",
+          HOST: "127.0.0.1",
+          DATA_DIR: dir,
+          [variable]: taken,
+        });
+        const line = oneLine(run, new RegExp(`^${variable} ${taken} is already in use`));
+        assert.match(line, new RegExp(`choose a free ${variable}`));
+        // Nothing slow started: no database, no generated secrets.
+        assertEquals([...Deno.readDirSync(dir)].map((e) => e.name), []);
       });
     }
   } finally {

@@ -118,6 +118,65 @@ async function runBlock(server: TestServer, dir: string, b: Block): Promise<Step
   return steps;
 }
 
+/** Variables the shell or the reader's machine sets: never a page's to define. */
+const SHELL_VARIABLES = new Set(["HOME", "PATH", "PWD", "USER", "TMPDIR", "RANDOM", "?", "!"]);
+
+/**
+ * Issue 34: the variables a page's `sh` blocks use that neither that block nor an earlier one of
+ * the page sets (`NAME=...`, `NAME=…` for "yours", `for NAME in`, `read NAME`): a reader who opens
+ * the page does not know what `$F` or `$BATCH` is. docs/displays.md is its owner's to change.
+ */
+export function unsetVariables(markdown: string): string[] {
+  const blocks = [...markdown.matchAll(/^( *)```sh\n([\s\S]*?)^\1```$/gm)].map((m) => m[2]);
+  const set = new Set<string>();
+  const unset: string[] = [];
+  for (const block of blocks) {
+    // Comments and single-quoted strings expand nothing.
+    const code = block.split("\n").map((line) => line.replace(/(^|\s)#.*$/, "")).join("\n");
+    const uses: Array<{ name: string; at: number }> = [];
+    for (
+      const m of code.replace(/'[^']*'/g, (q) => " ".repeat(q.length)).matchAll(
+        /\$\{?([A-Za-z_][A-Za-z0-9_]*)/g,
+      )
+    ) {
+      uses.push({ name: m[1], at: m.index! });
+    }
+    const sets: Array<{ name: string; at: number }> = [];
+    for (const m of code.matchAll(/(?:^|[\s;(]|\bexport )([A-Za-z_][A-Za-z0-9_]*)=/gm)) {
+      sets.push({ name: m[1], at: m.index! });
+    }
+    for (const m of code.matchAll(/\b(?:for|read(?: -r)?) ([A-Za-z_][A-Za-z0-9_]*)/g)) {
+      sets.push({ name: m[1], at: m.index! });
+    }
+    for (const use of uses) {
+      if (set.has(use.name) || SHELL_VARIABLES.has(use.name)) continue;
+      if (sets.some((s) => s.name === use.name && s.at < use.at)) continue;
+      if (!unset.includes(use.name)) unset.push(use.name);
+    }
+    for (const s of sets) set.add(s.name);
+  }
+  return unset;
+}
+
+Deno.test("docs: each page sets the variables its shell blocks use before they use them", async () => {
+  const missing: string[] = [];
+  for await (const entry of Deno.readDir(new URL("docs/", ROOT))) {
+    if (!entry.isFile || !entry.name.endsWith(".md") || entry.name === "displays.md") continue;
+    const unset = unsetVariables(await Deno.readTextFile(new URL(`docs/${entry.name}`, ROOT)));
+    if (unset.length) missing.push(`docs/${entry.name}: ${unset.map((v) => `$${v}`).join(", ")}`);
+  }
+  assertEquals(missing.sort(), [], "set them in the page's first block, e.g. DDS_TOKEN=…");
+});
+
+Deno.test("docs: the unset-variable check sees uses, sets, earlier blocks and comments", () => {
+  const page = (...blocks: string[]) => blocks.map((b) => "```sh\n" + b + "\n```\n").join("\n");
+  assertEquals(unsetVariables(page('curl $F/x -H "$H"')), ["F", "H"]);
+  assertEquals(unsetVariables(page("F=http://x\nT=…", 'curl $F -H "Bearer $T"')), []);
+  assertEquals(unsetVariables(page("curl $F", "F=http://x")), ["F"]);
+  assertEquals(unsetVariables(page("# uses $F in a comment\njq '.a | $x'")), []);
+  assertEquals(unsetVariables(page("for ID in a b; do curl $API/$ID; done\nAPI=x")), ["API"]);
+});
+
 let macCounter = 0;
 function newMac(): string {
   const x = (Date.now() * 256 + macCounter++) % 2 ** 40;

@@ -34,13 +34,21 @@ const suite = serverSuite("factory", factoryEnv());
 // ---- authentication ----------------------------------------------------------------------
 
 suite.test("no, unknown or user bearer on a factory endpoint is 401", async (api) => {
-  expectError(await api.get("/internal/factory/whoami"), 401);
+  // The 401 says which credential the console expects (issue 34), the same for every refusal.
+  const expected =
+    /: Expected a factory principal's token \(FACTORY_PRINCIPALS\) in Authorization: Bearer$/;
+  expectError(await api.get("/internal/factory/whoami"), 401, /^Missing bearer token/);
   expectError(
     await api.get("/internal/factory/whoami", { token: "sup-token-0123456789abcdeX" }),
     401,
+    expected,
   );
   const user = await registerUser(api);
-  expectError(await api.get("/internal/factory/whoami", { token: user.accessToken }), 401);
+  expectError(
+    await api.get("/internal/factory/whoami", { token: user.accessToken }),
+    401,
+    expected,
+  );
   expectError(await api.get("/internal/factory/batches", { token: user.accessToken }), 401);
   const pat = expectStatus(
     await api.post("/api/personal-access-tokens", { token: user.accessToken, body: { name: "x" } }),
@@ -51,8 +59,18 @@ suite.test("no, unknown or user bearer on a factory endpoint is 401", async (api
 
 suite.test("factory tokens are 401 on user endpoints", async (api) => {
   for (const name of ["sup", "op", "aud"] as const) {
+    // Which credential the endpoint takes (issue 34), never why this one was refused (SPEC 5.5).
+    expectError(
+      await api.get("/api/devices", { token: tokenOf(name) }),
+      401,
+      /^Unauthorized: Expected a user access token or a personal access token in Authorization: Bearer$/,
+    );
     expectError(await api.get("/auth/me", { token: tokenOf(name) }), 401);
-    expectError(await api.get("/api/personal-access-tokens", { token: tokenOf(name) }), 401);
+    expectError(
+      await api.get("/api/personal-access-tokens", { token: tokenOf(name) }),
+      401,
+      /^Unauthorized: Expected a user access token in Authorization: Bearer$/,
+    );
     expectError(
       await api.post("/api/devices/bind/nfc", { token: tokenOf(name), body: {} }),
       401,

@@ -30,6 +30,21 @@ suite.test("unknown paths are 404 with the error body; wrong methods 405 with Al
   assert.equal(wrong.headers.get("allow"), "POST");
 });
 
+suite.test("a literal path segment wins over a parameter: GET /api/devices/claim is 405, not a bad id", async (api) => {
+  // It was 400 "id: must be a UUID" from GET /api/devices/{id} (issue 34).
+  const claim = await api.get("/api/devices/claim");
+  assertEquals(expectStatus(claim, 405), { error: "Method GET is not allowed here" });
+  assert.equal(claim.headers.get("allow"), "POST");
+  const settings = await api.delete("/api/webhooks/settings");
+  expectError(settings, 405);
+  assertEquals(settings.headers.get("allow")?.split(", ").sort(), ["GET", "PUT"]);
+  const refresh = await api.get(`/api/devices/${crypto.randomUUID()}/push/refresh`);
+  expectError(refresh, 405);
+  assert.equal(refresh.headers.get("allow"), "POST");
+  // A parameter still matches what no literal names.
+  expectError(await api.get(`/api/devices/${crypto.randomUUID()}`), 401);
+});
+
 suite.test("every response carries an X-Request-Id; a sane client id is kept", async (api) => {
   for (
     const reply of [await api.get("/health"), await api.get("/nope"), await api.get("/auth/me")]

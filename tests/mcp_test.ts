@@ -13,7 +13,7 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { runAdmin } from "../src/admin.ts";
 import { silentLog } from "../src/infra/lib/log.ts";
 import { DITHER_KERNELS } from "../src/infra/render/types.ts";
-import { createMcpServer, TOOL_NAMES } from "../src/domains/mcp/server.ts";
+import { createMcpServer, nextAnalyzeRun, TOOL_NAMES } from "../src/domains/mcp/server.ts";
 import { LinkFetcher } from "../src/infra/outbound/fetch_link.ts";
 import { assert, assertEquals, expectStatus } from "./helpers/assert.ts";
 import { createDevice } from "./helpers/devices.ts";
@@ -21,6 +21,7 @@ import { factoryEnv, tokenOf } from "./helpers/factory.ts";
 import { type Client as Api, registerUser } from "./helpers/http.ts";
 import { eventually } from "./helpers/mqtt.ts";
 import type { TestServer } from "./helpers/server.ts";
+import { childEnv } from "./helpers/child_env.ts";
 import { serverSuite } from "./helpers/suite.ts";
 import { testPng } from "./helpers/targetless.ts";
 
@@ -429,6 +430,14 @@ suite.test(
   },
 );
 
+Deno.test("nextAnalyzeRun names the next hourly run, or the schedule", () => {
+  const at = new Date("2026-11-27T20:07:30Z");
+  assert.match(nextAnalyzeRun("0 * * * *", at), /, 21:00 UTC/);
+  assert.match(nextAnalyzeRun("15 * * * *", at), /, 20:15 UTC/);
+  assert.match(nextAnalyzeRun("7 * * * *", at), /, 21:07 UTC/);
+  assertEquals(nextAnalyzeRun("0 6 * * 1", at), 'at the next run of ANALYZE_SCHEDULE "0 6 * * 1"');
+});
+
 suite.test("add_note puts a note through the content pipeline", async (api, server) => {
   const { pat, user } = await owner(api, server);
   const client = await httpClient(server, pat);
@@ -446,6 +455,28 @@ suite.test("add_note puts a note through the content pipeline", async (api, serv
       200,
     );
     assertEquals(reply.title, "Dentist");
+    // It says when it will show (issue 34): the default schedule is hourly, at minute 0.
+    assert.match(
+      item.shows,
+      /at the next scheduled analyze run, \d\d:00 UTC \(ANALYZE_SCHEDULE "0 \* \* \* \*"\)/,
+    );
+    assertEquals(
+      expectStatus(await api.get("/api/analyze/runs", { token: user.accessToken }), 200).items,
+      [],
+    );
+    // analyzeNow: once summarised, a MANUAL run is queued at once.
+    const now = jsonOf(
+      await client.callTool({
+        name: "add_note",
+        arguments: { text: "Bins out on Thursday", analyzeNow: true },
+      }),
+    );
+    assert.match(now.shows, /^An analyze run is (queued now|already queued or running)/);
+    const runs = expectStatus(
+      await api.get("/api/analyze/runs", { token: user.accessToken }),
+      200,
+    ).items;
+    assertEquals(runs.map((r: any) => r.reason), ["MANUAL"]);
     const blank: any = await client.callTool({ name: "add_note", arguments: { text: "  " } });
     assertEquals(blank.isError, true);
     assert.match(textOf(blank), /^400: /);
@@ -508,14 +539,7 @@ function stdioClient(server: TestServer, token: string) {
     command: Deno.execPath(),
     args: ["task", "--quiet", "--cwd", ROOT.pathname, "mcp"],
     cwd: Deno.env.get("TMPDIR") ?? "/tmp",
-    env: {
-      PATH: Deno.env.get("PATH") ?? "",
-      HOME: Deno.env.get("HOME") ?? "",
-      ...(Deno.env.get("DENO_DIR") ? { DENO_DIR: Deno.env.get("DENO_DIR")! } : {}),
-      NO_COLOR: "1",
-      DDS_URL: server.url,
-      DDS_TOKEN: token,
-    },
+    env: childEnv({ DDS_URL: server.url, DDS_TOKEN: token }),
     stderr: "pipe",
   });
 }
@@ -544,22 +568,24 @@ suite.test(
   },
 );
 
-suite.test("stdio: a bad token is refused at connect, not a crash", async (_api, server) => {
-  const client = new Client({ name: "mcp-test", version: "1.0.0" });
-  await assert.rejects(() => client.connect(stdioClient(server, "pat_" + "y".repeat(40))));
-  await client.close();
-});
+suite.test(
+  "stdio: a bad token is refused at connect, naming DDS_TOKEN, not a crash",
+  async (_api, server) => {
+    const client = new Client({ name: "mcp-test", version: "1.0.0" });
+    const error = await client.connect(stdioClient(server, "pat_" + "y".repeat(40))).then(
+      () => null,
+      (e: Error) => e,
+    );
+    assert.ok(error, "connected with a bad token");
+    assert.match(error.message, /DDS_TOKEN was refused by http:\/\/127\.0\.0\.1:\d+ \(401\)/);
+    await client.close();
+  },
+);
 
 suite.test("stdio: without DDS_TOKEN it ends at once with one line naming it", async () => {
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["task", "--quiet", "--cwd", ROOT.pathname, "mcp"],
-    env: {
-      PATH: Deno.env.get("PATH") ?? "",
-      HOME: Deno.env.get("HOME") ?? "",
-      ...(Deno.env.get("DENO_DIR") ? { DENO_DIR: Deno.env.get("DENO_DIR")! } : {}),
-      NO_COLOR: "1",
-      DDS_URL: "http://127.0.0.1:9",
-    },
+    env: childEnv({ DDS_URL: "http://127.0.0.1:9" }),
     clearEnv: true,
     stdin: "null",
     stdout: "piped",

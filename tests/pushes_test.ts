@@ -481,6 +481,56 @@ suite.test(
   },
 );
 
+suite.test(
+  "custom push fit: a 4:3 photo fills the frame by default, contain keeps the white bands, anything else is 400",
+  async (api, s) => {
+    // Issue 34: custom photos were always letterboxed with white bars.
+    const { token, base } = await owner(api, s);
+    const photo = encodePng({
+      width: 400,
+      height: 300,
+      data: new Uint8Array(400 * 300).fill(60),
+      channels: 1,
+      depth: 8,
+    });
+    /** Whether the rendered 1 bpp frame's left column is white from top to bottom. */
+    const leftColumnWhite = async (fit?: string) => {
+      const t = expectStatus(
+        await api.post(`${base}/custom-push/upload`, { token, body: { contentType: "image/png" } }),
+        200,
+      );
+      assert.equal(await upload(t, photo), 204);
+      const body = { fileId: t.fileId, mode: "photo", ...(fit ? { fit } : {}) };
+      const { pushId } = expectStatus(
+        await api.post(`${base}/custom-push/confirm`, { token, body }),
+        200,
+      );
+      const row = await eventually(async () => {
+        const r = await pushRow(s, pushId);
+        return r.status === "QUEUE" ? r : null;
+      }, "render");
+      const raw2 = (await s.app.services.storage.get(`${row.render_prefix}image2.raw`))!;
+      return Array.from({ length: 480 }, (_, y) => raw2[y * 100] >> 7).every((bit) => bit === 1);
+    };
+    assertEquals(await leftColumnWhite(), false);
+    assertEquals(await leftColumnWhite("cover"), false);
+    assertEquals(await leftColumnWhite("contain"), true);
+    const t = expectStatus(
+      await api.post(`${base}/custom-push/upload`, { token, body: { contentType: "image/png" } }),
+      200,
+    );
+    assert.equal(await upload(t, photo), 204);
+    expectError(
+      await api.post(`${base}/custom-push/confirm`, {
+        token,
+        body: { fileId: t.fileId, fit: "stretch" },
+      }),
+      400,
+      /fit/,
+    );
+  },
+);
+
 /** Uploads `bytes` as a custom push source and confirms it: the confirm reply. */
 async function uploadAndConfirm(api: Client, token: string, base: string, bytes: Uint8Array) {
   const t = expectStatus(

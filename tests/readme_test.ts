@@ -11,13 +11,15 @@ import { runShell, shellBlocks, type Step, which } from "./helpers/doc_blocks.ts
 const ROOT = new URL("../", import.meta.url);
 const README = new URL("README.md", ROOT);
 
-/** Runs a block with bash in `dir`; returns the requests curl made, in order. */
-async function runBlock(block: string, baseUrl: string, dir: string): Promise<Step[]> {
+/** Runs a block with bash in `dir`; returns the requests curl made, in order, and its output. */
+async function runBlock(block: string, baseUrl: string, dir: string) {
   const lines = block.split("\n");
   const b = lines.findIndex((line) => /^B=http:\/\/localhost:8080$/.test(line));
   assert.ok(b >= 0, "the block starts by setting B=http://localhost:8080");
   lines[b] = `B=${baseUrl}`;
-  return (await runShell(lines.join("\n"), dir)).steps;
+  // mktemp -d makes its folder here, so the run leaves nothing behind.
+  await Deno.mkdir(`${dir}/tmp`, { recursive: true });
+  return await runShell(lines.join("\n"), dir, { TMPDIR: `${dir}/tmp` });
 }
 
 /** Width and height from a PNG's IHDR. */
@@ -77,10 +79,16 @@ Deno.test({
       await Deno.symlink(new URL("src", ROOT).pathname, `${dir}/src`);
       for (let round = 1; round <= 2; round++) {
         // The second round proves the closing account deletion lets the block run again.
-        checkSteps(await runBlock(blocks[0], server.url, dir));
-        const png = await Deno.readFile(`${dir}/widget.png`);
-        assertEquals(pngSize(png), [170, 170], "macos-widget-small is 170x170");
-        await Deno.remove(`${dir}/widget.png`);
+        const { steps, stdout } = await runBlock(blocks[0], server.url, dir);
+        checkSteps(steps);
+        // Issue 34: the picture goes to a temporary folder, not the clone's root, and printed
+        // JSON bodies are not run together on one line.
+        const saved = stdout.match(/^widget: (\S+\/widget\.png)$/m)?.[1];
+        assert.ok(saved?.startsWith(`${dir}/tmp/`), `where the widget went:\n${stdout}`);
+        assertEquals([...Deno.readDirSync(dir)].map((e) => e.name).sort(), ["bin", "src", "tmp"]);
+        assertEquals(pngSize(await Deno.readFile(saved!)), [170, 170], "macos-widget-small");
+        await Deno.remove(saved!);
+        assert.ok(!/\}\{/.test(stdout), `JSON bodies run together:\n${stdout}`);
       }
     } finally {
       await server.close();

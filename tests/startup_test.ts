@@ -2,6 +2,7 @@
 import { assert, expectStatus } from "./helpers/assert.ts";
 import { client } from "./helpers/http.ts";
 import { externalDatabaseUrl } from "./helpers/server.ts";
+import { childEnv, ownLines } from "./helpers/child_env.ts";
 import { freePort } from "./helpers/ports.ts";
 
 const MAIN = new URL("../src/main.ts", import.meta.url).pathname;
@@ -11,13 +12,13 @@ async function spawn(env: Record<string, string>) {
   const port = freePort();
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", MAIN],
-    env: {
+    env: childEnv({
       PORT: String(port),
       MQTT_PORT: String(freePort()),
       HOST: "127.0.0.1",
       LOG_LEVEL: "silent",
       ...env,
-    },
+    }),
     clearEnv: true,
     stdout: "piped",
     stderr: "piped",
@@ -48,7 +49,7 @@ Deno.test({
   fn: async () => {
     const dataDir = await Deno.makeTempDir({ prefix: "dds-start-" });
     try {
-      const first = await spawn({ DATA_DIR: dataDir, PATH: Deno.env.get("PATH") ?? "" });
+      const first = await spawn({ DATA_DIR: dataDir });
       const reg = expectStatus(
         await client(first.url).post("/auth/register", {
           body: { email: "keep@example.com", username: "keeper", password: "password123" },
@@ -58,15 +59,15 @@ Deno.test({
       // A second process on the same embedded database stops at once with one line.
       const second = await new Deno.Command(Deno.execPath(), {
         args: ["run", "-A", MAIN],
-        env: { DATA_DIR: dataDir, PORT: "0", MQTT_PORT: "0", HOST: "127.0.0.1" },
+        env: childEnv({ DATA_DIR: dataDir, PORT: "0", MQTT_PORT: "0", HOST: "127.0.0.1" }),
         clearEnv: true,
         stdout: "null",
         stderr: "piped",
       }).output();
       assert.equal(second.code, 1);
-      const line = new TextDecoder().decode(second.stderr).trim();
-      assert.match(line, /^The embedded database in .* is in use by process \d+/);
-      assert.equal(line.includes("\n"), false);
+      const lines = ownLines(new TextDecoder().decode(second.stderr));
+      assert.equal(lines.length, 1, lines.join("\n"));
+      assert.match(lines[0], /^The embedded database in .* is in use by process \d+/);
 
       const stopped = await first.stop();
       assert.equal(stopped.code, 0);
@@ -94,15 +95,15 @@ Deno.test({
 async function refusal(args: string[], env: Record<string, string>): Promise<string> {
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", MAIN, ...args],
-    env,
+    env: childEnv(env),
     clearEnv: true,
     stdout: "piped",
     stderr: "piped",
   }).output();
   assert.equal(out.code, 1);
-  const stderr = new TextDecoder().decode(out.stderr).trim();
-  assert.equal(stderr.split("\n").length, 1, stderr);
-  return stderr;
+  const lines = ownLines(new TextDecoder().decode(out.stderr));
+  assert.equal(lines.length, 1, lines.join("\n"));
+  return lines[0];
 }
 
 Deno.test("startup: a bad variable stops start-up with one line naming it", async () => {

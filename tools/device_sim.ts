@@ -44,15 +44,18 @@ current push (saved under --out), confirms it, and prints the commands it receiv
   --help                this text
 
 Usage: deno task device-sim --trmnl [--api url] [--out dir] [--every seconds] [--once]
-         [--mac AA:BB:CC:DD:EE:FF] [--model og|og_gen2|x|...] [--width px --height px]
+         [--press] [--mac AA:BB:CC:DD:EE:FF] [--model og|og_gen2|x|...] [--width px --height px]
 
 A TRMNL display over HTTP (TRMNL's pull protocol): sets itself up, prints its claim code and
-where to claim it, polls GET /api/display and writes each new picture into --out.
+where to claim it, polls GET /api/display and writes each new picture into --out. An offered
+firmware update is downloaded and checked (length, ESP32 app image, its version); a good one is
+"installed" and its version reported in FW-Version from then on.
 
   --api <url>           the service (default http://127.0.0.1:PORT)
   --out <dir>           default DATA_DIR/device-sim-trmnl (its key is kept there too)
   --every <s>           poll this often instead of the answered refresh_rate (a demo)
   --once                exit after the first picture of the claimed display
+  --press               press the button once (the first poll sends special_function: true)
   --mac, --model        what it sends in ID and Model (default a random MAC, og)
   --width, --height     the panel it reports (default the model's)
 `;

@@ -45,10 +45,22 @@ const remote = new StreamableHTTPClientTransport(endpoint, {
 });
 const local = new StdioServerTransport();
 
+/**
+ * What a refusal says on stdio: a 401 names DDS_TOKEN (issue 34: "Error POSTing to endpoint"
+ * left a newcomer guessing which setting was wrong).
+ */
+function refusalText(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code !== 401) return text;
+  return `DDS_TOKEN was refused by ${endpoint.origin} (401): set DDS_TOKEN to a live personal access token (pat_..., POST /api/personal-access-tokens). ${text}`;
+}
+
 /** A request the service refused (401, unreachable): answered on stdio as a JSON-RPC error. */
 function answerError(message: JSONRPCMessage, error: unknown) {
+  const text = refusalText(error);
+  if ((error as { code?: unknown } | null)?.code === 401) console.error(`mcp: ${text}`);
   if (!("id" in message) || !("method" in message)) return;
-  const text = error instanceof Error ? error.message : String(error);
   local.send({ jsonrpc: "2.0", id: message.id, error: { code: -32603, message: text } })
     .catch(() => {});
 }

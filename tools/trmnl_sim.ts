@@ -8,6 +8,12 @@
  *
  * Like the firmware it keeps its key (in `<out>/trmnl-device.json`), so a restart goes on polling
  * as the same display; a 401 makes it set up again (unbound or re-paired elsewhere).
+ *
+ * Issue 34: an offered update (`update_firmware`) is printed, downloaded and checked as an ESP32
+ * OTA would (the length the server declared, an app image, the version in its app description);
+ * a good one is "installed": the next polls report its version in `FW-Version`, kept like the key.
+ * `--press` presses the button once: that poll sends `special_function: true`, as the firmware does
+ * after a press.
  */
 import { DEFAULT_MODEL, modelOf, MODELS } from "../src/domains/displays/models.ts";
 
@@ -25,6 +31,8 @@ export interface TrmnlSimOptions {
   everySeconds?: number;
   /** Exit after the first picture of a claimed display (body `status` 0). */
   once: boolean;
+  /** Press the button once: the first poll with a key carries `special_function: true`. */
+  press?: boolean;
   log?: (line: string) => void;
 }
 
@@ -37,12 +45,44 @@ export interface TrmnlSimResult {
   bytes?: number;
   /** Pictures written, in order. */
   shown: string[];
+  /** The version it reports in `FW-Version` now. */
+  firmware: string;
 }
 
 /** What the simulator keeps between runs, like the firmware's stored settings. */
 interface Kept {
   mac: string;
   apiKey?: string;
+  /** The version of the last build it installed (`FW-Version`). */
+  firmware?: string;
+}
+
+/** The version TRMNL's firmware it imitates reports until it installs another. */
+export const FACTORY_FIRMWARE = "1.6.2";
+
+/**
+ * The version in an ESP32 app image, as an OTA reads it before installing: the image header's
+ * magic byte 0xE9, then (after the 24-byte image header and the first segment's 8-byte header)
+ * `esp_app_desc_t`: magic word 0xABCD5432 and, 16 bytes in, `version` (32 bytes, NUL-padded).
+ * Null when the bytes are not such an image.
+ */
+export function espAppVersion(bytes: Uint8Array): string | null {
+  if (bytes.byteLength < 80 || bytes[0] !== 0xe9) return null;
+  const magic = new DataView(bytes.buffer, bytes.byteOffset + 32, 4).getUint32(0, true);
+  if (magic !== 0xabcd5432) return null;
+  const field = bytes.subarray(48, 80);
+  const end = field.indexOf(0);
+  const version = new TextDecoder().decode(end === -1 ? field : field.subarray(0, end));
+  return /^[A-Za-z0-9._+-]{1,32}$/.test(version) ? version : null;
+}
+
+/** A minimal ESP32 app image carrying `version` (tests, and a build to try the simulator with). */
+export function espAppImage(version: string, size = 1024): Uint8Array<ArrayBuffer> {
+  const bytes = new Uint8Array(Math.max(size, 80));
+  bytes[0] = 0xe9;
+  new DataView(bytes.buffer).setUint32(32, 0xabcd5432, true);
+  bytes.set(new TextEncoder().encode(version).subarray(0, 31), 48);
+  return bytes;
 }
 
 const KEPT_FILE = "trmnl-device.json";
@@ -66,14 +106,21 @@ export async function runTrmnlSim(
   await Deno.mkdir(options.outDir, { recursive: true });
   const keptPath = `${options.outDir}/${KEPT_FILE}`;
   const kept = await readKept(keptPath);
+  const same = !(options.mac && options.mac !== kept?.mac);
   const state: Kept = {
     mac: options.mac ?? kept?.mac ?? randomMac(),
-    apiKey: options.mac && options.mac !== kept?.mac ? undefined : kept?.apiKey,
+    apiKey: same ? kept?.apiKey : undefined,
+    firmware: same ? kept?.firmware : undefined,
   };
-  const result: TrmnlSimResult = { mac: state.mac, shown: [] };
+  const result: TrmnlSimResult = {
+    mac: state.mac,
+    shown: [],
+    firmware: state.firmware ?? FACTORY_FIRMWARE,
+  };
+  let pressPending = options.press === true;
   const headers = (extra: Record<string, string> = {}) => ({
     ID: state.mac,
-    "FW-Version": "1.6.2",
+    "FW-Version": state.firmware ?? FACTORY_FIRMWARE,
     Model: options.model,
     ...extra,
   });
@@ -118,6 +165,9 @@ export async function runTrmnlSim(
           `-H 'content-type: application/json' -d '{"code":"${body.friendly_id}"}'`,
       );
     }
+    // A press wakes the firmware, which polls at once with `special_function: true`.
+    const pressed = pressPending;
+    pressPending = false;
     const res = await fetch(`${api}/api/display`, {
       headers: headers({
         "Access-Token": state.apiKey!,
@@ -126,11 +176,19 @@ export async function runTrmnlSim(
         Width: String(options.width),
         Height: String(options.height),
         "Refresh-Rate": "900",
-        "Update-Source": "timer",
+        "Update-Source": pressed ? "button" : "timer",
+        ...(pressed ? { special_function: "true" } : {}),
       }),
       signal,
     });
     const body = await res.json().catch(() => null);
+    if (pressed) {
+      log(
+        `button pressed: sent special_function: true (the service's action: ${
+          typeof body?.special_function === "string" ? body.special_function : "unknown"
+        })`,
+      );
+    }
     if (res.status === 401) {
       log("key refused (HTTP 401: unbound or claimed again elsewhere): setting up again");
       state.apiKey = undefined;
@@ -149,6 +207,7 @@ export async function runTrmnlSim(
       return 0;
     }
     const claimed = body.status === 0;
+    if (body.update_firmware === true) await update(String(body.firmware_url));
     if (typeof body.filename === "string" && body.filename !== result.filename) {
       const image = await fetch(String(body.image_url), { signal });
       if (!image.ok) {
@@ -161,17 +220,56 @@ export async function runTrmnlSim(
         await Deno.writeFile(file, bytes);
         Object.assign(result, { filename: body.filename, file, bytes: bytes.byteLength });
         result.shown.push(file);
-        log(
-          `showing ${
-            claimed ? "a push" : "the claim screen"
-          } (${bytes.byteLength} bytes) → ${file}`,
-        );
+        log(`showing ${screenOf(body, pressed)} (${bytes.byteLength} bytes) → ${file}`);
       }
     }
     if (claimed && options.once && result.filename === body.filename) return null;
     const rate = Number(body.refresh_rate);
     return options.everySeconds ?? (rate > 0 ? rate : RETRY_SECONDS);
   }
+
+  /**
+   * An offered build: downloaded and checked as an ESP32 OTA would before installing (the
+   * service offers a build once a day: a refused one is said, not silently dropped).
+   */
+  async function update(url: string) {
+    const from = state.firmware ?? FACTORY_FIRMWARE;
+    log(`firmware update offered (running ${from}): ${url}`);
+    const res = await fetch(url, { signal });
+    if (!res.ok) {
+      await res.body?.cancel();
+      log(`firmware download failed: HTTP ${res.status}; still ${from}`);
+      return;
+    }
+    const declared = Number(res.headers.get("content-length"));
+    const bytes = new Uint8Array(await res.arrayBuffer());
+    const sha256 = new Uint8Array(
+      await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>),
+    ).toHex();
+    const about = `${bytes.byteLength} bytes, sha256 ${sha256}`;
+    if (!(declared === bytes.byteLength)) {
+      log(`firmware refused: ${about}, but the server declared ${declared}; still ${from}`);
+      return;
+    }
+    const version = espAppVersion(bytes);
+    if (!version) {
+      log(`firmware refused: not an ESP32 app image with a version (${about}); still ${from}`);
+      return;
+    }
+    state.firmware = version;
+    result.firmware = version;
+    await Deno.writeTextFile(keptPath, JSON.stringify(state));
+    log(`firmware ${version} installed (${about}): FW-Version ${version} from now on`);
+  }
+}
+
+/** What a poll's picture is, in words: the claim screen, a push, or a screen of the service's. */
+function screenOf(body: Record<string, unknown>, pressed: boolean): string {
+  if (body.status !== 0) return "the claim screen";
+  const push = /\/api\/display\/image\/([^/?]+)/.exec(String(body.image_url));
+  if (push) return `push ${push[1]}`;
+  if (pressed && body.special_function === "identify") return "the identify screen";
+  return 'the ready screen ("Nothing to show yet": claimed, no push)';
 }
 
 /** Reads the kept MAC and key of an earlier run, if any. */
@@ -213,7 +311,7 @@ function sleep(seconds: number, signal?: AbortSignal): Promise<void> {
 /**
  * The options of `device-sim --trmnl` from its command line (`args` parsed by device-sim):
  * `--api`, `--mac`, `--model`, `--width`/`--height` (default the model's panel), `--out`,
- * `--every`, `--once`.
+ * `--every`, `--once`, `--press`.
  */
 export function trmnlOptionsFromArgs(
   args: Record<string, string | boolean>,
@@ -239,5 +337,6 @@ export function trmnlOptionsFromArgs(
     outDir: text("out") ?? `${config.dataDir}/device-sim-trmnl`,
     everySeconds: positive("every"),
     once: args.once === true,
+    press: args.press === true,
   };
 }

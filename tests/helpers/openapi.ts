@@ -109,9 +109,10 @@ export async function assertDocumented(
   if (method === "OPTIONS" || method === "HEAD") return;
   const loaded = await documentFor(baseUrl, pathname);
   const verb = method.toLowerCase();
-  const route = loaded?.routes.find((r) =>
-    r.pattern.test(pathname) && loaded.doc.paths[r.template][verb]
-  );
+  // The most specific template that matches decides, as in the service (a literal path with
+  // another method is 405, not the parameter's operation: issue 34).
+  const matched = loaded?.routes.find((r) => r.pattern.test(pathname));
+  const route = matched && loaded?.doc.paths[matched.template][verb] ? matched : undefined;
   if (!loaded || !route) {
     if (reply.status === 404 || reply.status === 405) return;
     if (!loaded) return; // not one of the service's listeners

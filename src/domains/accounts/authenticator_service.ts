@@ -30,6 +30,15 @@ const WRONG_KIND: Record<CallerKind, string> = {
 };
 
 /**
+ * Which credential a refused caller should have sent (issue 34): said the same way whatever was
+ * wrong with the one sent, so a 401 still gives no reason (SPEC 5.5).
+ */
+export function expectedCredential(kinds: readonly CallerKind[]): string {
+  const names = kinds.map((k) => k === "user" ? "a user access token" : "a personal access token");
+  return `Expected ${names.join(" or ")} in Authorization: Bearer`;
+}
+
+/**
  * The check of personal access tokens (the pats domain's service): which bearers are PATs, and
  * whose a valid one is. An interface here, so accounts does not import pats (pats reads the
  * owner's state through accounts' repository, and domains import each other one way only).
@@ -72,12 +81,12 @@ export class Authenticator implements Authenticate {
     kinds: readonly CallerKind[],
     options: RequireOptions = {},
   ): Promise<Caller> {
-    if (!bearer) throw unauthorized("Missing bearer token");
+    if (!bearer) throw unauthorized(`Missing bearer token: ${expectedCredential(kinds)}`);
     const result = await this.authenticate(bearer);
     if ("failure" in result) {
       throw result.failure === "user_gone" && options.userGone
         ? options.userGone()
-        : unauthorized();
+        : unauthorized(`Unauthorized: ${expectedCredential(kinds)}`);
     }
     if (!kinds.includes(result.kind)) throw forbidden(WRONG_KIND[result.kind]);
     return result;

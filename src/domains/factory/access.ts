@@ -103,6 +103,10 @@ export function requestsListedFor(p: Principal): string | undefined {
   return p.role === "operator" ? p.id : undefined;
 }
 
+/** Which credential the factory console expects (issue 34: a bare "Unauthorized" said nothing). */
+const EXPECTED =
+  "Expected a factory principal's token (FACTORY_PRINCIPALS) in Authorization: Bearer";
+
 /** The checks that need the database (rows to look up, refusals to audit). */
 export class FactoryAccess {
   private readonly anonymous = new FixedWindowLimiter(ANONYMOUS_AUDIT_PER_MINUTE, 60_000);
@@ -119,7 +123,7 @@ export class FactoryAccess {
     const principal = bearer ? findPrincipal(this.principals, bearer) : null;
     if (!principal) {
       await this.auditAnonymous(action, bearer ? "unknown bearer" : "missing bearer");
-      throw unauthorized(bearer ? "Unauthorized" : "Missing bearer token");
+      throw unauthorized(`${bearer ? "Unauthorized" : "Missing bearer token"}: ${EXPECTED}`);
     }
     if (!mayRun(principal, operation)) {
       await writeAudit(this.db, principal, {

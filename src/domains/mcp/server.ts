@@ -27,7 +27,7 @@ import type { LinkBody, LinkFailure } from "../../infra/outbound/fetch_link.ts";
 export interface McpDeps {
   services: Pick<
     Services,
-    "devices" | "pushes" | "templates" | "content" | "targetless" | "db"
+    "devices" | "pushes" | "templates" | "content" | "targetless" | "db" | "analyze" | "config"
   >;
   /** The SSRF-guarded fetch of link assets (src/infra/outbound/fetch_link.ts). */
   links: { fetch(url: string): Promise<LinkBody | LinkFailure> };
@@ -141,11 +141,17 @@ const INPUTS = {
     variables: z.record(z.string(), z.unknown()).describe("Matching the template's schema"),
     title: z.string().max(200).optional(),
   }),
-  add_note: uploadRawItemInput.pick({ title: true, text: true }).required({ text: true }),
-  push_image_url: confirmUploadInput.pick({ title: true, dither: true, mode: true }).extend({
-    deviceId,
-    url: z.string().max(2048).describe("http or https URL of a PNG or JPEG"),
+  add_note: uploadRawItemInput.pick({ title: true, text: true }).required({ text: true }).extend({
+    analyzeNow: z.boolean().optional().describe(
+      "Start an analyze run as soon as the note is summarised, instead of at the next " +
+        "scheduled run (ANALYZE_SCHEDULE, hourly by default)",
+    ),
   }),
+  push_image_url: confirmUploadInput.pick({ title: true, dither: true, mode: true, fit: true })
+    .extend({
+      deviceId,
+      url: z.string().max(2048).describe("http or https URL of a PNG or JPEG"),
+    }),
   create_content: createContentInput.pick({ intent: true, title: true, output: true }).extend({
     assets: z.array(z.union([assetInput.options[0], assetInput.options[1]])).max(20)
       .optional().describe("Text and link assets"),
@@ -223,6 +229,43 @@ async function contentResult(deps: McpDeps, userId: string, id: string, wait: bo
   }
 }
 
+/**
+ * When the analyze schedule next runs after `now`, in words: the time for the default kind of
+ * schedule (`M * * * *`, once an hour), else the cron expression itself.
+ */
+export function nextAnalyzeRun(schedule: string, now = new Date()): string {
+  const hourly = /^(\d{1,2})\s+\*\s+\*\s+\*\s+\*$/.exec(schedule);
+  if (!hourly || Number(hourly[1]) > 59) return `at the next run of ANALYZE_SCHEDULE "${schedule}"`;
+  const next = new Date(now);
+  next.setUTCSeconds(0, 0);
+  next.setUTCMinutes(Number(hourly[1]));
+  if (next <= now) next.setUTCHours(next.getUTCHours() + 1);
+  return `at the next scheduled analyze run, ${next.toISOString().slice(11, 16)} UTC ` +
+    `(ANALYZE_SCHEDULE "${schedule}")`;
+}
+
+/**
+ * `add_note analyzeNow`: waits (like `create_content`) for the note's summary, then queues a
+ * MANUAL run, as `POST /api/analyze/trigger` does. Says what happened in words.
+ */
+async function analyzeNoteNow(deps: McpDeps, userId: string, noteId: string): Promise<string> {
+  const deadline = Date.now() + (deps.contentWaitMs ?? CONTENT_WAIT_MS);
+  let note = await deps.services.content.get(userId, noteId);
+  while (note.status === "processing" && Date.now() < deadline && !deps.signal?.aborted) {
+    await sleep(POLL_MS, deps.signal);
+    note = await deps.services.content.get(userId, noteId);
+  }
+  if (note.status === "failed") return "The note's summary failed, so no analyze run was started";
+  const added = await deps.services.analyze.trigger(userId, "MANUAL");
+  const run = added
+    ? "An analyze run is queued now"
+    : "An analyze run is already queued or running";
+  return note.status === "summarized"
+    ? `${run}: it decides within minutes which displays show the note`
+    : `${run}, but the note is still being summarised: if this run misses it, the next one ` +
+      "takes it (add_note with analyzeNow again, or wait for the schedule)";
+}
+
 /** The MCP server for one request (stateless HTTP) or one stdio session, acting as `userId`. */
 export function createMcpServer(deps: McpDeps, userId: string): McpServer {
   const { services, log } = deps;
@@ -277,18 +320,26 @@ export function createMcpServer(deps: McpDeps, userId: string): McpServer {
 
   add("add_note", {
     description: "Add a note to your inbox: it is summarised and the analyze agent decides which " +
-      "displays show it (the content pipeline, like the app's upload).",
+      "displays show it (the content pipeline, like the app's upload). That happens at the next " +
+      "scheduled analyze run (hourly by default), or at once with analyzeNow: true.",
     input: INPUTS.add_note,
-  }, async ({ title, text }) => {
+  }, async ({ title, text, analyzeNow }) => {
     const created = await services.content.upload(userId, { title, text });
-    return json(await services.content.confirm(userId, created.id));
+    const note = await services.content.confirm(userId, created.id);
+    // Issue 34: the note waited for the hourly run with nothing said.
+    const shows = analyzeNow
+      ? await analyzeNoteNow(deps, userId, note.id)
+      : `The analyze agent decides which displays show it ${
+        nextAnalyzeRun(services.config.analyze.schedule)
+      }; add_note with analyzeNow: true starts a run at once`;
+    return json({ ...note, shows });
   });
 
   add("push_image_url", {
     description: "Fetch a PNG or JPEG from a public http(s) URL (5 s, 2 MiB at most; no private " +
       "addresses) and push it to a display as a custom push.",
     input: INPUTS.push_image_url,
-  }, async ({ deviceId, url, title, dither, mode }) => {
+  }, async ({ deviceId, url, title, dither, mode, fit }) => {
     // The device first: nothing is fetched for a caller who may not push to it.
     await services.devices.owned(userId, deviceId);
     const fetched = await deps.links.fetch(url);
@@ -303,6 +354,7 @@ export function createMcpServer(deps: McpDeps, userId: string): McpServer {
         title,
         dither,
         mode,
+        fit,
       }),
     );
   });

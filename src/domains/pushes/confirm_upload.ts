@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { uuidParam } from "../../infra/lib/params.ts";
-import { DITHER_KERNELS, IMAGE_MODES } from "../../infra/render/types.ts";
+import { DITHER_KERNELS, IMAGE_FITS, IMAGE_MODES } from "../../infra/render/types.ts";
 import { userOrPatProcedure } from "../../infra/trpc/auth.ts";
 import { PUSH_ERRORS } from "./meta.ts";
 import { withExample } from "../../infra/http/operation.ts";
@@ -21,12 +21,18 @@ export const confirmUploadInput = withExample(
       description:
         "auto (default): decided from the image; document: a photo of a page, receipt, whiteboard or note, its uneven light flattened to black on white; photo: toned and dithered as a picture",
     }),
+    // Issue 34 (docs/decisions.md): white bands or a filled frame.
+    fit: z.enum(IMAGE_FITS).optional().meta({
+      description:
+        "contain: the whole picture, white bands beside or above it; cover: the display filled, the picture cropped at the centre. Default: cover when cropping keeps at least 3/4 of the picture (a 4:3 or 3:2 photo, a 16:9 screenshot on an 800x480 panel) and it is not a document; else contain",
+    }),
   }),
   {
     id: "0193a0c0-5d2e-7c4b-9a1f-2b6e8d4c7a10",
     fileId: "0193a0c1-3a5b-7c6d-8e9f-0a1b2c3d4e5f",
     title: "Holiday",
     dither: "atkinson",
+    fit: "cover",
   },
 );
 

@@ -18,7 +18,9 @@ import type { Attempt } from "../../infra/jobs/types.ts";
 import {
   DITHER_KERNELS,
   type DitherKernel,
+  IMAGE_FITS,
   IMAGE_MODES,
+  type ImageFit,
   type ImageMode,
   type PanelSpec,
   type PushBitmaps,
@@ -55,6 +57,12 @@ function ditherOf(push: PushRow): DitherKernel | undefined {
 function modeOf(push: PushRow): ImageMode | undefined {
   const mode = (push.params as { mode?: unknown } | null)?.mode;
   return IMAGE_MODES.find((known) => known === mode);
+}
+
+/** How a custom push asked its picture to fill the frame (its params), if it did. */
+function fitOf(push: PushRow): ImageFit | undefined {
+  const fit = (push.params as { fit?: unknown } | null)?.fit;
+  return IMAGE_FITS.find((known) => known === fit);
 }
 
 /** Why a panel's PNG is not the size and grey depth it was drawn for, or null. */
@@ -219,6 +227,7 @@ export class PushRenderJob {
     return await this.renderer.renderImage(bytes, {
       dither: ditherOf(push),
       mode: modeOf(push),
+      fit: fitOf(push),
       panel,
     });
   }

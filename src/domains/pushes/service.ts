@@ -20,6 +20,7 @@ import * as files from "../files/repository.ts";
 import { confirmUpload as confirmFileUpload, issueUploadTicket } from "../files/uploads.ts";
 import {
   type DitherKernel,
+  type ImageFit,
   type ImageMode,
   RENDERABLE_NAMES,
   RENDERABLE_TYPES,
@@ -183,7 +184,13 @@ export class PushesService {
   async confirmCustomUpload(
     userId: string,
     deviceId: string,
-    input: { fileId: string; title?: string; dither?: DitherKernel; mode?: ImageMode },
+    input: {
+      fileId: string;
+      title?: string;
+      dither?: DitherKernel;
+      mode?: ImageMode;
+      fit?: ImageFit;
+    },
   ): Promise<{ pushId: string }> {
     await this.devices.owned(userId, deviceId);
     const file = access.owned("upload", await files.findFile(this.db, input.fileId), userId);
@@ -205,6 +212,7 @@ export class PushesService {
             fileId: file.id,
             ...(input.dither ? { dither: input.dither } : {}),
             ...(input.mode ? { mode: input.mode } : {}),
+            ...(input.fit ? { fit: input.fit } : {}),
           },
           sourceKey: confirmed.key,
         }, trx),
@@ -226,6 +234,7 @@ export class PushesService {
       title?: string;
       dither?: DitherKernel;
       mode?: ImageMode;
+      fit?: ImageFit;
     },
   ): Promise<{ pushId: string }> {
     const ticket = await this.issueCustomUpload(userId, deviceId, {
@@ -239,6 +248,7 @@ export class PushesService {
       title: input.title,
       dither: input.dither,
       mode: input.mode,
+      fit: input.fit,
     });
   }
 

@@ -17,6 +17,7 @@ import {
 } from "@trpc/server";
 import { z } from "zod";
 import type { Context } from "../trpc/init.ts";
+import { mostSpecificFirst } from "./routes.ts";
 
 /** Serves one REST request; rejects with the error the envelope layer renders. */
 export type RestDispatch = (req: Request, url: URL, body: unknown, ctx: Context) => Promise<
@@ -115,16 +116,21 @@ function firstSegment(path: string): string {
 }
 
 /**
- * Routes of one method in declaration order, looked up among those whose template's first
- * segment is the path's (or a parameter): the same first match as scanning them all.
+ * Routes of one method, most specific first then in declaration order (routes.ts
+ * `mostSpecificFirst`: a literal segment wins over a parameter, as in the route table), looked up
+ * among those whose template's first segment is the path's (or a parameter): the same first
+ * match as scanning them all.
  */
 class MethodRoutes {
-  readonly #routes: Array<{ route: Route; first: string }> = [];
+  #routes: Array<{ route: Route; first: string; template: string }> = [];
   #byFirst?: Map<string, Route[]>;
   #anyFirst: Route[] = [];
 
   add(route: Route, template: string): void {
-    this.#routes.push({ route, first: firstSegment(template) });
+    this.#routes = mostSpecificFirst(
+      [...this.#routes, { route, first: firstSegment(template), template }],
+      (r) => r.template,
+    );
     this.#byFirst = undefined;
   }
 

@@ -22,6 +22,8 @@ export interface RouteEntry {
   template: string;
   raw?: RawRoute;
   pattern: RegExp;
+  /** `specificity(template)`, worked out once. */
+  rank?: string;
 }
 
 export type RouteMatch =
@@ -49,6 +51,23 @@ export function openApiRoutes(router: AnyRouter): Array<{ method: string; path: 
   return out;
 }
 
+/**
+ * How specific a template is, segment by segment: `0` a literal, `1` a parameter. Of two templates
+ * that match one path (they have as many segments), the one whose key sorts first has a literal
+ * where the other has its first parameter, and wins: `/api/devices/claim` over
+ * `/api/devices/{id}` (issue 34: `GET /api/devices/claim` was 400 "id: must be a UUID", not 405).
+ */
+export function specificity(template: string): string {
+  return template.split("/").filter(Boolean).map((s) => s.includes("{") ? "1" : "0").join("");
+}
+
+/** Entries sorted most specific first, in declaration order among equals (a stable sort). */
+export function mostSpecificFirst<T>(entries: T[], template: (entry: T) => string): T[] {
+  const keyed = entries.map((entry) => ({ entry, key: specificity(template(entry)) }));
+  keyed.sort((a, b) => a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+  return keyed.map((k) => k.entry);
+}
+
 /** A path's first segment (`api` of `/api/devices`); a template's may be a parameter. */
 function firstSegment(path: string): string {
   const end = path.indexOf("/", 1);
@@ -58,7 +77,8 @@ function firstSegment(path: string): string {
 export class RouteTable {
   readonly entries: RouteEntry[];
   /**
-   * The entries that can match a path, by its first segment, in declaration order: those whose
+   * The entries that can match a path, by its first segment, most specific first, then in
+   * declaration order (`mostSpecificFirst`): those whose
    * template starts with that literal segment or with a parameter (issue 13: no scan of every
    * pattern per request). A path whose first segment no template names gets the latter only.
    */
@@ -73,14 +93,14 @@ export class RouteTable {
 
   constructor(router: AnyRouter, raw: RawRoute[]) {
     // Raw routes first: they own paths tRPC cannot serve (DELETE bodies, forms, files).
-    this.entries = [
+    this.entries = mostSpecificFirst([
       ...raw.map((r) => ({ method: r.method, template: r.path, raw: r, pattern: compile(r.path) })),
       ...openApiRoutes(router).map((r) => ({
         method: r.method,
         template: r.path,
         pattern: compile(r.path),
       })),
-    ];
+    ], (e) => e.template).map((e) => ({ ...e, rank: specificity(e.template) }));
     const isParam = (segment: string) => segment.includes("{");
     this.#anyFirst = this.entries.filter((e) => isParam(firstSegment(e.template)));
     for (const entry of this.entries) {
@@ -107,12 +127,20 @@ export class RouteTable {
     return this.#literal.get(path)?.get(method) ?? this.#scan(method, path);
   }
 
+  /**
+   * The path's most specific matching templates decide: the method's route among them, else 405
+   * with their methods. A less specific template never serves a path a more specific one names.
+   */
   #scan(method: string, path: string): RouteMatch {
     const allow = new Set<string>();
     let template = "";
+    let best: string | undefined;
     for (const entry of this.#byFirst.get(firstSegment(path)) ?? this.#anyFirst) {
       const m = entry.pattern.exec(path);
       if (!m) continue;
+      const key = entry.rank;
+      if (best !== undefined && key !== best) break;
+      best = key;
       if (entry.method === method) {
         const params: Record<string, string> = {};
         for (const [k, v] of Object.entries(m.groups ?? {})) params[k] = safeDecode(v);

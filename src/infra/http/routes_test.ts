@@ -3,13 +3,19 @@ import { appRouter } from "../../router.ts";
 import { allRawRoutes } from "../../raw_routes.ts";
 import { RouteTable } from "./routes.ts";
 
-/** The lookup before issue 13: every entry's pattern, in declaration order. */
+/**
+ * The lookup before issue 13: every entry's pattern, in the table's order (most specific first,
+ * issue 34), the most specific matching templates deciding.
+ */
 function scanAll(table: RouteTable, method: string, path: string) {
   const allow = new Set<string>();
   let template = "";
+  let best: string | undefined;
   for (const entry of table.entries) {
     const m = entry.pattern.exec(path);
     if (!m) continue;
+    if (best !== undefined && entry.rank !== best) break;
+    best = entry.rank;
     if (entry.method === method) return { kind: "route", template: entry.template };
     allow.add(entry.method);
     template ||= entry.template;

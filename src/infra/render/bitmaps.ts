@@ -5,7 +5,7 @@
  * the request loop; it reports failures as values because custom errors do not cross the thread
  * boundary.
  */
-import { decodeImage } from "./decode.ts";
+import { decodeImage, imageSize } from "./decode.ts";
 import { type DitherKernel, ditherPacked, PHOTO_DITHER } from "./dither.ts";
 import { toGrey } from "./grey.ts";
 import type { Refusal } from "./limits.ts";
@@ -16,6 +16,7 @@ import { encodePng } from "./layout/png_encode.ts";
 import {
   FRAME_HEIGHT,
   FRAME_WIDTH,
+  type ImageFit,
   type PanelSpec,
   type PushBitmaps,
   uprightSize,
@@ -36,6 +37,29 @@ export interface ImageRenderOptions {
   mode?: ImageMode;
   /** A display's panel: its size and the grey depth of its PNG (CONTRACT.md). */
   panel?: PanelSpec;
+  /**
+   * `contain`: the whole picture, white bands beside or above it; `cover`: the frame filled, the
+   * picture cropped at the centre. Default (`defaultFit`): cover for a picture whose shape is
+   * close to the frame's, else contain; a document is never cropped unless asked (issue 34).
+   */
+  fit?: ImageFit;
+}
+
+/**
+ * The default fit crops at most a quarter of the picture: a 4:3 or 3:2 camera photo or a 16:9
+ * screenshot fills an 800x480 panel; a portrait photo, a panorama or a receipt is shown whole.
+ */
+export const COVER_MIN_KEPT = 0.75;
+
+/** `cover` when covering the frame keeps at least `COVER_MIN_KEPT` of the picture. */
+export function defaultFit(
+  width: number,
+  height: number,
+  frame: { width: number; height: number },
+): ImageFit {
+  const picture = width / height;
+  const panel = frame.width / frame.height;
+  return Math.min(picture / panel, panel / picture) >= COVER_MIN_KEPT ? "cover" : "contain";
 }
 
 /** The kernel of a document unless the push chose one: strokes stay whole, paper stays clean. */
@@ -147,15 +171,26 @@ export async function renderImageBitmaps(
   const box = panel ? uprightSize(panel) : { width: FRAME_WIDTH, height: FRAME_HEIGHT };
   const pack = (frame: Uint8Array, kernel: DitherKernel) =>
     panel ? panelBitmaps(frame, panel, kernel) : bitmapsFromFrame(frame, kernel);
-  // Scaled (up or down) to the largest size of its aspect ratio inside the frame, on white.
-  const decoded = await decodeImage(source, { box, flatten: true });
+  const mode = options.mode ?? "auto";
+  let fit = options.fit;
+  if (!fit) {
+    const size = mode === "document" ? null : await imageSize(source);
+    fit = size?.ok ? defaultFit(size.width, size.height, box) : "contain";
+  }
+  // Scaled (up or down) to the largest size of its aspect ratio inside the frame, on white; or
+  // covering the frame, cropped at the centre.
+  const decoded = await decodeImage(source, { box, flatten: true, cover: fit === "cover" });
   if (!decoded.ok) return decoded;
   const { width, height } = decoded;
   const grey = toGrey(decoded);
-  const mode = options.mode ?? "auto";
   // Both stages see the picture alone: white bands must not count as its white point or paper.
   if (mode !== "photo") {
     const decided = mode === "document" ? null : isDocument(grey, width, height);
+    if ((!decided || decided.document) && fit === "cover" && !options.fit) {
+      // A page, a receipt, a whiteboard: its edges may hold writing, so the default shows it
+      // whole (decided again on the whole picture, as before `fit` existed).
+      return await renderImageBitmaps(source, { ...options, fit: "contain" });
+    }
     if (!decided || decided.document) {
       flattenPaper(grey, width, height, decided?.estimate);
       const frame = centreOnWhite(grey, width, height, box.width, box.height);

@@ -1,6 +1,6 @@
 import { decode, encode } from "fast-png";
 import { assert, assertEquals } from "../../../tests/helpers/assert.ts";
-import { MAX_SOURCE_PIXELS, renderImageBitmaps, type RenderResult } from "./bitmaps.ts";
+import { defaultFit, MAX_SOURCE_PIXELS, renderImageBitmaps, type RenderResult } from "./bitmaps.ts";
 import { encodeRgb, rgbPixels } from "./testing/images.ts";
 
 function greyPng(width: number, height: number, value: number): Uint8Array {
@@ -41,10 +41,66 @@ Deno.test("bitmaps: a black 400x480 image is centred between white bands", async
 
 Deno.test("bitmaps: a small image is scaled up to fill the frame", async () => {
   // 8x4 black → 800x400 at y = 40: rows 0-39 and 440-479 white, the rest black
-  const { raw2 } = rendered(await renderImageBitmaps(greyPng(8, 4, 0)));
+  const { raw2 } = rendered(await renderImageBitmaps(greyPng(8, 4, 0), { fit: "contain" }));
   assert.ok(raw2.subarray(0, 40 * 100).every((b) => b === 0xff));
   assert.ok(raw2.subarray(40 * 100, 440 * 100).every((b) => b === 0));
   assert.ok(raw2.subarray(440 * 100).every((b) => b === 0xff));
+});
+
+Deno.test("bitmaps: the default fit covers a frame of nearly its shape, contains the rest", () => {
+  const panel = { width: 800, height: 480 };
+  // 4:3 and 3:2 camera photos, a 16:9 screenshot: cropped by at most a quarter.
+  for (const [w, h] of [[4000, 3000], [3000, 2000], [1920, 1080], [800, 480]]) {
+    assertEquals(defaultFit(w, h, panel), "cover", `${w}x${h}`);
+  }
+  // Portrait photos, squares (0.6), panoramas: whole, on white.
+  for (const [w, h] of [[3000, 4000], [1000, 1000], [4000, 1000]]) {
+    assertEquals(defaultFit(w, h, panel), "contain", `${w}x${h}`);
+  }
+  // A portrait panel turns the rule round.
+  assertEquals(defaultFit(3000, 4000, { width: 480, height: 800 }), "cover");
+});
+
+/** A 4:3 photo-like picture: a grey gradient, never white, so no band can be its own. */
+function gradient43(): Uint8Array {
+  const [w, h] = [400, 300];
+  const data = new Uint8Array(w * h);
+  for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) data[y * w + x] = 40 + ((x + y) % 120);
+  return encode({ width: w, height: h, data, channels: 1 });
+}
+
+/** Whether column x of the 1 bpp frame is white from top to bottom. */
+function whiteColumn(raw2: Uint8Array, x: number): boolean {
+  for (let y = 0; y < 480; y++) {
+    if (((raw2[y * 100 + (x >> 3)] >> (7 - (x & 7))) & 1) === 0) return false;
+  }
+  return true;
+}
+
+Deno.test("bitmaps: a 4:3 photo fills the frame by default (cover); contain keeps white bands", async () => {
+  // Issue 34: custom photos were always letterboxed with white bars.
+  const photo = gradient43();
+  const cover = rendered(await renderImageBitmaps(photo, { mode: "photo" })).raw2;
+  const contained = rendered(await renderImageBitmaps(photo, { mode: "photo", fit: "contain" }))
+    .raw2;
+  const asked = rendered(await renderImageBitmaps(photo, { mode: "photo", fit: "cover" })).raw2;
+  assertEquals([...asked], [...cover]);
+  // contain: 640x480 at x = 80: the columns left and right of it are white.
+  assertEquals([whiteColumn(contained, 0), whiteColumn(contained, 79)], [true, true]);
+  assertEquals([whiteColumn(contained, 720), whiteColumn(contained, 799)], [true, true]);
+  // cover: 800x600 cropped to 800x480: no white band at either edge.
+  assertEquals([whiteColumn(cover, 0), whiteColumn(cover, 799)], [false, false]);
+  // A portrait picture is contained by default, and covers when asked.
+  const portrait = encode({
+    width: 300,
+    height: 400,
+    data: new Uint8Array(120000).fill(60),
+    channels: 1,
+  });
+  const whole = rendered(await renderImageBitmaps(portrait, { mode: "photo" })).raw2;
+  assertEquals(whiteColumn(whole, 0), true);
+  const filled = rendered(await renderImageBitmaps(portrait, { mode: "photo", fit: "cover" })).raw2;
+  assertEquals(whiteColumn(filled, 0), false);
 });
 
 Deno.test("bitmaps: JPEG sources render too", async () => {
@@ -123,11 +179,11 @@ Deno.test("bitmaps: EXIF orientation turns a sideways JPEG upright", async () =>
   const stored16x8 = await encodeRgb(pixels, 16, 8, "jpeg", { quality: 100 });
   const bit = (raw2: Uint8Array, x: number, y: number) =>
     (raw2[y * 100 + (x >> 3)] >> (7 - (x & 7))) & 1;
-  const stored = rendered(await renderImageBitmaps(stored16x8)).raw2;
+  const stored = rendered(await renderImageBitmaps(stored16x8, { fit: "contain" })).raw2;
   // as stored: 800x400 at y = 40, black on the left, white on the right
   assertEquals([bit(stored, 200, 240), bit(stored, 600, 240), bit(stored, 400, 10)], [0, 1, 1]);
   // orientation 6 (turn 90° clockwise): upright 8x16 → 240x480 at x = 280, black on top
   const jpeg = withExifOrientation(stored16x8, 6);
-  const upright = rendered(await renderImageBitmaps(jpeg)).raw2;
+  const upright = rendered(await renderImageBitmaps(jpeg, { fit: "contain" })).raw2;
   assertEquals([bit(upright, 400, 100), bit(upright, 400, 380), bit(upright, 100, 240)], [0, 1, 1]);
 });

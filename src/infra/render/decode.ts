@@ -34,6 +34,11 @@ export interface DecodeOptions {
   box?: { width: number; height: number };
   /** Composite transparency onto white (the panel's paper), leaving no alpha channel. */
   flatten?: boolean;
+  /**
+   * With `box`: fill the box exactly instead, scaled to cover it and cropped at the centre
+   * (a custom push's `fit: cover`, issue 34).
+   */
+  cover?: boolean;
 }
 
 /**
@@ -156,7 +161,12 @@ export async function decodeImage(
     }).rotate();
     if (options.flatten) pipeline = pipeline.flatten({ background: "#ffffff" });
     if (options.box) {
-      pipeline = pipeline.resize({ ...options.box, fit: "inside", kernel: KERNEL });
+      pipeline = pipeline.resize({
+        ...options.box,
+        fit: options.cover ? "cover" : "inside",
+        position: "centre",
+        kernel: KERNEL,
+      });
     }
     const { data, info } = await pipeline.raw({ depth: "uchar" }).toBuffer({
       resolveWithObject: true,

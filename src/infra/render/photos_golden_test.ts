@@ -31,7 +31,7 @@ for (const [photo, kernels] of CASES) {
   for (const kernel of kernels) {
     Deno.test(`photo golden: ${name} dithered with ${kernel}`, async () => {
       const bytes = await Deno.readFile(new URL(photo, PHOTOS));
-      const result = await renderImageBitmaps(bytes, { dither: kernel });
+      const result = await renderImageBitmaps(bytes, { dither: kernel, fit: "contain" });
       assert.ok(result.ok, result.ok ? "" : result.message);
       await assertGolden(result.bitmaps.png, new URL(`${name}-${kernel}.png`, GOLDENS));
     });
@@ -42,7 +42,7 @@ for (const photo of ["paper-page.jpg", "paper-note.jpg"]) {
   const name = photo.replace(/\.\w+$/, "");
   Deno.test(`photo golden: ${name} rendered as a document (auto)`, async () => {
     const bytes = await Deno.readFile(new URL(photo, PHOTOS));
-    const result = await renderImageBitmaps(bytes);
+    const result = await renderImageBitmaps(bytes, { fit: "contain" });
     assert.ok(result.ok, result.ok ? "" : result.message);
     await assertGolden(result.bitmaps.png, new URL(`${name}-document.png`, GOLDENS));
   });

@@ -97,6 +97,10 @@ export function uprightSize(panel: PanelSpec): { width: number; height: number }
 }
 
 /** Options of an uploaded picture's render (issue 12). */
+/** How a picture fills the frame (a custom push's `fit`, like the `photo` template's). */
+export const IMAGE_FITS = ["contain", "cover"] as const;
+export type ImageFit = typeof IMAGE_FITS[number];
+
 export interface ImageRenderRequest {
   /**
    * Error diffusion: `atkinson` (default for photos), `floyd-steinberg` or `threshold` (default
@@ -110,6 +114,11 @@ export interface ImageRenderRequest {
   mode?: ImageMode;
   /** A display's panel: drawn at its size and depth instead of the 800x480 push formats. */
   panel?: PanelSpec;
+  /**
+   * `contain`: the whole picture on white; `cover`: the frame filled, cropped at the centre;
+   * default: cover when that keeps at least 3/4 of a picture that is not a document (issue 34).
+   */
+  fit?: ImageFit;
 }
 
 /** A picture measured and downsized for a vision model (the summary stage, SPEC 4.6). */
