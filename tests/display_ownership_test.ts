@@ -28,6 +28,16 @@ const poll = (api: Client, mac: string, key: string) =>
 const claim = (api: Client, token: string, code: unknown) =>
   api.post("/api/devices/claim", { token, body: { code } });
 
+/** `n` enrollment tokens asked for at once. */
+function tokensAtOnce(api: Client, token: string, n: number) {
+  return Promise.all(
+    Array.from(
+      { length: n },
+      () => api.post("/api/devices/enrollment-tokens", { token, body: {} }),
+    ),
+  );
+}
+
 async function enrollmentToken(api: Client, token: string, name?: string) {
   return expectStatus(
     await api.post("/api/devices/enrollment-tokens", { token, body: name ? { name } : {} }),
@@ -271,14 +281,9 @@ suite.test("setup: the per-address limit counts an IPv6 /64 as one source", asyn
   assert.ok(refused >= 1 || (await limited("2001:db8:5:5:1::1")), "the /64 was never limited");
 });
 
-suite.test("enrollment tokens: at most 20 unused per user, then 429 with Retry-After", async (api) => {
+suite.test("enrollment tokens count as displays: with DISPLAYS_PER_USER 5, the sixth is 409", async (api) => {
   const user = await registerUser(api);
-  const made = await Promise.all(
-    Array.from(
-      { length: 25 },
-      () => api.post("/api/devices/enrollment-tokens", { token: user.accessToken, body: {} }),
-    ),
-  );
+  const made = await tokensAtOnce(api, user.accessToken, 25);
   // DISPLAYS_PER_USER is 5 here: five tokens, then 409 (the limit of displays comes first).
   assertEquals(made.filter((r) => r.status === 201).length, 5);
   for (const r of made.filter((r) => r.status !== 201)) expectError(r, 409, /DISPLAYS_PER_USER/);
@@ -383,12 +388,7 @@ const roomy = serverSuite("display ownership, default limits");
 
 roomy.test("enrollment tokens: at most 20 unused per user, the 21st is 429", async (api) => {
   const user = await registerUser(api);
-  const made = await Promise.all(
-    Array.from(
-      { length: 25 },
-      () => api.post("/api/devices/enrollment-tokens", { token: user.accessToken, body: {} }),
-    ),
-  );
+  const made = await tokensAtOnce(api, user.accessToken, 25);
   assertEquals(made.filter((r) => r.status === 201).length, 20);
   const refused = made.filter((r) => r.status !== 201);
   for (const r of refused) expectError(r, 429, /20 unused enrollment tokens/);

@@ -5,7 +5,7 @@
  */
 import { decode as decodePng } from "fast-png";
 import { assert, assertEquals, expectStatus } from "./helpers/assert.ts";
-import { registerUser } from "./helpers/http.ts";
+import { type Client, registerUser } from "./helpers/http.ts";
 import { eventually } from "./helpers/mqtt.ts";
 import { serverSuite } from "./helpers/suite.ts";
 import { customPush, greyPng } from "./helpers/custom_push.ts";
@@ -52,6 +52,25 @@ function lines() {
       });
     },
   };
+}
+
+/** A firmware build uploaded by the factory and rolled out to every display of `model`. */
+async function modelRollout(api: Client, model: string, version: string, file: Uint8Array) {
+  const form = new FormData();
+  form.set("version", version);
+  form.set("models", model);
+  form.set("file", new Blob([file as Uint8Array<ArrayBuffer>]), "fw.bin");
+  const build = expectStatus(
+    await api.post("/internal/factory/firmware", { token: tokenOf("sup"), raw: form }),
+    201,
+  );
+  expectStatus(
+    await as(api, "sup").post(`/firmware/${build.id}/rollouts`, {
+      body: { targetKind: "model", target: model },
+    }),
+    201,
+  );
+  return build;
 }
 
 suite.test(
@@ -188,20 +207,7 @@ suite.test(
     // Issue 34: `update_firmware` was ignored without a word (and the day's offer used up).
     const model = `sim-${crypto.randomUUID().slice(0, 8)}`;
     const version = `1.7.${Date.now().toString(36)}`;
-    const form = new FormData();
-    form.set("version", version);
-    form.set("models", model);
-    form.set("file", new Blob([espAppImage(version, 4096)]), "fw.bin");
-    const build = expectStatus(
-      await api.post("/internal/factory/firmware", { token: tokenOf("sup"), raw: form }),
-      201,
-    );
-    expectStatus(
-      await as(api, "sup").post(`/firmware/${build.id}/rollouts`, {
-        body: { targetKind: "model", target: model },
-      }),
-      201,
-    );
+    const build = await modelRollout(api, model, version, espAppImage(version, 4096));
     const sim = await claimedSim(api, s.url, ["--model", model]);
     try {
       await sim.out.next(/^firmware update offered \(running 1\.6\.2\): http/, 0);
@@ -229,19 +235,11 @@ suite.test(
   "device-sim --trmnl: a file that is not an app image is refused, said in a line",
   async (api, s) => {
     const model = `sim-${crypto.randomUUID().slice(0, 8)}`;
-    const form = new FormData();
-    form.set("version", `1.8.${Date.now().toString(36)}`);
-    form.set("models", model);
-    form.set("file", new Blob([new Uint8Array(500).fill(7)]), "fw.bin");
-    const build = expectStatus(
-      await api.post("/internal/factory/firmware", { token: tokenOf("sup"), raw: form }),
-      201,
-    );
-    expectStatus(
-      await as(api, "sup").post(`/firmware/${build.id}/rollouts`, {
-        body: { targetKind: "model", target: model },
-      }),
-      201,
+    const build = await modelRollout(
+      api,
+      model,
+      `1.8.${Date.now().toString(36)}`,
+      new Uint8Array(500).fill(7),
     );
     const sim = await claimedSim(api, s.url, ["--model", model]);
     try {
