@@ -35,7 +35,13 @@ export const ANNOUNCED: Readonly<Record<string, Announcement | readonly Announce
   oauth_accounts: { tag: "user", column: "user_id", on: ["INSERT", "UPDATE", "DELETE"] },
   subscriptions: { tag: "user", column: "user_id", on: ["INSERT", "UPDATE", "DELETE"] },
   // Whether a device report's owner watches devices (src/domains/webhooks/service.ts).
-  webhooks: { tag: "user", column: "user_id", on: ["INSERT", "UPDATE", "DELETE"] },
+  // A delivery's lease and failure counts change no subscription: not announced (migrations/1000).
+  webhooks: {
+    tag: "user",
+    column: "user_id",
+    on: ["INSERT", "UPDATE", "DELETE"],
+    columns: ["events", "disabled_at", "user_id"],
+  },
   // Only the owner and the latest push of a device are cached: state reports stay silent.
   devices: {
     tag: "device",
