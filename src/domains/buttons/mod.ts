@@ -20,6 +20,8 @@ export const buttons = defineDomain({
   hooks: {
     // A device that leaves its owner takes its button action with it.
     deviceUnlinked: () => forgetButtonAction(),
+    // A display's poll announces its button's function and carries out a press.
+    displayButton: ({ services }) => (device, headers) => services.buttons.onPoll(device, headers),
   },
   /** A press moves the device's current push (pushes) or identifies it; owners check (devices). */
   build: buildWith(["pushes", "devices"], ({ db, storage, renderer, changes, services }) => ({

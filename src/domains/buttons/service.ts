@@ -86,15 +86,13 @@ export class ButtonActions {
   /** A display's poll: the press carried out (when reported) and what to announce. */
   async onPoll(device: PolledDevice, headers: Headers) {
     const action = (await this.get(device.id)).action;
-    const announce = { special_function: ANNOUNCED[action], screen: null };
+    const announce = { special_function: ANNOUNCED[action], screen: null, moved: false };
     if (!pressed(headers)) return announce;
     switch (action) {
       case "rewind":
-        await this.deps.step(device.id, "previous");
-        return announce;
+        return { ...announce, moved: await this.deps.step(device.id, "previous") };
       case "next":
-        await this.deps.step(device.id, "next");
-        return announce;
+        return { ...announce, moved: await this.deps.step(device.id, "next") };
       case "identify":
         // A press is rare: the whole row (its nickname) is read only for it.
         return {

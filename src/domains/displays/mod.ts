@@ -4,13 +4,13 @@
  * claimed display is a device of the devices domain; its pushes are the pushes domain's.
  */
 import { buildWith, defineDomain } from "../../domain.ts";
-import { modelOf } from "../firmware/service.ts";
 import { displayImage } from "./image.ts";
 import { displayPoll } from "./poll.ts";
 import { displayLog } from "./post_log.ts";
 import { displaysRouter } from "./router.ts";
 import { DisplaysService } from "./service.ts";
 import { forgetDisplayLogs } from "./unlink.ts";
+import type { DisplayButtonHook, DisplayFirmwareHook } from "./poll_extras.ts";
 import { displaySetup } from "./setup.ts";
 // Its tables (they add themselves to the database's type, src/schema.ts).
 export type { DisplayTables } from "./tables.ts";
@@ -19,6 +19,15 @@ declare module "../../services_type.ts" {
   interface Services {
     /** Displays polling with TRMNL's protocol: setup, polls, claims. */
     displays: DisplaysService;
+  }
+}
+
+declare module "../../domain.ts" {
+  interface Hooks {
+    /** A claimed display's poll: a firmware update to offer it, or null (the firmware domain). */
+    displayFirmware: DisplayFirmwareHook;
+    /** A claimed display's poll: its button's function, a press carried out (the buttons domain). */
+    displayButton: DisplayButtonHook;
   }
 }
 
@@ -33,36 +42,27 @@ export const displays = defineDomain({
     devicePanel: ({ services }) => (deviceId) => services.displays.panelOf(deviceId),
   },
   /**
-   * A claimed display is a device (devices) showing its pushes (pushes); its poll carries its
-   * button's function (buttons) and a firmware offer (firmware).
+   * A claimed display is a device (devices) showing its pushes (pushes); its poll carries what
+   * other domains answer to its hooks (the button's function, a firmware offer).
    */
   build: buildWith(
-    ["devices", "pushes", "buttons", "firmwareUpdates"],
-    ({ db, storage, renderer, config, secrets, changes, log, publicBaseUrl, services }) => ({
+    ["devices", "pushes"],
+    (context) => ({
       displays: new DisplaysService({
-        db,
-        devices: services.devices,
-        pushes: services.pushes,
-        store: storage,
-        renderer,
-        setupsPerMinute: config.displaySetupsPerMinute,
-        displaysPerUser: config.displaysPerUser,
-        baseUrl: publicBaseUrl,
-        imageSecret: secrets.storageSecret,
-        changes,
-        log,
+        db: context.db,
+        devices: context.services.devices,
+        pushes: context.services.pushes,
+        store: context.storage,
+        renderer: context.renderer,
+        setupsPerMinute: context.config.displaySetupsPerMinute,
+        displaysPerUser: context.config.displaysPerUser,
+        baseUrl: context.publicBaseUrl,
+        imageSecret: context.secrets.storageSecret,
+        changes: context.changes,
+        log: context.log,
         extras: {
-          button: (device, headers) => services.buttons.onPoll(device, headers),
-          // A display is claimed, never provisioned by the factory: no batch, no SKU.
-          firmware: (device, reported) =>
-            services.firmwareUpdates.forDisplay({
-              id: device.id,
-              thingName: device.thing_name,
-              batchId: null,
-              sku: null,
-              model: modelOf(reported.model),
-              firmware: reported["fw-version"] ?? null,
-            }),
+          firmware: context.hooks("displayFirmware"),
+          button: context.hooks("displayButton"),
         },
       }),
     }),

@@ -1,8 +1,9 @@
 /**
- * What other domains add to a claimed display's poll (issue 24), kept apart from the poll itself:
- * a firmware update (`update_firmware`, `firmware_url`) and the button's function
- * (`special_function`, and a press carried out before the push is read). Each is optional; a
- * display without them answers `false`, `null` and `"none"`.
+ * What other domains add to a claimed display's poll (issue 24), through the hooks the displays
+ * domain declares (`displayFirmware`, `displayButton`, src/domains/displays/mod.ts): a firmware
+ * update (`update_firmware`, `firmware_url`) and the button's function (`special_function`, and a
+ * press carried out before the push is read). A display nobody answers for gets `false`, `null`
+ * and `"none"`.
  */
 /**
  * The device a poll is for, as the poll knows it without a database read (the cached head and
@@ -27,19 +28,25 @@ export interface ExtraScreen {
   filename: string;
 }
 
-/** The hooks, each given the device and the poll's reported headers (lower-case names). */
+/** Offers a firmware update to a polling display, or null. */
+export type DisplayFirmwareHook = (
+  device: PolledDevice,
+  reported: Record<string, string>,
+) => Promise<{ update_firmware: true; firmware_url: string } | null>;
+
+/**
+ * The button: carries out a press reported by this poll (before the push is read, so a `rewind`
+ * is what the reply shows), says whether it moved the device's push, and the function the
+ * firmware should announce.
+ */
+export type DisplayButtonHook = (device: PolledDevice, headers: Headers) => Promise<
+  { special_function: string; screen: ExtraScreen | null; moved: boolean }
+>;
+
+/** The answers to the two hooks (lists filled once every service is built). */
 export interface PollExtras {
-  /** Offers a firmware update, or null. */
-  firmware?(device: PolledDevice, reported: Record<string, string>): Promise<
-    { update_firmware: true; firmware_url: string } | null
-  >;
-  /**
-   * The button: carries out a press reported by this poll (before the push is read, so a
-   * `rewind` is what the reply shows) and says the function the firmware should announce.
-   */
-  button?(device: PolledDevice, headers: Headers): Promise<
-    { special_function: string; screen: ExtraScreen | null }
-  >;
+  firmware: readonly DisplayFirmwareHook[];
+  button: readonly DisplayButtonHook[];
 }
 
 /** The defaults: nothing to update, no function. */
@@ -49,19 +56,21 @@ export const NO_EXTRAS: ExtraFields = {
   special_function: "none",
 };
 
-/** Runs the button hook (before the push is read). */
+/** Runs the button hooks (before the push is read); the first that answers for the device. */
 export async function pressButton(extras: PollExtras, device: PolledDevice, headers: Headers) {
-  return extras.button
-    ? await extras.button(device, headers)
-    : { special_function: "none", screen: null };
+  for (const button of extras.button) return await button(device, headers);
+  return { special_function: "none", screen: null, moved: false };
 }
 
-/** The firmware fields of the reply. */
+/** The firmware fields of the reply: the first offer a hook makes. */
 export async function firmwareFields(
   extras: PollExtras,
   device: PolledDevice,
   reported: Record<string, string>,
 ): Promise<Pick<ExtraFields, "update_firmware" | "firmware_url">> {
-  const update = extras.firmware ? await extras.firmware(device, reported) : null;
-  return update ?? { update_firmware: false, firmware_url: null };
+  for (const firmware of extras.firmware) {
+    const update = await firmware(device, reported);
+    if (update) return update;
+  }
+  return { update_firmware: false, firmware_url: null };
 }

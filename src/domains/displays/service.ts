@@ -202,7 +202,7 @@ export class DisplaysService {
     this.imageSecret = deps.imageSecret;
     this.byKey = (deps.changes ?? ChangeFeed.disabled()).cache();
     this.log = deps.log ?? silentLog;
-    this.extras = deps.extras ?? {};
+    this.extras = deps.extras ?? { firmware: [], button: [] };
   }
 
   /**
@@ -318,18 +318,10 @@ export class DisplaysService {
       thing_name: displayThingName(display.mac!),
     };
     const button = await pressButton(this.extras, polled, headers);
-    // Nothing waiting (the usual poll): `push/refresh` would change nothing, so the current push
-    // is read on the cached path of `GET .../push`, without a transaction.
-    let waiting = await this.pushes.hasWaiting(device.id);
-    let push;
-    try {
-      push = waiting
-        ? await this.pushes.refresh(device.owner_id, device.id, "png")
-        : await this.pushes.get(device.owner_id, device.id, "png");
-    } catch (error) {
-      if (!(error instanceof AppError && error.status === 404)) throw error;
-    }
-    if (waiting) waiting = await this.pushes.hasWaiting(device.id);
+    // One call into pushes with the device the key proved (a press that moved the push is read
+    // again): `push/refresh` when a push waits, the cached current push otherwise.
+    const head = button.moved ? await this.devices.head(device.id) ?? device : device;
+    const { push, waiting } = await this.pushes.forDisplay(head);
     // CONTRACT.md: shortened while a push waits (queued, or still rendering). Inside the
     // owner's sleep window the display sleeps until its end instead.
     const interval = display.refresh_rate ?? DEFAULT_REFRESH_RATE;
@@ -362,7 +354,7 @@ export class DisplaysService {
     if (!push.changed && push.status === "PUBLISHED" && !this.confirming.has(push.pushId)) {
       this.confirming.add(push.pushId);
       try {
-        await this.pushes.confirmDisplayed(displayThingName(display.mac!), push.pushId);
+        await this.pushes.confirmShown(device.id, push.pushId);
       } finally {
         this.confirming.delete(push.pushId);
       }

@@ -38,6 +38,17 @@ export const firmware = defineDomain({
     // An MQTT device reporting another version than its rollout's gets `firmware`.
     firmwareReported: ({ services }) => (device) =>
       services.firmwareUpdates.forMqtt(updatable(device)),
+    // A display's poll: its model and version are the headers it reported; a display is claimed,
+    // never provisioned by the factory (no batch, no SKU).
+    displayFirmware: ({ services }) => (device, reported) =>
+      services.firmwareUpdates.forDisplay({
+        id: device.id,
+        thingName: device.thing_name,
+        batchId: null,
+        sku: null,
+        model: modelOf(reported.model),
+        firmware: reported["fw-version"] ?? null,
+      }),
   },
   /** The factory's registry says which build a device should run. */
   build: buildWith(["factory"], ({ db, storage, outbox, services }) => ({

@@ -13,7 +13,7 @@ import { isUuid, uuidv7 } from "../../infra/lib/ids.ts";
 import type { Jobs } from "../../infra/jobs/types.ts";
 import { renderPushQueue } from "./queues.ts";
 import type { ObjectStore } from "../../infra/storage/object_store.ts";
-import type { DeviceRow, DevicesService } from "../devices/service.ts";
+import type { DeviceHead, DeviceRow, DevicesService } from "../devices/service.ts";
 import { anchorOf, keysetPage } from "../../infra/lib/cursor.ts";
 import * as repo from "./repository.ts";
 import * as files from "../files/repository.ts";
@@ -303,18 +303,22 @@ export class PushesService {
     return push;
   }
 
+  /** A push row by id from the request path's cache (dropped when the row changes). */
+  private cachedPush(id: string) {
+    return this.pushes.get(
+      id,
+      (push) => push ? [tag.push(push.id)] : null,
+      () => repo.findPush(this.db, id),
+    );
+  }
+
   /** `GET /api/devices/{id}/push` (rule 1). */
   async get(userId: string, deviceId: string, format: PushFormat): Promise<PushUrl> {
     // Fast path without a transaction: with a latest push, rule 1 changes nothing. A refresh
     // racing this read only means the caller was served just before it.
     const device = await this.devices.ownedHead(userId, deviceId);
     if (device.latest_push_id) {
-      const id = device.latest_push_id;
-      const latest = await this.pushes.get(
-        id,
-        (push) => push ? [tag.push(push.id)] : null,
-        () => repo.findPush(this.db, id),
-      );
+      const latest = await this.cachedPush(device.latest_push_id);
       if (latest) return await this.urlOf(latest, format, false);
     }
     const result = await this.db.transaction().execute(async (trx) =>
@@ -373,6 +377,31 @@ export class PushesService {
       () => [tag.device(deviceId)],
       () => repo.hasWaiting(this.db, deviceId),
     );
+  }
+
+  /**
+   * A display's poll (CONTRACT.md "Displays people already own"), for a device the display has
+   * already proven with its key (`head`, the cached owner and latest push): one walk, no owner
+   * check again. A waiting push is rotated in (rule 2, `push/refresh`), otherwise the latest is
+   * served from the cache (rule 1: with nothing waiting there is nothing to promote). `waiting`
+   * says whether another push still waits after it; `push` is null when there is none to show.
+   */
+  async forDisplay(head: DeviceHead): Promise<{ push: PushUrl | null; waiting: boolean }> {
+    if (await this.hasWaiting(head.id)) {
+      const result = await this.db.transaction().execute(async (trx) => {
+        const device = await this.devices.lock(trx, head.id);
+        // Unbound or moved since the display authenticated: nothing is shown for it.
+        if (!device?.owner_id || device.owner_id !== head.owner_id) return null;
+        const rotated = await this.rotate(trx, device);
+        return { rotated, waiting: await repo.hasWaiting(trx, head.id) };
+      });
+      if (!result) return { push: null, waiting: false };
+      const { rotated, waiting } = result;
+      return { push: rotated && await this.urlOf(rotated.push, "png", rotated.changed), waiting };
+    }
+    const latest = head.latest_push_id ? await this.cachedPush(head.latest_push_id) : undefined;
+    if (!latest?.render_prefix) return { push: null, waiting: false };
+    return { push: await this.urlOf(latest, "png", false), waiting: false };
   }
 
   /** `GET /api/devices/{id}/push/{pushId}` (rule 3): changes no push state. */
@@ -468,11 +497,7 @@ export class PushesService {
    * the push is gone or has no picture.
    */
   async fetchPicture(pushId: string): Promise<Uint8Array | null> {
-    const push = await this.pushes.get(
-      pushId,
-      (row) => row ? [tag.push(row.id)] : null,
-      () => repo.findPush(this.db, pushId),
-    );
+    const push = await this.cachedPush(pushId);
     if (!push?.render_prefix) return null;
     const bytes = await this.store.get(push.render_prefix + FORMAT_FILES.png);
     if (!bytes) return null;
@@ -489,7 +514,15 @@ export class PushesService {
     if (typeof pushId !== "string" || !isUuid(pushId)) return false;
     const device = await this.devices.byThing(thingName);
     if (!device) return false;
-    const push = await repo.findDevicePush(this.db, device.id, pushId);
+    return await this.confirmShown(device.id, pushId);
+  }
+
+  /**
+   * A device (an MQTT device's `up/confirm`, a display back with the push it was given) shows a
+   * PUBLISHED push of its own: it becomes CONFIRMED, once.
+   */
+  async confirmShown(deviceId: string, pushId: string) {
+    const push = await repo.findDevicePush(this.db, deviceId, pushId);
     if (!push) return false;
     return await this.db.transaction().execute(async (trx) => {
       const moved = await repo.transition(trx, pushId, ["PUBLISHED"], {
@@ -499,7 +532,7 @@ export class PushesService {
       if (!moved) return false;
       await this.events.emit(trx, push.user_id, "push.confirmed", {
         pushId,
-        deviceId: device.id,
+        deviceId,
         status: "CONFIRMED",
       });
       return true;
