@@ -940,7 +940,7 @@ suite.test("reset: no other code sets reset_firmware true or a body status 500",
       found.push(`${entry.name}: ${m[0]}`);
     }
   }
-  assertEquals(found, ["service.ts: reset_firmware: true"]);
+  assertEquals(found, ["polls.ts: reset_firmware: true"]);
 });
 
 suite.test("never wipe: no display reply had body status 500 or reset_firmware true", () => {

@@ -21,4 +21,6 @@ export const claimDisplay = userOrPatProcedure
   })
   .input(withExample(z.object({ code: z.string().max(64) }), { code: "K7P3XQ" }))
   .output(z.object({ device: deviceSchema, status: z.literal("bound") }))
-  .mutation(({ ctx, input }) => ctx.services.displays.claim(ctx.caller.userId, input.code, ctx.ip));
+  .mutation(({ ctx, input }) =>
+    ctx.services.displays.pairing.claim(ctx.caller.userId, input.code, ctx.ip)
+  );

@@ -32,5 +32,5 @@ export const createEnrollmentToken = userOrPatProcedure
     expiresAt: timestamp,
   }))
   .mutation(({ ctx, input }) =>
-    ctx.services.displays.createEnrollmentToken(ctx.caller.userId, input.name)
+    ctx.services.displays.pairing.createEnrollmentToken(ctx.caller.userId, input.name)
   );

@@ -17,4 +17,6 @@ export const getDisplayProfile = userOrPatProcedure
   })
   .input(z.object({ id: uuidParam }))
   .output(profileSchema)
-  .query(({ ctx, input }) => ctx.services.displays.getProfile(ctx.caller.userId, input.id));
+  .query(({ ctx, input }) =>
+    ctx.services.displays.profiles.getProfile(ctx.caller.userId, input.id)
+  );

@@ -31,7 +31,7 @@ export const displayImage = defineRawRoute({
     404: { description: "The push is gone or has no picture" },
   },
   async handle({ ctx, params, query }) {
-    const png = await ctx.services.displays.picture(
+    const png = await ctx.services.displays.polls.picture(
       params.pushId,
       query.expires,
       query.signature,

@@ -1,8 +1,54 @@
 /**
+ * A display's keys: which display an `Access-Token` belongs to (only its SHA-256 is stored), and
+ * where the screens the domain draws are kept.
+ */
+import type { Selectable } from "kysely";
+import type { Db } from "../../schema.ts";
+import { unauthorized } from "../../errors.ts";
+import { sha256Hex } from "../../infra/lib/crypto.ts";
+import { tag } from "../../infra/db/cache/announced.ts";
+import { ChangeFeed } from "../../infra/db/cache/feed.ts";
+import type { TaggedCache } from "../../infra/db/cache/tagged_cache.ts";
+import * as repo from "./repository.ts";
+import type { DisplaysTable } from "./tables.ts";
+
+export type DisplayRow = Selectable<DisplaysTable>;
+
+/** A key this service issues: base64url of 32 random bytes (43 characters). */
+const KEY = /^[A-Za-z0-9_-]{16,128}$/;
+
+/**
  * Where the displays domain keeps the screens it draws itself (claim codes, "nothing to show
  * yet"): shared by every display that shows the same picture, named by its SHA-256. They belong
  * to no user, so account deletion has nothing of this domain to delete.
  */
 export function screenKey(sha256: string): string {
   return `displays/screens/${sha256}.png`;
+}
+
+/** The display of a key, cached by the key's hash (dropped when its row changes). */
+export class DisplayKeys {
+  /** Display rows by key hash, dropped when the row changes (src/infra/db/cache/feed.ts). */
+  private readonly byKey: TaggedCache<DisplayRow | undefined>;
+
+  constructor(private readonly db: Db, changes?: ChangeFeed) {
+    this.byKey = (changes ?? ChangeFeed.disabled()).cache();
+  }
+
+  /** The display of a key: pending or claimed; anything else (or a malformed key) is 401. */
+  async authenticate(token: string | null): Promise<DisplayRow> {
+    if (token === null || !KEY.test(token.trim())) throw unauthorized("Unknown display key");
+    const hash = sha256Hex(token.trim());
+    // Cached only when found (a stream of unknown keys fills nothing).
+    const display = await this.byKey.get(
+      hash,
+      (row) => row ? [tag.display(row.id)] : null,
+      () => repo.findByKeyHash(this.db, hash),
+    );
+    if (!display || display.status === "replaced") throw unauthorized("Unknown display key");
+    if (display.status === "claimed" && !display.device_id) {
+      throw unauthorized("Unknown display key");
+    }
+    return display;
+  }
 }

@@ -24,5 +24,5 @@ export const listDisplayLogs = userOrPatProcedure
   .output(logPageSchema)
   .query(({ ctx, input }) => {
     const { id, ...query } = input;
-    return ctx.services.displays.listLogs(ctx.caller.userId, id, query);
+    return ctx.services.displays.logs.list(ctx.caller.userId, id, query);
   });

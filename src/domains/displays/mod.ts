@@ -39,7 +39,7 @@ export const displays = defineDomain({
     // A display that leaves its owner takes its log entries with it.
     deviceUnlinked: () => forgetDisplayLogs(),
     // A display's custom images are drawn for its panel (CONTRACT.md).
-    devicePanel: ({ services }) => (deviceId) => services.displays.panelOf(deviceId),
+    devicePanel: ({ services }) => (deviceId) => services.displays.profiles.panelOf(deviceId),
   },
   /**
    * A claimed display is a device (devices) showing its pushes (pushes); its poll carries what

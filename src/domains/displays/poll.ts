@@ -20,6 +20,8 @@ export const displayPoll = defineRawRoute({
     503: { description: "A fault of the service; the display retries" },
   },
   handle({ req, ctx, auth }) {
-    return faultsAre503(async () => json(await ctx.services.displays.poll(auth, req.headers)));
+    return faultsAre503(async () =>
+      json(await ctx.services.displays.polls.poll(auth, req.headers))
+    );
   },
 });

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { defineRawRoute } from "../../infra/http/raw.ts";
 import { displayKey, faultsAre503, pollHeaders } from "./protocol.ts";
-import { LOG_BODY_LIMIT } from "./service.ts";
+import { LOG_BODY_LIMIT } from "./logs.ts";
 
 const entry = z.record(z.string(), z.unknown());
 
@@ -44,7 +44,7 @@ export const displayLog = defineRawRoute({
   },
   handle({ ctx, auth, body }) {
     return faultsAre503(async () => {
-      await ctx.services.displays.receiveLogs(auth, body);
+      await ctx.services.displays.logs.receive(auth, body);
       return new Response(null, { status: 204 });
     });
   },

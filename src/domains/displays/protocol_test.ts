@@ -2,7 +2,8 @@
 import assert from "node:assert/strict";
 import { AppError, unauthorized } from "../../errors.ts";
 import { faultsAre503 } from "./protocol.ts";
-import { logEntries, normalizeMac, reportedHeaders } from "./service.ts";
+import { normalizeMac, reportedHeaders } from "./headers.ts";
+import { logEntries } from "./logs.ts";
 import { toProfile } from "./views.ts";
 import { secondsToWake } from "./sleep.ts";
 

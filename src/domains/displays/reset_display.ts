@@ -23,4 +23,6 @@ export const resetDisplay = userOrPatProcedure
   })
   .input(z.object({ id: uuidParam }))
   .output(z.object({ message: z.string() }))
-  .mutation(({ ctx, input }) => ctx.services.displays.requestReset(ctx.caller.userId, input.id));
+  .mutation(({ ctx, input }) =>
+    ctx.services.displays.profiles.requestReset(ctx.caller.userId, input.id)
+  );

@@ -45,5 +45,5 @@ export const setDisplayProfile = userOrPatProcedure
   .output(profileSchema)
   .mutation(({ ctx, input }) => {
     const { id, ...fields } = input;
-    return ctx.services.displays.setProfile(ctx.caller.userId, id, fields);
+    return ctx.services.displays.profiles.setProfile(ctx.caller.userId, id, fields);
   });

@@ -30,7 +30,7 @@ export const displaySetup = defineRawRoute({
   },
   handle({ req, ctx }) {
     return faultsAre503(async () =>
-      json(await ctx.services.displays.setup(req.headers.get("id"), ctx.ip))
+      json(await ctx.services.displays.pairing.setup(req.headers.get("id"), ctx.ip))
     );
   },
 });

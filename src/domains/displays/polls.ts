@@ -1,0 +1,237 @@
+/**
+ * A display's poll (`GET /api/display`, CONTRACT.md): a pending display gets its claim screen, a
+ * claimed one its push with `push/refresh`'s rule, in one walk: its key proves the display, the
+ * cached head of its device proves the owner, then one call into pushes. Never a body `status`
+ * 500, and `reset_firmware: true` only once after the owner's explicit reset: TRMNL's firmware
+ * erases itself on either. Also the signed picture URLs a poll answers and their download.
+ */
+import type { Db } from "../../schema.ts";
+import { forbidden, notFound, unauthorized } from "../../errors.ts";
+import { sign, verify } from "../../infra/storage/signing.ts";
+import type { DevicesService } from "../devices/service.ts";
+import type { PushesService } from "../pushes/service.ts";
+import { displayThingName } from "../devices/views.ts";
+import { type Log, silentLog } from "../../infra/lib/log.ts";
+import { LastWrites } from "./last_writes.ts";
+import { normalizeMac, panelReported, reportedHeaders } from "./headers.ts";
+import type { DisplayKeys } from "./keys.ts";
+import type { DisplayPairing } from "./pairing.ts";
+import { type DisplayScreens, IMAGE_URL_TTL_SECONDS, screenPanel } from "./screens.ts";
+import * as repo from "./repository.ts";
+import { secondsToWake } from "./sleep.ts";
+import { firmwareFields, type PollExtras, pressButton } from "./poll_extras.ts";
+
+/** `refresh_rate` of a display that has none set (CONTRACT.md). */
+export const DEFAULT_REFRESH_RATE = 900;
+/** A poll that reports the same as the last one within this long writes nothing. */
+const REPORT_EVERY_MS = 60_000;
+/** `refresh_rate` while another push waits (CONTRACT.md: about 60 s). */
+export const WAITING_REFRESH_RATE = 60;
+/** `refresh_rate` while pending: the claim is shown soon after it happens. */
+export const PENDING_REFRESH_RATE = 60;
+/** `GET /api/display`'s 200 body (CONTRACT.md fields, TRMNL's names). */
+export interface DisplayReply {
+  status: 0 | 202;
+  image_url: string;
+  filename: string;
+  refresh_rate: number;
+  update_firmware: boolean;
+  firmware_url: string | null;
+  /** True only at the first poll after the owner's `POST /api/devices/{id}/reset`. */
+  reset_firmware: boolean;
+  special_function: string;
+}
+
+export interface PollsDeps {
+  db: Db;
+  devices: DevicesService;
+  pushes: PushesService;
+  keys: DisplayKeys;
+  pairing: DisplayPairing;
+  screens: DisplayScreens;
+  /** The service's public origin, in a push's `image_url`. */
+  baseUrl: () => string;
+  /** HMAC key of a push's `image_url` (`GET /api/display/image/{pushId}`). */
+  imageSecret: string;
+  /** What other domains add to a claimed display's poll (firmware, button; poll_extras.ts). */
+  extras: PollExtras;
+  log?: Log;
+}
+
+export class DisplayPolls {
+  private readonly db: Db;
+  private readonly devices: DevicesService;
+  private readonly pushes: PushesService;
+  private readonly keys: DisplayKeys;
+  private readonly pairing: DisplayPairing;
+  private readonly screens: DisplayScreens;
+  private readonly baseUrl: () => string;
+  private readonly imageSecret: string;
+  private readonly extras: PollExtras;
+  private readonly log: Log;
+  /**
+   * The last report this process wrote per device (time and headers): an unchanged one within
+   * a minute is not written again, and the check reads no database.
+   */
+  private readonly reports = new LastWrites(REPORT_EVERY_MS);
+  /** The same for the panel a display's polls report (model and size), per display. */
+  private readonly panels = new LastWrites(REPORT_EVERY_MS);
+  /** Pushes whose confirmation is being written: a poll meanwhile does not start another. */
+  private readonly confirming = new Set<string>();
+  /** Signatures of `image_url`s by push, for one expiry (a fleet polls the same URL again). */
+  private signed = { expires: 0, byPush: new Map<string, string>() };
+
+  constructor(deps: PollsDeps) {
+    this.db = deps.db;
+    this.devices = deps.devices;
+    this.pushes = deps.pushes;
+    this.keys = deps.keys;
+    this.pairing = deps.pairing;
+    this.screens = deps.screens;
+    this.baseUrl = deps.baseUrl;
+    this.imageSecret = deps.imageSecret;
+    this.extras = deps.extras;
+    this.log = deps.log ?? silentLog;
+  }
+
+  /**
+   * `GET /api/display`: a pending display gets its claim screen (`status` 202; an expired code
+   * is renewed), a claimed one its push, with `push/refresh`'s rule.
+   */
+  async poll(token: string | null, headers: Headers): Promise<DisplayReply> {
+    let display = await this.keys.authenticate(token);
+    const reported = reportedHeaders(headers);
+    const mac = normalizeMac(headers.get("id"));
+    if (display.status === "enrollment") {
+      display = await this.pairing.enroll(display, mac);
+    } else if (display.enrolled_by !== null && display.mac !== mac) {
+      // CONTRACT.md: an enrollment token is the key of the MAC its first poll came with.
+      throw unauthorized("Unknown display key");
+    }
+    if (display.status === "pending") {
+      const current = await this.pairing.renewedCode(display);
+      // What it reports while pending is its device's first state once claimed (at most one
+      // write a minute per display, like a claimed display's reports).
+      await this.reports.write(display.id, JSON.stringify(reported), async () => {
+        await repo.updateDisplay(this.db, display.id, { reported, seen_at: new Date() });
+      });
+      const screen = await this.screens.claim(current.friendly_id ?? "");
+      return this.screens.reply(202, screen, PENDING_REFRESH_RATE);
+    }
+    // The owner and latest push from the cached head (the unchanged poll reads no database).
+    const device = await this.devices.head(display.device_id!);
+    if (!device?.owner_id) throw unauthorized("Unknown display key");
+    // The owner asked for a reset: this poll (one only) says so; the firmware wipes itself and
+    // sets up again. The only `reset_firmware: true` the service ever sends.
+    if (display.reset_requested_at !== null && await repo.takeReset(this.db, display.id)) {
+      this.log.info("display reset sent", { deviceId: device.id });
+      const reply = await this.screens.reply(0, await this.screens.noPush(), DEFAULT_REFRESH_RATE);
+      return { ...reply, reset_firmware: true };
+    }
+    // An unchanged report within a minute is not written again (a fleet polls all day).
+    const state = JSON.stringify(reported);
+    await this.reports.write(
+      device.id,
+      state,
+      () => this.devices.reportDisplay(device.id, reported),
+    );
+    // Each poll's headers are the panel as it is now.
+    const panel = panelReported(reported, display.model);
+    if (
+      panel.model !== display.model || panel.reported_width !== display.reported_width ||
+      panel.reported_height !== display.reported_height
+    ) {
+      // The cached row is behind until the change feed drops it: written once meanwhile.
+      await this.panels.write(display.id, JSON.stringify(panel), async () => {
+        await repo.updateDisplay(this.db, display.id, panel);
+      });
+    }
+    const polled = {
+      id: device.id,
+      owner_id: device.owner_id,
+      thing_name: displayThingName(display.mac!),
+    };
+    const button = await pressButton(this.extras, polled, headers);
+    // One call into pushes with the device the key proved (a press that moved the push is read
+    // again): `push/refresh` when a push waits, the cached current push otherwise.
+    const head = button.moved ? await this.devices.head(device.id) ?? device : device;
+    const { push, waiting } = await this.pushes.forDisplay(head);
+    // CONTRACT.md: shortened while a push waits (queued, or still rendering). Inside the
+    // owner's sleep window the display sleeps until its end instead.
+    const interval = display.refresh_rate ?? DEFAULT_REFRESH_RATE;
+    const window = display.profile?.sleepWindow;
+    const wake = window ? secondsToWake(window) : null;
+    const refreshRate = wake !== null
+      ? Math.max(interval, wake)
+      : waiting
+      ? Math.min(WAITING_REFRESH_RATE, interval)
+      : interval;
+    const extra = {
+      ...await firmwareFields(this.extras, polled, reported),
+      special_function: button.special_function,
+    };
+    if (button.screen) {
+      return {
+        status: 0,
+        ...button.screen,
+        refresh_rate: refreshRate,
+        reset_firmware: false,
+        ...extra,
+      };
+    }
+    if (!push) {
+      const screen = await this.screens.noPush(screenPanel({ ...display, ...panel }));
+      return this.screens.reply(0, screen, refreshRate, extra);
+    }
+    // The display is back with the push it was given at its last poll: it has shown it
+    // (PUBLISHED → CONFIRMED, like an MQTT device's `up/confirm`).
+    if (!push.changed && push.status === "PUBLISHED" && !this.confirming.has(push.pushId)) {
+      this.confirming.add(push.pushId);
+      try {
+        await this.pushes.confirmShown(device.id, push.pushId);
+      } finally {
+        this.confirming.delete(push.pushId);
+      }
+    }
+    return {
+      status: 0,
+      image_url: this.pictureUrl(push.pushId),
+      filename: push.sha256 ?? push.pushId,
+      refresh_rate: refreshRate,
+      reset_firmware: false,
+      ...extra,
+    };
+  }
+  /**
+   * A push's signed `image_url` on this service: the download goes through it, so it is
+   * recorded (`GET /api/display/image/{pushId}`). The expiry is rounded up to the minute, so
+   * a poll within that minute reuses the signature.
+   */
+  private pictureUrl(pushId: string): string {
+    const expires = Math.ceil((Date.now() / 1000 + IMAGE_URL_TTL_SECONDS) / 60) * 60;
+    if (this.signed.expires !== expires) this.signed = { expires, byPush: new Map() };
+    let signature = this.signed.byPush.get(pushId);
+    if (signature === undefined) {
+      signature = sign(this.imageSecret, pictureMessage(pushId, expires));
+      this.signed.byPush.set(pushId, signature);
+    }
+    return `${this.baseUrl()}/api/display/image/${pushId}?expires=${expires}&signature=${signature}`;
+  }
+  /** `GET /api/display/image/{pushId}`: the PNG of a signed, unexpired URL (403 otherwise). */
+  async picture(pushId: string, expires: string, signature: string): Promise<Uint8Array> {
+    const at = /^\d{1,12}$/.test(expires) ? Number(expires) : 0;
+    if (
+      at * 1000 < Date.now() || !verify(this.imageSecret, pictureMessage(pushId, at), signature)
+    ) {
+      throw forbidden("Expired or invalid signature");
+    }
+    const png = await this.pushes.fetchPicture(pushId);
+    if (!png) throw notFound("Push not found or not rendered");
+    return png;
+  }
+}
+
+/** What a push's `image_url` signs: its push and expiry, apart from every other signature. */
+function pictureMessage(pushId: string, expires: number): string {
+  return `display-image\n${pushId}\n${expires}`;
+}

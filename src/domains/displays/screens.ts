@@ -1,0 +1,122 @@
+/**
+ * The screens the displays domain draws itself (claim code, "nothing to show yet"): the
+ * `headline` template, stored once by its SHA-256 (`screenKey`), its `filename` that hash, so a
+ * panel redraws exactly when the picture changes. They belong to no user.
+ */
+import type { ObjectStore } from "../../infra/storage/object_store.ts";
+import type { PanelSpec, Renderer } from "../../infra/render/types.ts";
+import { type Log, silentLog } from "../../infra/lib/log.ts";
+import { type DisplayRow, screenKey } from "./keys.ts";
+import { NO_EXTRAS } from "./poll_extras.ts";
+import { toProfile } from "./views.ts";
+import type { DisplayReply } from "./polls.ts";
+
+/** Signed image URLs live this long (CONTRACT.md: at least 15 minutes). */
+export const IMAGE_URL_TTL_SECONDS = 30 * 60;
+
+/** A screen the service draws itself (claim code, "nothing to show yet"). */
+export interface Screen {
+  key: string;
+  sha256: string;
+}
+
+export class DisplayScreens {
+  /** Drawn screens by what they show; a miss draws again (the same bytes: the same key). */
+  private readonly drawn = new Map<string, Screen>();
+  private readonly log: Log;
+
+  constructor(
+    private readonly deps: {
+      store: ObjectStore;
+      renderer: Renderer;
+      /** The service's public origin, shown on the claim screen. */
+      baseUrl: () => string;
+      log?: Log;
+    },
+  ) {
+    this.log = deps.log ?? silentLog;
+  }
+
+  /** The claim screen: the code, where to claim it, how long it is valid. */
+  claim(code: string) {
+    const base = this.deps.baseUrl();
+    return this.draw(`claim:${code}:${base}`, {
+      label: "Claim this display",
+      headline: code,
+      points: [
+        `Claim it in the app at ${base} with the code ${code}`,
+        "The code is valid for 24 hours; this screen changes once the display is yours",
+      ],
+      // One line that never wraps inside the path (the source line is clamped to one).
+      source: `API: POST ${base}/api/devices/claim {"code":"${code}"}`,
+    });
+  }
+  /** What a claimed display without a push shows, drawn for its panel when it is not an OG's. */
+  noPush(panel: PanelSpec | null = null) {
+    return this.draw("no-push", {
+      label: "Ready",
+      headline: "Nothing to show yet",
+      points: ["This display is yours: send it a push and it appears at the next refresh"],
+    }, panel);
+  }
+  reply(
+    status: 0 | 202,
+    screen: Screen,
+    refreshRate: number,
+    extra = NO_EXTRAS,
+  ): Promise<DisplayReply> {
+    return this.urlOf(screen).then((url) => ({
+      status,
+      image_url: url,
+      filename: screen.sha256,
+      refresh_rate: refreshRate,
+      reset_firmware: false as const,
+      ...extra,
+    }));
+  }
+  urlOf(screen: Screen) {
+    return this.deps.store.signedGetUrl(screen.key, IMAGE_URL_TTL_SECONDS);
+  }
+  /**
+   * Draws a screen once (the `headline` template; 800x480, 1 bit, or `panel`) and stores it by
+   * its hash.
+   */
+  private async draw(
+    name: string,
+    variables: Record<string, unknown>,
+    panel: PanelSpec | null = null,
+  ): Promise<Screen> {
+    const id = panel
+      ? `${name}@${panel.width}x${panel.height}x${panel.bitDepth}r${panel.rotation}`
+      : name;
+    const known = this.drawn.get(id);
+    if (known) return known;
+    const bitmaps = await this.deps.renderer.renderTemplate({
+      name: "headline",
+      variables,
+      ...(panel ? { panel } : {}),
+    });
+    const digest = await crypto.subtle.digest("SHA-256", bitmaps.png as Uint8Array<ArrayBuffer>);
+    const sha256 = new Uint8Array(digest).toHex();
+    const key = screenKey(sha256);
+    if (!(await this.deps.store.head(key))) {
+      await this.deps.store.put(key, bitmaps.png, "image/png");
+    }
+    const screen = { key, sha256 };
+    // Bounded: codes come and go; a miss only draws again.
+    if (this.drawn.size >= 1000) this.drawn.clear();
+    this.drawn.set(id, screen);
+    this.log.info("display screen drawn", { id: id.split(":")[0] });
+    return screen;
+  }
+}
+
+/**
+ * The panel the service's own screens are drawn for: null for an 800x480 1-bit panel (every
+ * TRMNL firmware reads the common screen), else the display's profile.
+ */
+export function screenPanel(row: DisplayRow): PanelSpec | null {
+  const { width, height, bitDepth, rotation } = toProfile(row);
+  if (width === 800 && height === 480 && bitDepth === 1 && rotation === 0) return null;
+  return { width, height, bitDepth, rotation };
+}
