@@ -234,7 +234,9 @@ suite.test(
       await services.db.updateTable("pushes")
         .set({ template: "custom-image", source_key: sourceKey }).where("id", "=", pushId)
         .execute();
-      const job = new PushRenderJob(services.pushes, brokenRenderer(broken, services.renderer));
+      const job = new PushRenderJob(services.pushes, brokenRenderer(broken, services.renderer), {
+        store: services.storage,
+      });
       // Permanent: recorded, not rethrown for a retry.
       await job.handle({ pushId });
       const row = await pushRow(s, pushId);
@@ -248,7 +250,8 @@ suite.test(
     const good = await insertPush(s, device, user.user.id, { status: "PREPARE" });
     await services.db.updateTable("pushes")
       .set({ template: "custom-image", source_key: sourceKey }).where("id", "=", good).execute();
-    await new PushRenderJob(services.pushes, services.renderer).handle({ pushId: good });
+    await new PushRenderJob(services.pushes, services.renderer, { store: services.storage })
+      .handle({ pushId: good });
     assertEquals((await pushRow(s, good)).status, "QUEUE");
   },
 );

@@ -602,10 +602,11 @@ suite.test(
       renders++;
       return s.app.services.renderer.renderImage(...(args as [Uint8Array]));
     };
-    await new PushRenderJob(s.app.services.pushes, counting).handle({ pushId }, {
-      number: 2,
-      final: false,
-    });
+    await new PushRenderJob(s.app.services.pushes, counting, { store: s.app.services.storage })
+      .handle({ pushId }, {
+        number: 2,
+        final: false,
+      });
     assertEquals(renders, 0);
     assertEquals((await pushRow(s, pushId)).render_attempts, 1);
     // A push whose render succeeds shows no error.
@@ -629,7 +630,7 @@ suite.test(
       .set({ template: "custom-image", source_key: sourceKey }).where("id", "=", pushId).execute();
     const busy = Object.create(services.renderer);
     busy.renderImage = () => Promise.reject(new Error("worker crashed"));
-    const job = new PushRenderJob(services.pushes, busy);
+    const job = new PushRenderJob(services.pushes, busy, { store: services.storage });
     await assert.rejects(job.handle({ pushId }, { number: 1, final: false }), /crashed/);
     const retried = await pushRow(s, pushId);
     assertEquals([retried.render_attempts, retried.render_failed_at], [1, null]);
@@ -674,7 +675,8 @@ suite.test(
     assert.equal(await real.head(`${prefix}image.png`), null);
     assert.equal(await real.head(`${prefix}image2.raw`), null);
     // The retry with a working store completes the render.
-    await new PushRenderJob(services.pushes, services.renderer).handle({ pushId: push.id });
+    await new PushRenderJob(services.pushes, services.renderer, { store: services.storage })
+      .handle({ pushId: push.id });
     const done = await pushRow(s, push.id);
     assertEquals([done.status, done.render_prefix, done.render_error], ["QUEUE", prefix, null]);
   },

@@ -58,6 +58,7 @@ export const pushes = defineDomain({
     return {
       pushes,
       pushRenderJob: new PushRenderJob(pushes, renderer, {
+        store: storage,
         onFailedForGood: context.hooks("pushFailedForGood"),
         panelOf: async (deviceId) => {
           for (const panelOf of panels) {

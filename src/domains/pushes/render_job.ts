@@ -13,7 +13,6 @@ import { type Log, silentLog } from "../../infra/lib/log.ts";
 import type { Selectable } from "kysely";
 import { checkPushBitmaps } from "../../infra/render/checks.ts";
 import { RenderRejected } from "../../infra/render/errors.ts";
-import { uuidv7 } from "../../infra/lib/ids.ts";
 import type { Attempt } from "../../infra/jobs/types.ts";
 import {
   DITHER_KERNELS,
@@ -31,8 +30,6 @@ import {
 import { templateRegistry } from "../../infra/render/templates/registry.ts";
 import { renderPrefix } from "./keys.ts";
 import type { ObjectStore } from "../../infra/storage/object_store.ts";
-import * as files from "../files/repository.ts";
-import * as repo from "./repository.ts";
 import { CUSTOM_IMAGE_TEMPLATE, type PushesService, SCENE_PUSH_TEMPLATE } from "./service.ts";
 import type { PushesTable } from "./tables.ts";
 import { FORMAT_FILES } from "./views.ts";
@@ -89,8 +86,8 @@ export interface PushRenderJobOptions {
   /** Reactions to a render that failed for good (a display presentation fails with it). */
   onFailedForGood?: readonly RenderFailedReaction[];
   log?: Log;
-  /** Where sources are read and bitmaps written (the pushes' store unless a test injects one). */
-  store?: ObjectStore;
+  /** Where sources are read and bitmaps written (the service's object store). */
+  store: ObjectStore;
   /**
    * The panel of a device that is a display (its size and grey depth), null for any other
    * device: a custom image for a display is drawn for its panel (CONTRACT.md).
@@ -107,21 +104,18 @@ export class PushRenderJob {
   constructor(
     private readonly pushes: PushesService,
     private readonly renderer: Renderer,
-    options: PushRenderJobOptions = {},
+    options: PushRenderJobOptions,
   ) {
     this.log = options.log ?? silentLog;
-    this.store = options.store ?? pushes.store;
+    this.store = options.store;
     this.onFailedForGood = options.onFailedForGood ?? [];
     this.panelOf = options.panelOf ?? (() => Promise.resolve(null));
   }
 
   /** The handler of `renderPushQueue`; a throw tells the queue to retry with backoff. */
   async handle(job: { pushId: string }, attempt?: Attempt): Promise<void> {
-    const { db } = this.pushes;
-    const store = this.store;
-    const push = await repo.findPush(db, job.pushId);
-    // Deleted (unbind), already rendered or failed for good (a job delivered again): nothing to do.
-    if (!push || push.status !== "PREPARE" || push.render_failed_at) return;
+    const push = await this.pushes.renderable(job.pushId);
+    if (!push) return;
     const own = renderPrefix(push.user_id, push.device_id, push.id);
     let wrote = false;
     try {
@@ -137,84 +131,63 @@ export class PushRenderJob {
         raw4: await sha256Hex(bitmaps.raw4),
       };
       // Identical renders of one device are stored once: this push points at those files.
-      const same = await repo.findIdenticalRender(db, push.device_id, digests);
-      const prefix = same?.render_prefix ?? own;
+      const same = await this.pushes.identicalRender(push.device_id, digests);
       if (!same) {
         wrote = true;
-        await store.put(own + FORMAT_FILES.png, bitmaps.png, "image/png");
-        await store.put(own + FORMAT_FILES.raw2, bitmaps.raw2, "application/octet-stream");
-        await store.put(own + FORMAT_FILES.raw4, bitmaps.raw4, "application/octet-stream");
+        await this.writeFiles(own, bitmaps);
       }
-      const outcome = await db.transaction().execute(async (trx) => {
-        const locked = await repo.lockPush(trx, push.id);
-        if (locked?.status !== "PREPARE") return { done: false, ownedBy: locked?.render_prefix };
-        const fileId = same?.file_id ?? (await files.insertFile(trx, {
-          id: uuidv7(),
-          user_id: push.user_id,
-          device_id: push.device_id,
-          purpose: "push_render",
-          object_key: prefix + FORMAT_FILES.png,
-          content_type: "image/png",
-          size_bytes: bitmaps.png.byteLength,
-          status: "confirmed",
-          confirmed_at: new Date(),
-        })).id;
-        await repo.updatePush(trx, push.id, {
-          status: "QUEUE",
-          render_prefix: prefix,
-          file_id: fileId,
-          png_sha256: digests.png,
-          raw2_sha256: digests.raw2,
-          raw4_sha256: digests.raw4,
-          rendered_at: new Date(),
-          render_error: null,
-          render_attempts: locked.render_attempts + 1,
-        });
-        return { done: true, ownedBy: prefix };
+      const outcome = await this.pushes.completeRender(push, {
+        prefix: same?.render_prefix ?? own,
+        fileId: same?.file_id ?? undefined,
+        digests,
+        pngBytes: bitmaps.png.byteLength,
       });
       // Deleted meanwhile (unbind): drop what this attempt wrote, unless another attempt of the
       // same push finished first with the same files.
-      if (!outcome.done && wrote && outcome.ownedBy !== own) await store.deletePrefix(own);
+      if (!outcome.done && wrote && outcome.ownedBy !== own) await this.store.deletePrefix(own);
     } catch (error) {
       // Nothing references a push's own prefix before it is QUEUE, so this removes only this
       // attempt's files (a deduplicated push wrote none).
-      if (wrote) await store.deletePrefix(own).catch(() => {});
-      const message = error instanceof Error ? error.message : String(error);
-      // A rejected input (corrupt, oversized, unknown template) is permanent: no retry can fix it.
-      const permanent = error instanceof PermanentRenderFailure || error instanceof RenderRejected;
-      const forGood = permanent || (attempt?.final ?? false);
-      // push.failed is emitted with the failure it reports (webhooks).
-      await db.transaction().execute(async (trx) => {
-        const [recorded] = await repo.recordRenderFailure(trx, push.id, message, forGood);
-        if (forGood && recorded && recorded.numUpdatedRows > 0n) {
-          await this.pushes.events.emit(trx, push.user_id, "push.failed", {
-            pushId: push.id,
-            deviceId: push.device_id,
-            status: push.status,
-            error: message.slice(0, 500),
-          });
-        }
-      });
-      this.log.info("render failed", {
-        pushId: push.id,
-        error: message,
-        attempt: attempt?.number,
-        final: attempt?.final,
-        forGood,
-      });
-      if (forGood) {
-        for (const react of this.onFailedForGood) {
-          await react(push, message).catch((cause) =>
-            this.log.error("render failure reaction failed", {
-              pushId: push.id,
-              error: String(cause),
-            })
-          );
-        }
-      }
-      if (permanent) return;
-      throw error;
+      if (wrote) await this.store.deletePrefix(own).catch(() => {});
+      await this.failed(push, error, attempt);
     }
+  }
+
+  /** The three files of a render under its push's own prefix. */
+  private async writeFiles(prefix: string, bitmaps: PushBitmaps) {
+    await this.store.put(prefix + FORMAT_FILES.png, bitmaps.png, "image/png");
+    await this.store.put(prefix + FORMAT_FILES.raw2, bitmaps.raw2, "application/octet-stream");
+    await this.store.put(prefix + FORMAT_FILES.raw4, bitmaps.raw4, "application/octet-stream");
+  }
+
+  /**
+   * A failed attempt: recorded on the push; a refused input (corrupt, oversized, unknown
+   * template) fails it for good at once, a transient failure on its last retry; otherwise the
+   * error is thrown again for the queue to retry.
+   */
+  private async failed(push: PushRow, error: unknown, attempt?: Attempt) {
+    const message = error instanceof Error ? error.message : String(error);
+    const permanent = error instanceof PermanentRenderFailure || error instanceof RenderRejected;
+    const forGood = permanent || (attempt?.final ?? false);
+    await this.pushes.failRender(push, message, forGood);
+    this.log.info("render failed", {
+      pushId: push.id,
+      error: message,
+      attempt: attempt?.number,
+      final: attempt?.final,
+      forGood,
+    });
+    if (forGood) {
+      for (const react of this.onFailedForGood) {
+        await react(push, message).catch((cause) =>
+          this.log.error("render failure reaction failed", {
+            pushId: push.id,
+            error: String(cause),
+          })
+        );
+      }
+    }
+    if (!permanent) throw error;
   }
 
   private async render(push: PushRow, panel?: PanelSpec): Promise<PushBitmaps> {
@@ -242,11 +215,7 @@ export class PushRenderJob {
     const fileIds = Array.isArray(params.fileIds)
       ? params.fileIds.filter((id): id is string => typeof id === "string").slice(0, 16)
       : [];
-    const images: Record<string, Uint8Array> = {};
-    for (const file of await files.confirmedUserFiles(this.pushes.db, push.user_id, fileIds)) {
-      const bytes = await this.store.get(file.object_key);
-      if (bytes) images[file.id] = bytes;
-    }
+    const images = await this.pushes.ownPictures(push.user_id, fileIds);
     const grey = await this.renderer.renderScene({
       scene: params.scene,
       images,
@@ -268,11 +237,7 @@ export class PushRenderJob {
     const variables = (push.params ?? {}) as Record<string, unknown>;
     const fileIds = template.imageVariables.map((name) => variables[name])
       .filter((id): id is string => typeof id === "string");
-    const images: Record<string, Uint8Array> = {};
-    for (const file of await files.confirmedUserFiles(this.pushes.db, push.user_id, fileIds)) {
-      const bytes = await this.store.get(file.object_key);
-      if (bytes) images[file.id] = bytes;
-    }
+    const images = await this.pushes.ownPictures(push.user_id, fileIds);
     return { name: push.template, variables, images, now: push.created_at.toISOString() };
   }
 }

@@ -81,6 +81,13 @@ export interface HistoryInput {
   limit?: number;
 }
 
+/** The SHA-256 of a render's three files. */
+export interface RenderDigests {
+  png: string;
+  raw2: string;
+  raw4: string;
+}
+
 /** What `PushesService` is built from (one object, like every domain's service). */
 export interface PushesDeps {
   db: Db;
@@ -95,11 +102,11 @@ export interface PushesDeps {
 }
 
 export class PushesService {
-  readonly db: Db;
-  readonly devices: DevicesService;
-  readonly store: ObjectStore;
-  readonly jobs: Jobs;
-  readonly events: EventSink;
+  private readonly db: Db;
+  private readonly devices: DevicesService;
+  private readonly store: ObjectStore;
+  private readonly jobs: Jobs;
+  private readonly events: EventSink;
   private readonly log: Log;
 
   constructor(deps: PushesDeps) {
@@ -301,6 +308,90 @@ export class PushesService {
       status: "PUBLISHED",
     });
     return push;
+  }
+
+  /**
+   * The render job's push (render_job.ts): a PREPARE push not failed for good, or undefined
+   * (deleted by an unbind, already rendered, or failed for good: a job delivered again).
+   */
+  async renderable(pushId: string): Promise<PushRow | undefined> {
+    const push = await repo.findPush(this.db, pushId);
+    return push?.status === "PREPARE" && !push.render_failed_at ? push : undefined;
+  }
+
+  /** A render of the device with these digests already stored (stored once per device). */
+  identicalRender(deviceId: string, digests: RenderDigests) {
+    return repo.findIdenticalRender(this.db, deviceId, digests);
+  }
+
+  /**
+   * A render is stored under `prefix`: its file record (unless it reuses `fileId`, an identical
+   * render's) and PREPARE → QUEUE, in one transaction. `done` is false when the push was no
+   * longer PREPARE (deleted meanwhile, or another attempt finished first: `ownedBy` is then the
+   * prefix it points at).
+   */
+  async completeRender(
+    push: PushRow,
+    render: { prefix: string; fileId?: string; digests: RenderDigests; pngBytes: number },
+  ): Promise<{ done: boolean; ownedBy: string | null | undefined }> {
+    return await this.db.transaction().execute(async (trx) => {
+      const locked = await repo.lockPush(trx, push.id);
+      if (locked?.status !== "PREPARE") return { done: false, ownedBy: locked?.render_prefix };
+      const fileId = render.fileId ?? (await files.insertFile(trx, {
+        id: uuidv7(),
+        user_id: push.user_id,
+        device_id: push.device_id,
+        purpose: "push_render",
+        object_key: render.prefix + FORMAT_FILES.png,
+        content_type: "image/png",
+        size_bytes: render.pngBytes,
+        status: "confirmed",
+        confirmed_at: new Date(),
+      })).id;
+      await repo.updatePush(trx, push.id, {
+        status: "QUEUE",
+        render_prefix: render.prefix,
+        file_id: fileId,
+        png_sha256: render.digests.png,
+        raw2_sha256: render.digests.raw2,
+        raw4_sha256: render.digests.raw4,
+        rendered_at: new Date(),
+        render_error: null,
+        render_attempts: locked.render_attempts + 1,
+      });
+      return { done: true, ownedBy: render.prefix };
+    });
+  }
+
+  /**
+   * A render attempt failed: its error is recorded on the push; `forGood` marks it failed for
+   * good and emits `push.failed` with the failure it reports, in the same transaction.
+   */
+  async failRender(push: PushRow, message: string, forGood: boolean) {
+    await this.db.transaction().execute(async (trx) => {
+      const [recorded] = await repo.recordRenderFailure(trx, push.id, message, forGood);
+      if (forGood && recorded && recorded.numUpdatedRows > 0n) {
+        await this.events.emit(trx, push.user_id, "push.failed", {
+          pushId: push.id,
+          deviceId: push.device_id,
+          status: push.status,
+          error: message.slice(0, 500),
+        });
+      }
+    });
+  }
+
+  /**
+   * The bytes of the pictures a push names, by file id: the push owner's own confirmed files
+   * only (anyone else's id is simply left out).
+   */
+  async ownPictures(userId: string, fileIds: string[]): Promise<Record<string, Uint8Array>> {
+    const images: Record<string, Uint8Array> = {};
+    for (const file of await files.confirmedUserFiles(this.db, userId, fileIds)) {
+      const bytes = await this.store.get(file.object_key);
+      if (bytes) images[file.id] = bytes;
+    }
+    return images;
   }
 
   /** A push row by id from the request path's cache (dropped when the row changes). */
