@@ -14,7 +14,7 @@ import { displayThingName } from "../devices/views.ts";
 import { type Log, silentLog } from "../../infra/lib/log.ts";
 import { LastWrites } from "./last_writes.ts";
 import { normalizeMac, panelReported, reportedHeaders } from "./headers.ts";
-import type { DisplayKeys } from "./keys.ts";
+import type { DisplayKeys, DisplayRow } from "./keys.ts";
 import type { DisplayPairing } from "./pairing.ts";
 import { type DisplayScreens, IMAGE_URL_TTL_SECONDS, screenPanel } from "./screens.ts";
 import * as repo from "./repository.ts";
@@ -108,17 +108,33 @@ export class DisplayPolls {
       // CONTRACT.md: an enrollment token is the key of the MAC its first poll came with.
       throw unauthorized("Unknown display key");
     }
-    if (display.status === "pending") {
-      const current = await this.pairing.renewedCode(display);
-      // What it reports while pending is its device's first state once claimed (at most one
-      // write a minute per display, like a claimed display's reports).
-      await this.reports.write(display.id, JSON.stringify(reported), async () => {
-        await repo.updateDisplay(this.db, display.id, { reported, seen_at: new Date() });
-      });
-      const screen = await this.screens.claim(current.friendly_id ?? "");
-      return this.screens.reply(202, screen, PENDING_REFRESH_RATE);
-    }
-    // The owner and latest push from the cached head (the unchanged poll reads no database).
+    return display.status === "pending"
+      ? await this.pending(display, reported)
+      : await this.claimed(display, reported, headers);
+  }
+
+  /** A pending display: its claim screen (an expired code renewed), body `status` 202. */
+  private async pending(display: DisplayRow, reported: Record<string, string>) {
+    const current = await this.pairing.renewedCode(display);
+    // What it reports while pending is its device's first state once claimed (at most one
+    // write a minute per display, like a claimed display's reports).
+    await this.reports.write(display.id, JSON.stringify(reported), async () => {
+      await repo.updateDisplay(this.db, display.id, { reported, seen_at: new Date() });
+    });
+    const screen = await this.screens.claim(current.friendly_id ?? "");
+    return await this.screens.reply(202, screen, PENDING_REFRESH_RATE);
+  }
+
+  /**
+   * A claimed display, in one walk: the owner and latest push from the cached head (the
+   * unchanged poll reads no database), its report, its button, one call into pushes, the
+   * firmware offer; then the push, the button's screen, or the "nothing yet" screen.
+   */
+  private async claimed(
+    display: DisplayRow,
+    reported: Record<string, string>,
+    headers: Headers,
+  ): Promise<DisplayReply> {
     const device = await this.devices.head(display.device_id!);
     if (!device?.owner_id) throw unauthorized("Unknown display key");
     // The owner asked for a reset: this poll (one only) says so; the firmware wipes itself and
@@ -128,24 +144,7 @@ export class DisplayPolls {
       const reply = await this.screens.reply(0, await this.screens.noPush(), DEFAULT_REFRESH_RATE);
       return { ...reply, reset_firmware: true };
     }
-    // An unchanged report within a minute is not written again (a fleet polls all day).
-    const state = JSON.stringify(reported);
-    await this.reports.write(
-      device.id,
-      state,
-      () => this.devices.reportDisplay(device.id, reported),
-    );
-    // Each poll's headers are the panel as it is now.
-    const panel = panelReported(reported, display.model);
-    if (
-      panel.model !== display.model || panel.reported_width !== display.reported_width ||
-      panel.reported_height !== display.reported_height
-    ) {
-      // The cached row is behind until the change feed drops it: written once meanwhile.
-      await this.panels.write(display.id, JSON.stringify(panel), async () => {
-        await repo.updateDisplay(this.db, display.id, panel);
-      });
-    }
+    const panel = await this.report(display, device.id, reported);
     const polled = {
       id: device.id,
       owner_id: device.owner_id,
@@ -156,16 +155,7 @@ export class DisplayPolls {
     // again): `push/refresh` when a push waits, the cached current push otherwise.
     const head = button.moved ? await this.devices.head(device.id) ?? device : device;
     const { push, waiting } = await this.pushes.forDisplay(head);
-    // CONTRACT.md: shortened while a push waits (queued, or still rendering). Inside the
-    // owner's sleep window the display sleeps until its end instead.
-    const interval = display.refresh_rate ?? DEFAULT_REFRESH_RATE;
-    const window = display.profile?.sleepWindow;
-    const wake = window ? secondsToWake(window) : null;
-    const refreshRate = wake !== null
-      ? Math.max(interval, wake)
-      : waiting
-      ? Math.min(WAITING_REFRESH_RATE, interval)
-      : interval;
+    const refreshRate = refreshRateOf(display, waiting);
     const extra = {
       ...await firmwareFields(this.extras, polled, reported),
       special_function: button.special_function,
@@ -181,17 +171,12 @@ export class DisplayPolls {
     }
     if (!push) {
       const screen = await this.screens.noPush(screenPanel({ ...display, ...panel }));
-      return this.screens.reply(0, screen, refreshRate, extra);
+      return await this.screens.reply(0, screen, refreshRate, extra);
     }
     // The display is back with the push it was given at its last poll: it has shown it
     // (PUBLISHED → CONFIRMED, like an MQTT device's `up/confirm`).
-    if (!push.changed && push.status === "PUBLISHED" && !this.confirming.has(push.pushId)) {
-      this.confirming.add(push.pushId);
-      try {
-        await this.pushes.confirmShown(device.id, push.pushId);
-      } finally {
-        this.confirming.delete(push.pushId);
-      }
+    if (!push.changed && push.status === "PUBLISHED") {
+      await this.confirmOnce(device.id, push.pushId);
     }
     return {
       status: 0,
@@ -202,6 +187,41 @@ export class DisplayPolls {
       ...extra,
     };
   }
+
+  /**
+   * A claimed display's poll reports its state and its panel: each written when it changed, or
+   * a minute after this process last wrote it (a fleet polls all day). Returns the panel.
+   */
+  private async report(display: DisplayRow, deviceId: string, reported: Record<string, string>) {
+    await this.reports.write(
+      deviceId,
+      JSON.stringify(reported),
+      () => this.devices.reportDisplay(deviceId, reported),
+    );
+    const panel = panelReported(reported, display.model);
+    if (
+      panel.model !== display.model || panel.reported_width !== display.reported_width ||
+      panel.reported_height !== display.reported_height
+    ) {
+      // The cached row is behind until the change feed drops it: written once meanwhile.
+      await this.panels.write(display.id, JSON.stringify(panel), async () => {
+        await repo.updateDisplay(this.db, display.id, panel);
+      });
+    }
+    return panel;
+  }
+
+  /** A push shown: confirmed once, however many polls come while it is written. */
+  private async confirmOnce(deviceId: string, pushId: string) {
+    if (this.confirming.has(pushId)) return;
+    this.confirming.add(pushId);
+    try {
+      await this.pushes.confirmShown(deviceId, pushId);
+    } finally {
+      this.confirming.delete(pushId);
+    }
+  }
+
   /**
    * A push's signed `image_url` on this service: the download goes through it, so it is
    * recorded (`GET /api/display/image/{pushId}`). The expiry is rounded up to the minute, so
@@ -229,6 +249,18 @@ export class DisplayPolls {
     if (!png) throw notFound("Push not found or not rendered");
     return png;
   }
+}
+
+/**
+ * CONTRACT.md: the display's interval, shortened while a push waits (queued, or still
+ * rendering); inside the owner's sleep window it sleeps until its end instead.
+ */
+function refreshRateOf(display: DisplayRow, waiting: boolean): number {
+  const interval = display.refresh_rate ?? DEFAULT_REFRESH_RATE;
+  const window = display.profile?.sleepWindow;
+  const wake = window ? secondsToWake(window) : null;
+  if (wake !== null) return Math.max(interval, wake);
+  return waiting ? Math.min(WAITING_REFRESH_RATE, interval) : interval;
 }
 
 /** What a push's `image_url` signs: its push and expiry, apart from every other signature. */
