@@ -5,12 +5,12 @@
  *
  *   deno task admin set-plan <email|username> pro|free
  */
-import { sql } from "kysely";
 import { ConfigError, loadConfig } from "./config.ts";
 import { helpAndExit } from "./infra/lib/usage.ts";
 import { connect } from "./infra/db/connect.ts";
 import { migrate } from "./infra/db/migrator.ts";
 import type { DB, Db } from "./schema.ts";
+import { AccountOperator } from "./domains/accounts/operator_service.ts";
 import { setPlan } from "./domains/billing/repository.ts";
 
 const USAGE = "Usage: deno task admin set-plan <email|username> pro|free";
@@ -37,10 +37,8 @@ function checkUsage(args: string[]): void {
 export async function runAdmin(db: Db, args: string[]): Promise<string> {
   checkUsage(args);
   const [, identifier, plan] = args as [string, string, "pro" | "free"];
-  const key = identifier.trim().toLowerCase();
-  const user = await db.selectFrom("users").select(["id", "username"])
-    .where((eb) => eb.or([eb(sql`lower(email)`, "=", key), eb(sql`lower(username)`, "=", key)]))
-    .executeTakeFirst();
+  // The tool names no table: accounts and billing own theirs (tools/check_tables.ts).
+  const user = await new AccountOperator(db).find(identifier);
   if (!user) throw new Error(`No user with email or username ${identifier}`);
   await setPlan(db, user.id, plan);
   return `${user.username} is now on the ${plan} plan`;

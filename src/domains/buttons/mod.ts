@@ -1,7 +1,6 @@
 /** Button actions of pull displays (issue 24): the owner's choice, carried out at a poll. */
 import { buildWith, defineDomain } from "../../domain.ts";
-import { router } from "../../infra/trpc/init.ts";
-import { getButtonAction, setButtonAction } from "./procedures.ts";
+import { buttonsRouter } from "./router.ts";
 import { ButtonActions } from "./service.ts";
 import { forgetButtonAction } from "./unlink.ts";
 // Its tables (they add themselves to the database's type, src/schema.ts).
@@ -16,7 +15,7 @@ declare module "../../services_type.ts" {
 
 export const buttons = defineDomain({
   name: "buttons",
-  router: router({ getButtonAction, setButtonAction }),
+  router: buttonsRouter,
   hooks: {
     // A device that leaves its owner takes its button action with it.
     deviceUnlinked: () => forgetButtonAction(),
