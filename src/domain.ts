@@ -127,6 +127,11 @@ export interface DomainDefinition {
   readonly router?: AnyRouter;
   /** Procedures it adds to each versioned surface (`/api/app/v1`, `/api/sdk/v1`). */
   readonly versioned?: (surface: Surface) => Record<string, unknown>;
+  /**
+   * The OpenAPI tags it declares, each with its one-line description. Any operation may use a
+   * declared tag (binding's use devices'); a tag is declared by one face only.
+   */
+  readonly tags?: Readonly<Record<string, string>>;
   /** Its raw routes, in match order. */
   readonly rawRoutes?: readonly RawRoute[];
   // deno-lint-ignore no-explicit-any -- queues of different payload types

@@ -52,3 +52,6 @@ export const DOMAINS = [
 export const DOMAIN_QUEUES = DOMAINS.flatMap((domain) =>
   "queues" in domain ? [...domain.queues] : []
 );
+
+/** Every face's OpenAPI tags, in list order (the documents add the infrastructure's). */
+export const DOMAIN_TAGS = DOMAINS.flatMap((domain) => "tags" in domain ? [domain.tags] : []);

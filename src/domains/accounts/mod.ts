@@ -42,6 +42,9 @@ declare module "../../domain.ts" {
 
 export const accounts = defineDomain({
   name: "accounts",
+  tags: {
+    accounts: "Registration, login, tokens, sessions and the account itself (SPEC 4.1)",
+  },
   router: accountsRouter,
   versioned: (surface) => ({ me: versionedMe(surface) }),
   rawRoutes: [deleteAccount],

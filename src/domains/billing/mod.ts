@@ -15,6 +15,10 @@ declare module "../../services_type.ts" {
 
 export const billing = defineDomain({
   name: "billing",
+  tags: {
+    billing:
+      "The pro subscription, checkout, portal, invoices and the provider's webhook (SPEC 4.4)",
+  },
   router: billingRouter,
   rawRoutes: [stripeWebhook],
   hooks: {

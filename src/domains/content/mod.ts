@@ -33,6 +33,11 @@ declare module "../../services_type.ts" {
 
 export const content = defineDomain({
   name: "content",
+  tags: {
+    content: "Raw items (notes and pictures), their summaries and files (SPEC 4.6)",
+    analyze: "The analyze agent: trigger a run, read what it did (SPEC 4.6)",
+    templates: "Push templates, their variables' schemas and previews (SPEC 4.6)",
+  },
   router: contentRouter,
   rawRoutes: [downloadFile, previewTemplate],
   queues: [

@@ -30,6 +30,9 @@ declare module "../../domain.ts" {
 
 export const devices = defineDomain({
   name: "devices",
+  tags: {
+    devices: "The caller's devices: binding, state, nickname, commands (SPEC 4.5)",
+  },
   router: devicesRouter,
   hooks: {
     // SPEC 4.1: a deleted account's devices are unlinked (claimable again) and told `unbound`.

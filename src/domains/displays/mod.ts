@@ -24,6 +24,10 @@ declare module "../../services_type.ts" {
 
 export const displays = defineDomain({
   name: "displays",
+  tags: {
+    displays:
+      "Displays people already own, polling with TRMNL's protocol: setup, the image to show, logs",
+  },
   router: displaysRouter,
   rawRoutes: [displaySetup, displayPoll, displayLog, displayImage],
   hooks: {

@@ -29,6 +29,9 @@ declare module "../../services_type.ts" {
 
 export const factory = defineDomain({
   name: "factory",
+  tags: {
+    factory: "The factory console: batches, devices, NFC credentials, audit (SPEC 4.8)",
+  },
   router: factoryRouter,
   rawRoutes: [importDevices, downloadZip, downloadNfcFile, uploadFirmware],
   /** Builds the factory services over one access module and one file builder. */

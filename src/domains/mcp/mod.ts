@@ -8,5 +8,9 @@ import { mcpRoute } from "./route.ts";
 
 export const mcp = defineDomain({
   name: "mcp",
+  tags: {
+    integrations:
+      "Assistants over the Model Context Protocol at /mcp (JSON-RPC, not REST; docs/integrations.md)",
+  },
   rawRoutes: [mcpRoute],
 });

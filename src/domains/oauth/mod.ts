@@ -16,6 +16,9 @@ declare module "../../services_type.ts" {
 
 export const oauth = defineDomain({
   name: "oauth",
+  tags: {
+    "identity-providers": "Sign-in with Google and Apple (SPEC 4.2)",
+  },
   router: oauthRouter,
   rawRoutes: [googleStart, googleCallback, appleStart, appleCallback],
   hooks: {

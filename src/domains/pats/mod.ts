@@ -13,6 +13,10 @@ declare module "../../services_type.ts" {
 
 export const pats = defineDomain({
   name: "pats",
+  tags: {
+    "personal-access-tokens":
+      "Tokens for scripts and the SDK; managed with a user token (SPEC 4.3)",
+  },
   router: patsRouter,
   build: buildWith([], ({ db, changes }) => ({ pats: new PatsService(db, changes) })),
 });

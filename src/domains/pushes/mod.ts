@@ -29,6 +29,9 @@ declare module "../../domain.ts" {
 
 export const pushes = defineDomain({
   name: "pushes",
+  tags: {
+    pushes: "What a device shows: pushes, their bitmaps and custom images (SPEC 4.5)",
+  },
   router: pushesRouter,
   objectKeys: { userPrefixes },
   queues: [

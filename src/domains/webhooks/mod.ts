@@ -30,6 +30,9 @@ function observation(row: DeviceRow) {
 
 export const webhooks = defineDomain({
   name: "webhooks",
+  tags: {
+    webhooks: "Signed event webhooks: subscriptions, their deliveries, the battery threshold",
+  },
   router: webhooksRouter,
   queues: [
     queueOf(

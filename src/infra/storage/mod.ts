@@ -7,5 +7,8 @@ import { storageDownload, storageUpload } from "./routes.ts";
 
 export const storage = defineDomain({
   name: "storage",
+  tags: {
+    storage: "The embedded object store's signed uploads and downloads (SPEC 5.9)",
+  },
   rawRoutes: [storageUpload, storageDownload],
 });
