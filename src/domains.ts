@@ -1,11 +1,12 @@
 /**
- * The domains of the service, in match order: the one list the composition root loops over.
- * `src/router.ts` mounts their routers (binding before devices: `bind/code` must not be read as
- * a device id), `src/raw_routes.ts` serves their raw routes in this order, `src/queues.ts`
- * creates their queues and a worker registers each queue's handler (`src/app.ts`),
- * `src/services.ts` runs their builds (each after what it needs) and hands each hook its answers
- * in this order. A new domain is its folder with a `mod.ts` (`defineDomain`, src/domain.ts) and
- * one line here.
+ * The domains of the service: the one list the composition root loops over. `src/router.ts`
+ * mounts their routers, `src/raw_routes.ts` serves their raw routes, `src/queues.ts` creates their
+ * queues and a worker registers each queue's handler (`src/app.ts`), `src/services.ts` runs their
+ * builds (each after what it needs) and hands each hook its answers in this order. The order does
+ * not decide which route serves a path (the most specific template wins: `src/route_order_test.ts`
+ * holds that no two faces' routes depend on it); it is the order of the documents' operations
+ * and of the hooks' answers. A new domain is its folder with a `mod.ts` (`defineDomain`,
+ * src/domain.ts) and one line here.
  */
 import { accounts } from "./domains/accounts/mod.ts";
 import { pats } from "./domains/pats/mod.ts";
@@ -34,7 +35,6 @@ export const DOMAINS = [
   storage,
   factory,
   binding,
-  // Before devices: `claim` must not be read as a device id.
   displays,
   firmware,
   buttons,
