@@ -53,3 +53,59 @@ Deno.test("domains: every kind of user resource but a device hides another user'
     else assertEquals(kind.notOwned, kind.missing, kind.kind);
   }
 });
+
+/**
+ * The files outside the domain folders whose code imports a domain (tests aside), with the
+ * domains each imports: `src/domains.ts` every domain (the checklist's one line, docs/architecture.md
+ * "Where a new domain's files go"), the others one domain each, on purpose. A new domain imported
+ * from anywhere else fails here: its face, not another file of the root, is how it joins in.
+ */
+const IMPORTS_OUTSIDE: Record<string, string[] | "every domain"> = {
+  "domains.ts": "every domain",
+  // The operator's `admin plan` sets a plan through billing's repository.
+  "admin.ts": ["billing"],
+  // The API processes subscribe the pushes' device inbox; the access-token keys open at start.
+  "app.ts": ["accounts", "pushes"],
+  // The devices' messenger and outbox are infrastructure the context hands every build.
+  "domain.ts": ["devices"],
+  // The factory's signing keys are among the secrets loaded at start.
+  "secrets.ts": ["factory"],
+  // Warming up signs and checks an access token.
+  "warm_up.ts": ["accounts"],
+};
+
+async function* sourceFiles(dir: string): AsyncGenerator<string> {
+  for await (const entry of Deno.readDir(dir)) {
+    const path = `${dir}/${entry.name}`;
+    if (entry.isDirectory) {
+      if (path !== `${ROOT}domains`) yield* sourceFiles(path);
+    } else if (entry.name.endsWith(".ts") && !entry.name.endsWith("_test.ts")) yield path;
+  }
+}
+
+Deno.test("domains: outside its folder a domain is imported by src/domains.ts only (and the listed ties)", async () => {
+  const everyDomain = await domainsOf(ROOT);
+  const found: Record<string, string[] | "every domain"> = {};
+  for await (const path of sourceFiles(ROOT.replace(/\/$/, ""))) {
+    const text = await Deno.readTextFile(path);
+    const imported = [
+      ...text.matchAll(/(?:from|import\()\s*"[./]*\/?domains\/([a-z_]+)\//g),
+    ].map((m) => m[1]);
+    if (imported.length === 0) continue;
+    const domains = [...new Set(imported)].sort();
+    found[path.slice(ROOT.length)] = domains.join() === everyDomain.join()
+      ? "every domain"
+      : domains;
+  }
+  assertEquals(found, IMPORTS_OUTSIDE);
+});
+
+Deno.test('domains: docs/architecture.md\'s "Who owns what" has a row for every domain', async () => {
+  const doc = await Deno.readTextFile(`${ROOT}../docs/architecture.md`);
+  const section = doc.slice(
+    doc.indexOf("## Who owns what"),
+    doc.indexOf("`devices` is the one table"),
+  );
+  const rows = [...section.matchAll(/^\| ([a-z]+) +\|/gm)].map((m) => m[1]).sort();
+  assertEquals(rows, await domainsOf(ROOT));
+});
