@@ -6,7 +6,7 @@
  * not decide which route serves a path (the most specific template wins: `src/route_order_test.ts`
  * holds that no two faces' routes depend on it); it is the order of the documents' operations
  * and of the hooks' answers. A new domain is its folder with a `mod.ts` (`defineDomain`,
- * src/domain.ts) and one line here.
+ * src/face.ts) and one line here.
  */
 import { accounts } from "./domains/accounts/mod.ts";
 import { pats } from "./domains/pats/mod.ts";

@@ -67,7 +67,7 @@ const IMPORTS_OUTSIDE: Record<string, string[] | "every domain"> = {
   // The API processes subscribe the pushes' device inbox; the access-token keys open at start.
   "app.ts": ["accounts", "pushes"],
   // The devices' messenger and outbox are infrastructure the context hands every build.
-  "domain.ts": ["devices"],
+  "face.ts": ["devices"],
   // The factory's signing keys are among the secrets loaded at start.
   "secrets.ts": ["factory"],
   // Warming up signs and checks an access token.

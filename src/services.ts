@@ -13,7 +13,7 @@ import type { Services } from "./services_type.ts";
 import { ChangeFeed } from "./infra/db/cache/feed.ts";
 import { createModel } from "./infra/ai/create_model.ts";
 import type { OfflineTask } from "./infra/ai/model.ts";
-import type { Context, DomainDefinition, Hooks, Infrastructure } from "./domain.ts";
+import type { Context, DomainDefinition, Hooks, Infrastructure } from "./face.ts";
 import { DOMAINS } from "./domains.ts";
 
 /** Builds every domain's services over the infrastructure, each after the ones it needs. */

@@ -1,6 +1,6 @@
 /** The accounts domain's face (SPEC 2.1, 4.1): sign-up, sessions, the profile, deletion. */
 import type { Selectable } from "kysely";
-import { buildWith, defineDomain } from "../../domain.ts";
+import { buildWith, defineDomain } from "../../face.ts";
 import type { Trx } from "../../schema.ts";
 import { AccessTokens } from "./access_tokens.ts";
 import { Authenticator } from "./authenticator_service.ts";
@@ -24,7 +24,7 @@ declare module "../../services_type.ts" {
   }
 }
 
-declare module "../../domain.ts" {
+declare module "../../face.ts" {
   interface Hooks {
     /**
      * SPEC 4.1, before an account is deleted, in this order: the identity providers'

@@ -1,5 +1,5 @@
 /** The billing domain's face (SPEC 7): plans, checkout, the portal and Stripe's webhook. */
-import { buildWith, defineDomain } from "../../domain.ts";
+import { buildWith, defineDomain } from "../../face.ts";
 import { billingRouter } from "./router.ts";
 import { BillingService } from "./service.ts";
 import type { StripeClient } from "./stripe_client.ts";

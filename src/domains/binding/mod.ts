@@ -1,5 +1,5 @@
 /** The binding domain's face (SPEC 3.5): a device joins its owner by NFC or by code. */
-import { buildWith, defineDomain } from "../../domain.ts";
+import { buildWith, defineDomain } from "../../face.ts";
 import { bindingRouter } from "./router.ts";
 import { BindingService } from "./service.ts";
 

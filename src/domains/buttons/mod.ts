@@ -1,5 +1,5 @@
 /** Button actions of pull displays (issue 24): the owner's choice, carried out at a poll. */
-import { buildWith, defineDomain } from "../../domain.ts";
+import { buildWith, defineDomain } from "../../face.ts";
 import { router } from "../../infra/trpc/init.ts";
 import { getButtonAction, setButtonAction } from "./procedures.ts";
 import { ButtonActions } from "./service.ts";

@@ -3,7 +3,7 @@
  * pictures go through the pool), analyze runs (one per user at a time, the queue's policy), and
  * the ANALYZE_SCHEDULE tick.
  */
-import { buildWith, defineDomain, queueOf } from "../../domain.ts";
+import { buildWith, defineDomain, queueOf } from "../../face.ts";
 import type { ModelResponse } from "../../infra/ai/model.ts";
 import { AGENT_TASK, AnalyzeService } from "./analyze_service.ts";
 import { ContentService } from "./service.ts";

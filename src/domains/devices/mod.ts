@@ -1,6 +1,6 @@
 /** The devices domain's face (SPEC 3): an owner's devices, their state, commands and unbinding. */
 import type { Trx } from "../../schema.ts";
-import { buildWith, defineDomain } from "../../domain.ts";
+import { buildWith, defineDomain } from "../../face.ts";
 import { devicesRouter } from "./router.ts";
 import {
   type DeviceRow,
@@ -17,7 +17,7 @@ declare module "../../services_type.ts" {
   }
 }
 
-declare module "../../domain.ts" {
+declare module "../../face.ts" {
   interface Hooks {
     /** SPEC 3.6 / 4.1: a device leaves its owner; what it had goes with it. */
     deviceUnlinked: UnlinkReaction;

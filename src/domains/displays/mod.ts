@@ -3,7 +3,7 @@
  * that poll with TRMNL's protocol (`/api/setup`, `/api/display`) and are claimed by a code. A
  * claimed display is a device of the devices domain; its pushes are the pushes domain's.
  */
-import { buildWith, defineDomain } from "../../domain.ts";
+import { buildWith, defineDomain } from "../../face.ts";
 import { modelOf } from "../firmware/service.ts";
 import { displayImage } from "./image.ts";
 import { displayPoll } from "./poll.ts";

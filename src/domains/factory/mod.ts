@@ -3,7 +3,7 @@
  * file downloads) and its services, built in one place. They are peers: each takes the
  * database, the access checks and what else it needs, and none reaches another through a parent.
  */
-import { buildWith, defineDomain } from "../../domain.ts";
+import { buildWith, defineDomain } from "../../face.ts";
 import { FactoryAccess } from "./access.ts";
 import { AuditService } from "./audit_service.ts";
 import { BatchesService } from "./batches_service.ts";

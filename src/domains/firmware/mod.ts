@@ -2,7 +2,7 @@
  * Firmware updates on the devices' side (issue 24): offers to displays (their poll) and MQTT
  * devices (a `firmware` command), and the owner's hold. The registry is the factory's.
  */
-import { buildWith, defineDomain } from "../../domain.ts";
+import { buildWith, defineDomain } from "../../face.ts";
 import type { DeviceRow } from "../devices/service.ts";
 import { router } from "../../infra/trpc/init.ts";
 import { getFirmwareHold, setFirmwareHold } from "./hold.ts";

@@ -3,7 +3,7 @@
  * the other domains' services, owning no tables; `deno task mcp` (tools/mcp_stdio.ts) is its
  * stdio bridge for desktop assistants.
  */
-import { defineDomain } from "../../domain.ts";
+import { defineDomain } from "../../face.ts";
 import { mcpRoute } from "./route.ts";
 
 export const mcp = defineDomain({

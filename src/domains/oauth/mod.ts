@@ -1,5 +1,5 @@
 /** The sign-in providers' face (Google, Apple): the native Apple call and the browser flows. */
-import { buildWith, defineDomain } from "../../domain.ts";
+import { buildWith, defineDomain } from "../../face.ts";
 import { OauthService } from "./service.ts";
 import { appleCallback, googleCallback } from "./callbacks.ts";
 import { linksReader } from "./links.ts";

@@ -1,5 +1,5 @@
 /** The personal access tokens domain's face. */
-import { buildWith, defineDomain } from "../../domain.ts";
+import { buildWith, defineDomain } from "../../face.ts";
 import { patsRouter } from "./router.ts";
 import { PatsService } from "./service.ts";
 // Its tables (they add themselves to the database's type, src/schema.ts).

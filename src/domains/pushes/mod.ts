@@ -1,5 +1,5 @@
 /** The pushes domain's face (SPEC 4.2-4.6): pushes, uploads, and the render stage's queue. */
-import { buildWith, defineDomain, queueOf } from "../../domain.ts";
+import { buildWith, defineDomain, queueOf } from "../../face.ts";
 import type { PanelSpec } from "../../infra/render/types.ts";
 import { userPrefixes } from "./keys.ts";
 import { renderPushQueue } from "./queues.ts";
@@ -18,7 +18,7 @@ declare module "../../services_type.ts" {
   }
 }
 
-declare module "../../domain.ts" {
+declare module "../../face.ts" {
   interface Hooks {
     /** A push's render failed for good (no retry follows). */
     pushFailedForGood: RenderFailedReaction;

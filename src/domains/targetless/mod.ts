@@ -3,7 +3,7 @@
  * preview's raw routes, its two queues, and the build of its services: the services, the two
  * job handlers, its reaction to a push render that failed for good, its account-deletion step.
  */
-import { buildWith, defineDomain, queueOf } from "../../domain.ts";
+import { buildWith, defineDomain, queueOf } from "../../face.ts";
 import { APP_SURFACE, SDK_SURFACE } from "../../infra/trpc/surfaces.ts";
 import { ContentsService } from "./contents_service.ts";
 import type { TargetlessDeps } from "./deps.ts";

@@ -2,7 +2,7 @@
  * The event webhooks' face (issue 24, CONTRACT.md "Integrations"): subscriptions, their signed
  * deliveries (a queue on the jobs side) and the once-a-minute sweep that notices silent devices.
  */
-import { buildWith, defineDomain, queueOf } from "../../domain.ts";
+import { buildWith, defineDomain, queueOf } from "../../face.ts";
 import type { DeviceRow } from "../devices/service.ts";
 import { isOnline } from "../devices/views.ts";
 import { judgeAddress } from "../../infra/outbound/address_guard.ts";

@@ -42,7 +42,7 @@ export interface Infrastructure {
 
 /**
  * The places where one domain lets others join in, each declared by the domain that offers it
- * (`declare module "../../domain.ts" { interface Hooks { … } }` in its `mod.ts`): events others
+ * (`declare module "../../face.ts" { interface Hooks { … } }` in its `mod.ts`): events others
  * react to ("a device was unlinked": its pushes go too) and questions others answer ("which
  * panel is this device?"). A domain answers in its face's `hooks`.
  */
