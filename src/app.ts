@@ -30,7 +30,7 @@ import { QUEUES } from "./queues.ts";
 import { DOMAIN_QUEUES, DOMAIN_TAGS } from "./domains.ts";
 import type { DB } from "./schema.ts";
 import { loadSecrets } from "./secrets.ts";
-import { createServices } from "./services.ts";
+import { createServices } from "./build_services.ts";
 import type { Services } from "./services_type.ts";
 import { metricsRoute, metricsServed } from "./infra/metrics/route.ts";
 import { NO_METRICS, PromMetrics } from "./infra/metrics/metrics.ts";

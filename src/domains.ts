@@ -1,7 +1,7 @@
 /**
  * The domains of the service: the one list the composition root loops over. `src/router.ts`
  * mounts their routers, `src/raw_routes.ts` serves their raw routes, `src/queues.ts` creates their
- * queues and a worker registers each queue's handler (`src/app.ts`), `src/services.ts` runs their
+ * queues and a worker registers each queue's handler (`src/app.ts`), `src/build_services.ts` runs their
  * builds (each after what it needs) and hands each hook its answers in this order. The order does
  * not decide which route serves a path (the most specific template wins: `src/route_order_test.ts`
  * holds that no two faces' routes depend on it); it is the order of the documents' operations

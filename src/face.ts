@@ -144,7 +144,7 @@ export interface DomainDefinition {
   >;
   /** Its answers to other domains' hooks. */
   readonly hooks?: HookAnswers;
-  /** Makes its services (`src/services.ts` calls it once its needs are built). */
+  /** Makes its services (`src/build_services.ts` calls it once its needs are built). */
   readonly build?: Build;
 }
 

@@ -8,7 +8,7 @@
  *     }
  *
  * Types only: the faces reach it through the tRPC context and their job handlers, and
- * `src/services.ts`, which builds it, imports the faces, so this type must not live there.
+ * `src/build_services.ts`, which builds it, imports the faces, so this type must not live there.
  */
 import type { Config } from "./config.ts";
 import type { Db } from "./schema.ts";

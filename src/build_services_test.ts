@@ -9,7 +9,7 @@ import { buildWith, defineDomain, type DomainDefinition, type Infrastructure } f
 import type { Db } from "./schema.ts";
 import type { Secrets } from "./secrets.ts";
 import type { UnlinkReaction } from "./domains/devices/service.ts";
-import { createServices } from "./services.ts";
+import { createServices } from "./build_services.ts";
 import { DOMAINS } from "./domains.ts";
 
 const config = parseConfig({});
