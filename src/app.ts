@@ -31,7 +31,7 @@ import { DOMAIN_QUEUES, DOMAIN_TAGS } from "./domains.ts";
 import type { DB } from "./schema.ts";
 import { loadSecrets } from "./secrets.ts";
 import { createServices } from "./build_services.ts";
-import type { Services } from "./services_type.ts";
+import type { Services } from "./services.ts";
 import { metricsRoute, metricsServed } from "./infra/metrics/route.ts";
 import { NO_METRICS, PromMetrics } from "./infra/metrics/metrics.ts";
 import { WARM_UP_REQUESTS, WARM_UP_REQUESTS_PGLITE, warmRequestPath } from "./warm_up.ts";

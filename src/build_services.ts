@@ -4,12 +4,12 @@
  * what its build needs, and the builds run in the order of `src/domains.ts`, a build waiting
  * until the services it needs exist. Then each face's answers to other domains' hooks are made
  * from the finished services and handed to the domains that offered the hooks. The type of the
- * result is `src/services_type.ts`, which each face extends with its own services.
+ * result is `src/services.ts`, which each face extends with its own services.
  */
 import type { Config } from "./config.ts";
 import type { Db } from "./schema.ts";
 import type { Secrets } from "./secrets.ts";
-import type { Services } from "./services_type.ts";
+import type { Services } from "./services.ts";
 import { ChangeFeed } from "./infra/db/cache/feed.ts";
 import { createModel } from "./infra/ai/create_model.ts";
 import type { OfflineTask } from "./infra/ai/model.ts";

@@ -34,7 +34,7 @@ Deno.test("domains: src/ holds the root's files, domains/ and infra/ only", asyn
 
 Deno.test("domains: the services, the database's type and Services name no domain", async () => {
   // A new domain adds itself from its folder (issue 22): these files stay as they are.
-  for (const file of ["build_services.ts", "schema.ts", "services_type.ts"]) {
+  for (const file of ["build_services.ts", "schema.ts", "services.ts"]) {
     const text = await Deno.readTextFile(`${ROOT}${file}`);
     assertEquals(text.match(/from "\.\/domains\/[^"]+"/g), null, `src/${file}`);
   }

@@ -19,7 +19,7 @@ import type { Log } from "./infra/lib/log.ts";
 import type { Model, OfflineTask } from "./infra/ai/model.ts";
 import type { Renderer } from "./infra/render/types.ts";
 import type { ObjectStore } from "./infra/storage/object_store.ts";
-import type { Services } from "./services_type.ts";
+import type { Services } from "./services.ts";
 import type { Surface } from "./infra/trpc/surfaces.ts";
 import type { DeviceMessenger, DeviceOutbox } from "./domains/devices/service.ts";
 

@@ -15,7 +15,7 @@ import { versionedMe } from "./versioned_me.ts";
 // Its tables (they add themselves to the database's type, src/schema.ts).
 export type { AccountTables } from "./tables.ts";
 
-declare module "../../services_type.ts" {
+declare module "../../services.ts" {
   interface Services {
     /** The one authentication check of every user endpoint. */
     auth: Authenticate;

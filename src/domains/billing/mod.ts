@@ -7,7 +7,7 @@ import { stripeWebhook } from "./webhook.ts";
 // Its tables (they add themselves to the database's type, src/schema.ts).
 export type { BillingTables } from "./tables.ts";
 
-declare module "../../services_type.ts" {
+declare module "../../services.ts" {
   interface Services {
     billing: BillingService;
   }

@@ -3,7 +3,7 @@ import { buildWith, defineDomain } from "../../face.ts";
 import { bindingRouter } from "./router.ts";
 import { BindingService } from "./service.ts";
 
-declare module "../../services_type.ts" {
+declare module "../../services.ts" {
   interface Services {
     binding: BindingService;
   }

@@ -7,7 +7,7 @@ import { forgetButtonAction } from "./unlink.ts";
 // Its tables (they add themselves to the database's type, src/schema.ts).
 export type { ButtonTables } from "./tables.ts";
 
-declare module "../../services_type.ts" {
+declare module "../../services.ts" {
   interface Services {
     /** Button actions of pull displays (issue 24). */
     buttons: ButtonActions;

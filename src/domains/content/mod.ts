@@ -18,7 +18,7 @@ import { contentRouter } from "./router.ts";
 // Its tables (they add themselves to the database's type, src/schema.ts).
 export type { ContentTables } from "./tables.ts";
 
-declare module "../../services_type.ts" {
+declare module "../../services.ts" {
   interface Services {
     /** Raw items and their files (SPEC 4.6). */
     content: ContentService;

@@ -11,7 +11,7 @@ import {
 // Its tables (they add themselves to the database's type, src/schema.ts).
 export type { DeviceCommandTables, DeviceTables } from "./tables.ts";
 
-declare module "../../services_type.ts" {
+declare module "../../services.ts" {
   interface Services {
     devices: DevicesService;
   }

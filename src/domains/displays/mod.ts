@@ -15,7 +15,7 @@ import { displaySetup } from "./setup.ts";
 // Its tables (they add themselves to the database's type, src/schema.ts).
 export type { DisplayTables } from "./tables.ts";
 
-declare module "../../services_type.ts" {
+declare module "../../services.ts" {
   interface Services {
     /** Displays polling with TRMNL's protocol: setup, polls, claims. */
     displays: DisplaysService;

@@ -21,7 +21,7 @@ import type { Factory } from "./service.ts";
 // Its tables (they add themselves to the database's type, src/schema.ts).
 export type { FactoryTables } from "./tables.ts";
 
-declare module "../../services_type.ts" {
+declare module "../../services.ts" {
   interface Services {
     factory: Factory;
   }

@@ -11,7 +11,7 @@ import { forgetFirmwareHold } from "./unlink.ts";
 // Its tables (they add themselves to the database's type, src/schema.ts).
 export type { FirmwareUpdateTables } from "./tables.ts";
 
-declare module "../../services_type.ts" {
+declare module "../../services.ts" {
   interface Services {
     /** Firmware offers to displays and MQTT devices, and owners' holds (issue 24). */
     firmwareUpdates: FirmwareUpdates;

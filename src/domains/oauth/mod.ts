@@ -8,7 +8,7 @@ import { appleStart, googleStart } from "./start.ts";
 // Its tables (they add themselves to the database's type, src/schema.ts).
 export type { OauthTables } from "./tables.ts";
 
-declare module "../../services_type.ts" {
+declare module "../../services.ts" {
   interface Services {
     oauth: OauthService;
   }

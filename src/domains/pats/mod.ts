@@ -5,7 +5,7 @@ import { PatsService } from "./service.ts";
 // Its tables (they add themselves to the database's type, src/schema.ts).
 export type { PatTables } from "./tables.ts";
 
-declare module "../../services_type.ts" {
+declare module "../../services.ts" {
   interface Services {
     pats: PatsService;
   }

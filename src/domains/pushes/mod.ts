@@ -10,7 +10,7 @@ import { forgetDevicePushes } from "./unlink.ts";
 // Its tables (they add themselves to the database's type, src/schema.ts).
 export type { PushTables } from "./tables.ts";
 
-declare module "../../services_type.ts" {
+declare module "../../services.ts" {
   interface Services {
     pushes: PushesService;
     /** The handler of `renderPushQueue`. */

@@ -24,7 +24,7 @@ import type { Targetless } from "./service.ts";
 // Its tables (they add themselves to the database's type, src/schema.ts).
 export type { TargetlessTables } from "./tables.ts";
 
-declare module "../../services_type.ts" {
+declare module "../../services.ts" {
   interface Services {
     /** Targetless contents, presentations and renditions (SPEC 4.7) and their jobs. */
     targetless: Targetless;

@@ -14,7 +14,7 @@ import { OfflineSweep } from "./sweep.ts";
 // Its tables (they add themselves to the database's type, src/schema.ts).
 export type { WebhookTables } from "./tables.ts";
 
-declare module "../../services_type.ts" {
+declare module "../../services.ts" {
   interface Services {
     /** Event webhooks: subscriptions, events, deliveries (handler of `webhookDeliveryQueue`). */
     webhooks: WebhooksService;

@@ -3,7 +3,7 @@
  * domains share, listed here, and the domains' own services, which each face adds in its folder
  * (declaration merging, as the tables add themselves to `DB`):
  *
- *     declare module "../../services_type.ts" {
+ *     declare module "../../services.ts" {
  *       interface Services { billing: BillingService }
  *     }
  *
