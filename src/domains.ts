@@ -1,5 +1,6 @@
 /**
- * The domains of the service: the one list the composition root loops over. `src/router.ts`
+ * The faces of the service: every domain's and one of infrastructure (`storage`, marked below),
+ * the one list the composition root loops over. `src/router.ts`
  * mounts their routers, `src/raw_routes.ts` serves their raw routes, `src/queues.ts` creates their
  * queues and a worker registers each queue's handler (`src/app.ts`), `src/build_services.ts` runs their
  * builds (each after what it needs) and hands each hook its answers in this order. The order does
@@ -31,7 +32,9 @@ export const DOMAINS = [
   pats,
   billing,
   oauth,
-  // Infrastructure, not a domain: the embedded object store's signed routes, matched here.
+  // The one face of infrastructure in the list, not a domain (no rows, no services): the
+  // embedded object store's signed routes, here so that their paths keep their place in the
+  // documents (the order decides no match). src/domains_test.ts knows it as infrastructure.
   storage,
   factory,
   binding,

@@ -109,3 +109,38 @@ Deno.test('domains: docs/architecture.md\'s "Who owns what" has a row for every 
   const rows = [...section.matchAll(/^\| ([a-z]+) +\|/gm)].map((m) => m[1]).sort();
   assertEquals(rows, await domainsOf(ROOT));
 });
+
+/**
+ * The keys of the `Services` interface a file declares (`export interface`) or adds to (inside
+ * its `declare module "…/services.ts"`).
+ */
+function servicesDeclaredIn(text: string): string[] {
+  const from = Math.max(0, text.search(/declare module "[./]*\/services\.ts"/));
+  const at = text.slice(from).search(/^\s*(?:export )?interface Services \{/m);
+  if (at === -1) return [];
+  const body = text.slice(text.indexOf("{", from + at) + 1);
+  return [...body.slice(0, body.search(/\n\s*\}/)).matchAll(/^\s+(\w+)\??:/gm)].map((m) => m[1]);
+}
+
+Deno.test("domains: docs/architecture.md says where each entry of Services is declared", async () => {
+  const declared: Record<string, string[]> = {};
+  const files = [`${ROOT}services.ts`];
+  for (const domain of await domainsOf(ROOT)) {
+    for await (const entry of Deno.readDir(`${ROOT}domains/${domain}`)) {
+      if (entry.name.endsWith(".ts")) files.push(`${ROOT}domains/${domain}/${entry.name}`);
+    }
+  }
+  for (const file of files) {
+    const text = await Deno.readTextFile(file);
+    const isRoot = file === `${ROOT}services.ts`;
+    if (!isRoot && !/declare module "[./]*\/services\.ts"/.test(text)) continue;
+    const names = servicesDeclaredIn(text);
+    if (names.length) declared[`src/${file.slice(ROOT.length)}`] = names.sort();
+  }
+  const doc = await Deno.readTextFile(`${ROOT}../docs/architecture.md`);
+  const table: Record<string, string[]> = {};
+  for (const [, names, file] of doc.matchAll(/^\| (`\w+`(?:, `\w+`)*) +\| `([^`]+)`.*\|$/gm)) {
+    table[file] = [...names.matchAll(/`(\w+)`/g)].map((m) => m[1]).sort();
+  }
+  assertEquals(table, declared);
+});
