@@ -1,13 +1,13 @@
 /**
  * The faces of the service: every domain's and one of infrastructure (`storage`, marked below),
- * the one list the composition root loops over. `src/router.ts`
- * mounts their routers, `src/raw_routes.ts` serves their raw routes, `src/queues.ts` creates their
- * queues and a worker registers each queue's handler (`src/app.ts`), `src/build_services.ts` runs their
- * builds (each after what it needs) and hands each hook its answers in this order. The order does
- * not decide which route serves a path (the most specific template wins: `src/route_order_test.ts`
- * holds that no two faces' routes depend on it); it is the order of the documents' operations
- * and of the hooks' answers. A new domain is its folder with a `mod.ts` (`defineDomain`,
- * src/face.ts) and one line here.
+ * the one list the composition root loops over. `src/router.ts` mounts their routers,
+ * `src/raw_routes.ts` serves their raw routes, `src/queues.ts` creates their queues and a worker
+ * registers each queue's handler (`src/app.ts`), `src/build_services.ts` runs their builds (each
+ * after what it needs) and hands each hook its answers in this order. The order does not decide
+ * which route serves a path (the most specific template wins: `src/route_order_test.ts` holds that
+ * no two faces' routes depend on it); it is the order of the documents' operations and of the
+ * hooks' answers. A new domain is its folder with a `mod.ts` (`defineDomain`, src/face.ts) and one
+ * line here.
  */
 import { accounts } from "./domains/accounts/mod.ts";
 import { pats } from "./domains/pats/mod.ts";

@@ -1,12 +1,13 @@
 /**
- * The face of a domain (issue 22): one definition in `src/domains/<domain>/mod.ts` says everything the
- * rest of the service reaches of it: its tRPC router, the procedures it adds to the versioned
- * surfaces, its raw routes, its queues with their handlers, the hooks it answers for other
- * domains, and the `build` that makes its services. `src/domains.ts` lists the faces in match
- * order; the router, the raw routes, the queue list, the job wiring and the services are all
- * derived from that list. What a face adds to the types (its tables to `DB`, its services to
- * `Services`, its hooks to `Hooks`) it declares in its own folder, so a new domain is its folder
- * plus one line in `src/domains.ts`.
+ * The face of a domain (issue 22): one definition in `src/domains/<domain>/mod.ts` says everything
+ * the rest of the service reaches of it: its OpenAPI tags, its tRPC router, the procedures it adds
+ * to the versioned surfaces, its raw routes, its queues with their handlers, the hooks it answers
+ * for other domains, and the `build` that makes its services. `src/domains.ts` lists the faces;
+ * the router, the raw routes, the documents' tags, the queue list, the job wiring and the services
+ * are all derived from that list. What a face adds to the types (its tables to `DB`, its services
+ * to `Services`, its hooks to `Hooks`) it declares in its own folder, and its kinds of user
+ * resource beside their checks (`src/infra/access/mod.ts`), so a new domain is its folder plus one
+ * line in `src/domains.ts` (and its migrations; docs/architecture.md has the checklist).
  */
 import type { AnyRouter } from "@trpc/server";
 import type { Config } from "./config.ts";
