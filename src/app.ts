@@ -27,11 +27,11 @@ import { DiskObjectStore } from "./infra/storage/disk.ts";
 import type { ObjectStore } from "./infra/storage/object_store.ts";
 import { appRouter } from "./router.ts";
 import { QUEUES } from "./queues.ts";
-import { DOMAIN_QUEUES } from "./domains.ts";
+import { DOMAIN_QUEUES, DOMAIN_TAGS } from "./domains.ts";
 import type { DB } from "./schema.ts";
 import { loadSecrets } from "./secrets.ts";
-import { createServices } from "./services.ts";
-import type { Services } from "./services_type.ts";
+import { createServices } from "./build_services.ts";
+import type { Services } from "./services.ts";
 import { metricsRoute, metricsServed } from "./infra/metrics/route.ts";
 import { NO_METRICS, PromMetrics } from "./infra/metrics/metrics.ts";
 import { WARM_UP_REQUESTS, WARM_UP_REQUESTS_PGLITE, warmRequestPath } from "./warm_up.ts";
@@ -186,7 +186,11 @@ export async function createApp(config: Config): Promise<App> {
   // Built on first request, once the listener (and so PUBLIC_BASE_URL's default) is known.
   const documents: Partial<Record<Audience, unknown>> = {};
   const documentOf = (audience: Audience) => () =>
-    documents[audience] ??= buildOpenApiDocument(audience, appRouter, raw, publicBaseUrl);
+    documents[audience] ??= buildOpenApiDocument(
+      audience,
+      { router: appRouter, raw, tags: DOMAIN_TAGS },
+      publicBaseUrl,
+    );
   const documentsOf = { user: documentOf("user"), factory: documentOf("factory") };
   const raw = allRawRoutes(documentsOf);
   const handler = (ingress: "combined" | "user" | "factory") => {

@@ -1,11 +1,13 @@
 /**
- * The domains of the service, in match order: the one list the composition root loops over.
- * `src/router.ts` mounts their routers (binding before devices: `bind/code` must not be read as
- * a device id), `src/raw_routes.ts` serves their raw routes in this order, `src/queues.ts`
- * creates their queues and a worker registers each queue's handler (`src/app.ts`),
- * `src/services.ts` runs their builds (each after what it needs) and hands each hook its answers
- * in this order. A new domain is its folder with a `mod.ts` (`defineDomain`, src/domain.ts) and
- * one line here.
+ * The faces of the service: every domain's and one of infrastructure (`storage`, marked below),
+ * the one list the composition root loops over. `src/router.ts` mounts their routers,
+ * `src/raw_routes.ts` serves their raw routes, `src/queues.ts` creates their queues and a worker
+ * registers each queue's handler (`src/app.ts`), `src/build_services.ts` runs their builds (each
+ * after what it needs) and hands each hook its answers in this order. The order does not decide
+ * which route serves a path (the most specific template wins: `src/route_order_test.ts` holds that
+ * no two faces' routes depend on it); it is the order of the documents' operations and of the
+ * hooks' answers. A new domain is its folder with a `mod.ts` (`defineDomain`, src/face.ts) and one
+ * line here.
  */
 import { accounts } from "./domains/accounts/mod.ts";
 import { pats } from "./domains/pats/mod.ts";
@@ -30,11 +32,12 @@ export const DOMAINS = [
   pats,
   billing,
   oauth,
-  // Infrastructure, not a domain: the embedded object store's signed routes, matched here.
+  // The one face of infrastructure in the list, not a domain (no rows, no services): the
+  // embedded object store's signed routes, here so that their paths keep their place in the
+  // documents (the order decides no match). src/domains_test.ts knows it as infrastructure.
   storage,
   factory,
   binding,
-  // Before devices: `claim` must not be read as a device id.
   displays,
   firmware,
   buttons,
@@ -52,3 +55,6 @@ export const DOMAINS = [
 export const DOMAIN_QUEUES = DOMAINS.flatMap((domain) =>
   "queues" in domain ? [...domain.queues] : []
 );
+
+/** Every face's OpenAPI tags, in list order (the documents add the infrastructure's). */
+export const DOMAIN_TAGS = DOMAINS.flatMap((domain) => "tags" in domain ? [domain.tags] : []);

@@ -8,11 +8,16 @@ import { type Audience, buildOpenApiDocument } from "./infra/openapi/document.ts
 import { helpAndExit } from "./infra/lib/usage.ts";
 import { allRawRoutes } from "./raw_routes.ts";
 import { appRouter } from "./router.ts";
+import { DOMAIN_TAGS } from "./domains.ts";
 
 /** A document as committed: two-space JSON, trailing newline. */
 export function renderOpenApi(audience: Audience = "user"): string {
   const raw = allRawRoutes({ user: () => ({}), factory: () => ({}) });
-  return JSON.stringify(buildOpenApiDocument(audience, appRouter, raw), null, 2) + "\n";
+  return JSON.stringify(
+    buildOpenApiDocument(audience, { router: appRouter, raw, tags: DOMAIN_TAGS }),
+    null,
+    2,
+  ) + "\n";
 }
 
 /** Where each document is committed. */

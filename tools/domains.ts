@@ -47,7 +47,7 @@ export async function layoutProblems(root: string): Promise<string[]> {
   for (const name of await domainsOf(root)) {
     const dir = join(root, "domains", name);
     if (!await exists(join(dir, "mod.ts"))) {
-      problems.push(`${dir}/ has no face (mod.ts): a domain shows one (src/domain.ts)`);
+      problems.push(`${dir}/ has no face (mod.ts): a domain shows one (src/face.ts)`);
     }
   }
   for (const name of await foldersOf(join(root, "infra"))) {

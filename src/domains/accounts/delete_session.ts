@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { userProcedure } from "../../infra/trpc/auth.ts";
 import * as access from "../../infra/access/mod.ts";
+import { SESSION } from "./service.ts";
 import { isUuid } from "../../infra/lib/ids.ts";
 import { messageSchema } from "./views.ts";
 
@@ -18,7 +19,7 @@ export const deleteSession = userProcedure
   .input(z.object({ id: z.string() }))
   .output(messageSchema)
   .mutation(async ({ ctx, input }) => {
-    if (!isUuid(input.id)) throw access.missing("session");
+    if (!isUuid(input.id)) throw access.missing(SESSION);
     await ctx.services.accounts.deleteSession(ctx.caller.userId, input.id);
     return { message: "Session deleted" };
   });

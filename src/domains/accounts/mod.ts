@@ -1,6 +1,6 @@
 /** The accounts domain's face (SPEC 2.1, 4.1): sign-up, sessions, the profile, deletion. */
 import type { Selectable } from "kysely";
-import { buildWith, defineDomain } from "../../domain.ts";
+import { buildWith, defineDomain } from "../../face.ts";
 import type { Trx } from "../../schema.ts";
 import { AccessTokens } from "./access_tokens.ts";
 import { Authenticator } from "./authenticator_service.ts";
@@ -15,7 +15,7 @@ import { versionedMe } from "./versioned_me.ts";
 // Its tables (they add themselves to the database's type, src/schema.ts).
 export type { AccountTables } from "./tables.ts";
 
-declare module "../../services_type.ts" {
+declare module "../../services.ts" {
   interface Services {
     /** The one authentication check of every user endpoint. */
     auth: Authenticate;
@@ -24,7 +24,7 @@ declare module "../../services_type.ts" {
   }
 }
 
-declare module "../../domain.ts" {
+declare module "../../face.ts" {
   interface Hooks {
     /**
      * SPEC 4.1, before an account is deleted, in this order: the identity providers'
@@ -42,6 +42,9 @@ declare module "../../domain.ts" {
 
 export const accounts = defineDomain({
   name: "accounts",
+  tags: {
+    accounts: "Registration, login, tokens, sessions and the account itself (SPEC 4.1)",
+  },
   router: accountsRouter,
   versioned: (surface) => ({ me: versionedMe(surface) }),
   rawRoutes: [deleteAccount],

@@ -17,6 +17,9 @@ import { accountKey, type LoginLimiter } from "./login_limiter.ts";
 import * as repo from "./repository.ts";
 import { type OauthAccountView, type SubscriptionSummary, toSession, toUser } from "./views.ts";
 
+/** What an owner check of this kind answers (src/infra/access/mod.ts). */
+export const SESSION = access.hidden("session", "Session not found");
+
 /** Refresh tokens live 30 days from issue; every use rotates them. */
 const REFRESH_TTL_MS = 30 * 24 * 3600 * 1000;
 
@@ -306,7 +309,7 @@ export class AccountsService {
   /** Ends one of the caller's sessions; another user's session is 404 (SPEC 5.8). */
   async deleteSession(userId: string, sessionId: string) {
     if ((await repo.deleteSession(this.db, userId, sessionId)) === 0) {
-      throw access.missing("session");
+      throw access.missing(SESSION);
     }
   }
 }

@@ -1,5 +1,5 @@
 /** The billing domain's face (SPEC 7): plans, checkout, the portal and Stripe's webhook. */
-import { buildWith, defineDomain } from "../../domain.ts";
+import { buildWith, defineDomain } from "../../face.ts";
 import { billingRouter } from "./router.ts";
 import { BillingService } from "./service.ts";
 import type { StripeClient } from "./stripe_client.ts";
@@ -7,7 +7,7 @@ import { stripeWebhook } from "./webhook.ts";
 // Its tables (they add themselves to the database's type, src/schema.ts).
 export type { BillingTables } from "./tables.ts";
 
-declare module "../../services_type.ts" {
+declare module "../../services.ts" {
   interface Services {
     billing: BillingService;
   }
@@ -15,6 +15,10 @@ declare module "../../services_type.ts" {
 
 export const billing = defineDomain({
   name: "billing",
+  tags: {
+    billing:
+      "The pro subscription, checkout, portal, invoices and the provider's webhook (SPEC 4.4)",
+  },
   router: billingRouter,
   rawRoutes: [stripeWebhook],
   hooks: {

@@ -1,9 +1,9 @@
 /** The binding domain's face (SPEC 3.5): a device joins its owner by NFC or by code. */
-import { buildWith, defineDomain } from "../../domain.ts";
+import { buildWith, defineDomain } from "../../face.ts";
 import { bindingRouter } from "./router.ts";
 import { BindingService } from "./service.ts";
 
-declare module "../../services_type.ts" {
+declare module "../../services.ts" {
   interface Services {
     binding: BindingService;
   }

@@ -1,12 +1,12 @@
 /** Button actions of pull displays (issue 24): the owner's choice, carried out at a poll. */
-import { buildWith, defineDomain } from "../../domain.ts";
+import { buildWith, defineDomain } from "../../face.ts";
 import { buttonsRouter } from "./router.ts";
 import { ButtonActions } from "./service.ts";
 import { forgetButtonAction } from "./unlink.ts";
 // Its tables (they add themselves to the database's type, src/schema.ts).
 export type { ButtonTables } from "./tables.ts";
 
-declare module "../../services_type.ts" {
+declare module "../../services.ts" {
   interface Services {
     /** Button actions of pull displays (issue 24). */
     buttons: ButtonActions;

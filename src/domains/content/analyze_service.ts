@@ -24,6 +24,9 @@ import { contentTools } from "./tools.ts";
 import { withoutNul } from "./heuristics.ts";
 import { toAnalyzeRun } from "./views.ts";
 
+/** What an owner check of this kind answers (src/infra/access/mod.ts). */
+export const ANALYZE_RUN = access.hidden("analyzeRun", "Analyze run not found");
+
 export const AGENT_TASK = "content.agent";
 
 const DEFAULT_LIMIT = 20;
@@ -140,7 +143,7 @@ export class AnalyzeService {
 
   /** `GET /api/analyze/runs/{id}`: 404 unless it is the caller's. */
   async getRun(userId: string, id: string) {
-    const row = access.found("analyzeRun", await repo.findOwnedRun(this.db, userId, id));
+    const row = access.found(ANALYZE_RUN, await repo.findOwnedRun(this.db, userId, id));
     return (await this.views([row]))[0];
   }
 

@@ -3,7 +3,7 @@
  * pictures go through the pool), analyze runs (one per user at a time, the queue's policy), and
  * the ANALYZE_SCHEDULE tick.
  */
-import { buildWith, defineDomain, queueOf } from "../../domain.ts";
+import { buildWith, defineDomain, queueOf } from "../../face.ts";
 import type { ModelResponse } from "../../infra/ai/model.ts";
 import { AGENT_TASK, AnalyzeService } from "./analyze_service.ts";
 import { ContentService } from "./service.ts";
@@ -18,7 +18,7 @@ import { contentRouter } from "./router.ts";
 // Its tables (they add themselves to the database's type, src/schema.ts).
 export type { ContentTables } from "./tables.ts";
 
-declare module "../../services_type.ts" {
+declare module "../../services.ts" {
   interface Services {
     /** Raw items and their files (SPEC 4.6). */
     content: ContentService;
@@ -33,6 +33,11 @@ declare module "../../services_type.ts" {
 
 export const content = defineDomain({
   name: "content",
+  tags: {
+    content: "Raw items (notes and pictures), their summaries and files (SPEC 4.6)",
+    analyze: "The analyze agent: trigger a run, read what it did (SPEC 4.6)",
+    templates: "Push templates, their variables' schemas and previews (SPEC 4.6)",
+  },
   router: contentRouter,
   rawRoutes: [downloadFile, previewTemplate],
   queues: [

@@ -21,6 +21,12 @@ import * as repo from "./repository.ts";
 import type { RawItemsTable, RawItemStatus } from "./tables.ts";
 import { type RawItemView, toRawItem } from "./views.ts";
 
+/** What an owner check of this kind answers (src/infra/access/mod.ts). */
+export const RAW_ITEM = access.hidden("rawItem", "Raw item not found");
+
+/** A confirmed file of one of the caller's raw items. */
+export const FILE = access.hidden("file", "File not found");
+
 type RawItemRow = Selectable<RawItemsTable>;
 
 /** CONTRACT.md: a note of up to 20,000 characters and up to 10 pictures. */
@@ -69,7 +75,7 @@ export class ContentService {
 
   /** 404 unless the item is the caller's (SPEC 5.8). */
   async owned(userId: string, id: string): Promise<RawItemRow> {
-    return access.found("rawItem", await repo.findOwnedRawItem(this.db, userId, id));
+    return access.found(RAW_ITEM, await repo.findOwnedRawItem(this.db, userId, id));
   }
 
   /** The wire shapes of rows: attachments and the agent's pushes joined in. */
@@ -258,7 +264,7 @@ export class ContentService {
    */
   async fileUrl(userId: string, fileId: string): Promise<string> {
     const file = await files.findUserFile(this.db, userId, fileId);
-    if (!file || file.status !== "confirmed") throw access.missing("file");
+    if (!file || file.status !== "confirmed") throw access.missing(FILE);
     return await this.store.signedGetUrl(file.object_key, URL_TTL_SECONDS);
   }
 

@@ -1,6 +1,6 @@
 /** The devices domain's face (SPEC 3): an owner's devices, their state, commands and unbinding. */
 import type { Trx } from "../../schema.ts";
-import { buildWith, defineDomain } from "../../domain.ts";
+import { buildWith, defineDomain } from "../../face.ts";
 import { devicesRouter } from "./router.ts";
 import {
   type DeviceRow,
@@ -11,13 +11,13 @@ import {
 // Its tables (they add themselves to the database's type, src/schema.ts).
 export type { DeviceCommandTables, DeviceTables } from "./tables.ts";
 
-declare module "../../services_type.ts" {
+declare module "../../services.ts" {
   interface Services {
     devices: DevicesService;
   }
 }
 
-declare module "../../domain.ts" {
+declare module "../../face.ts" {
   interface Hooks {
     /** SPEC 3.6 / 4.1: a device leaves its owner; what it had goes with it. */
     deviceUnlinked: UnlinkReaction;
@@ -30,6 +30,9 @@ declare module "../../domain.ts" {
 
 export const devices = defineDomain({
   name: "devices",
+  tags: {
+    devices: "The caller's devices: binding, state, nickname, commands (SPEC 4.5)",
+  },
   router: devicesRouter,
   hooks: {
     // SPEC 4.1: a deleted account's devices are unlinked (claimable again) and told `unbound`.

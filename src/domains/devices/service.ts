@@ -19,6 +19,12 @@ import { Batcher } from "../../infra/lib/batcher.ts";
 import type { DevicesTable } from "./tables.ts";
 import { displayThingName, toCommand, toDevice, toDeviceListItem, toHealth } from "./views.ts";
 
+/** A device of another user is 403, an unknown one 404 (SPEC 4.5): the one kind that tells them apart. */
+export const DEVICE = access.resource("device", {
+  missing: { code: "not_found", message: "Device not found" },
+  notOwned: { code: "forbidden", message: "You do not own this device" },
+});
+
 export type DeviceRow = Selectable<DevicesTable>;
 
 /** How the service talks to devices; the MQTT gateway implements it. */
@@ -134,12 +140,12 @@ export class DevicesService {
    * for an unknown device, 403 for a device that is not the caller's (`src/infra/access/mod.ts`).
    */
   async owned(userId: string, deviceId: string, db: Db = this.db): Promise<DeviceRow> {
-    return access.owned("device", await repo.findDevice(db, deviceId), userId);
+    return access.owned(DEVICE, await repo.findDevice(db, deviceId), userId);
   }
 
   /** `owned`'s check on the device's owner and latest push only, cached (`GET .../push`). */
   async ownedHead(userId: string, deviceId: string): Promise<DeviceHead> {
-    return access.owned("device", await this.head(deviceId), userId);
+    return access.owned(DEVICE, await this.head(deviceId), userId);
   }
 
   /**
@@ -160,7 +166,7 @@ export class DevicesService {
 
   /** Same check on a locked row, for transactions that change the device. */
   async lockOwned(trx: Trx, userId: string, deviceId: string): Promise<DeviceRow> {
-    return access.owned("device", await repo.lockDevice(trx, deviceId), userId);
+    return access.owned(DEVICE, await repo.lockDevice(trx, deviceId), userId);
   }
 
   /** Locks a device by id for a push transaction (MQTT paths, where the thing is the caller). */

@@ -3,7 +3,7 @@
  * that poll with TRMNL's protocol (`/api/setup`, `/api/display`) and are claimed by a code. A
  * claimed display is a device of the devices domain; its pushes are the pushes domain's.
  */
-import { buildWith, defineDomain } from "../../domain.ts";
+import { buildWith, defineDomain } from "../../face.ts";
 import { displayImage } from "./image.ts";
 import { displayPoll } from "./poll.ts";
 import { displayLog } from "./post_log.ts";
@@ -15,14 +15,14 @@ import { displaySetup } from "./setup.ts";
 // Its tables (they add themselves to the database's type, src/schema.ts).
 export type { DisplayTables } from "./tables.ts";
 
-declare module "../../services_type.ts" {
+declare module "../../services.ts" {
   interface Services {
     /** Displays polling with TRMNL's protocol: setup, polls, claims. */
     displays: DisplaysService;
   }
 }
 
-declare module "../../domain.ts" {
+declare module "../../face.ts" {
   interface Hooks {
     /** A claimed display's poll: a firmware update to offer it, or null (the firmware domain). */
     displayFirmware: DisplayFirmwareHook;
@@ -33,6 +33,10 @@ declare module "../../domain.ts" {
 
 export const displays = defineDomain({
   name: "displays",
+  tags: {
+    displays:
+      "Displays people already own, polling with TRMNL's protocol: setup, the image to show, logs",
+  },
   router: displaysRouter,
   rawRoutes: [displaySetup, displayPoll, displayLog, displayImage],
   hooks: {

@@ -20,6 +20,7 @@ import { type DisplayScreens, IMAGE_URL_TTL_SECONDS, screenPanel } from "./scree
 import * as repo from "./repository.ts";
 import { secondsToWake } from "./sleep.ts";
 import { firmwareFields, type PollExtras, pressButton } from "./poll_extras.ts";
+import type { DisplayReply } from "./protocol.ts";
 
 /** `refresh_rate` of a display that has none set (CONTRACT.md). */
 export const DEFAULT_REFRESH_RATE = 900;
@@ -29,19 +30,6 @@ const REPORT_EVERY_MS = 60_000;
 export const WAITING_REFRESH_RATE = 60;
 /** `refresh_rate` while pending: the claim is shown soon after it happens. */
 export const PENDING_REFRESH_RATE = 60;
-/** `GET /api/display`'s 200 body (CONTRACT.md fields, TRMNL's names). */
-export interface DisplayReply {
-  status: 0 | 202;
-  image_url: string;
-  filename: string;
-  refresh_rate: number;
-  update_firmware: boolean;
-  firmware_url: string | null;
-  /** True only at the first poll after the owner's `POST /api/devices/{id}/reset`. */
-  reset_firmware: boolean;
-  special_function: string;
-}
-
 export interface PollsDeps {
   db: Db;
   devices: DevicesService;

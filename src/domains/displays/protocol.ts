@@ -36,6 +36,18 @@ export async function faultsAre503(work: () => Promise<Response>): Promise<Respo
   }
 }
 
+/** `GET /api/display`'s 200 body (CONTRACT.md fields, TRMNL's names). */
+export interface DisplayReply {
+  status: 0 | 202;
+  image_url: string;
+  filename: string;
+  refresh_rate: number;
+  update_firmware: boolean;
+  firmware_url: string | null;
+  /** True only at the first poll after the owner's `POST /api/devices/{id}/reset`. */
+  reset_firmware: boolean;
+  special_function: string;
+}
 export const setupReplySchema = z.object({
   status: z.literal(200),
   api_key: z.string().meta({

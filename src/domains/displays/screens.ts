@@ -9,7 +9,7 @@ import { type Log, silentLog } from "../../infra/lib/log.ts";
 import { type DisplayRow, screenKey } from "./keys.ts";
 import { NO_EXTRAS } from "./poll_extras.ts";
 import { toProfile } from "./views.ts";
-import type { DisplayReply } from "./polls.ts";
+import type { DisplayReply } from "./protocol.ts";
 
 /** Signed image URLs live this long (CONTRACT.md: at least 15 minutes). */
 export const IMAGE_URL_TTL_SECONDS = 30 * 60;

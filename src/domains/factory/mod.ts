@@ -3,7 +3,7 @@
  * file downloads) and its services, built in one place. They are peers: each takes the
  * database, the access checks and what else it needs, and none reaches another through a parent.
  */
-import { buildWith, defineDomain } from "../../domain.ts";
+import { buildWith, defineDomain } from "../../face.ts";
 import { FactoryAccess } from "./access.ts";
 import { AuditService } from "./audit_service.ts";
 import { BatchesService } from "./batches_service.ts";
@@ -21,7 +21,7 @@ import type { Factory } from "./service.ts";
 // Its tables (they add themselves to the database's type, src/schema.ts).
 export type { FactoryTables } from "./tables.ts";
 
-declare module "../../services_type.ts" {
+declare module "../../services.ts" {
   interface Services {
     factory: Factory;
   }
@@ -29,6 +29,9 @@ declare module "../../services_type.ts" {
 
 export const factory = defineDomain({
   name: "factory",
+  tags: {
+    factory: "The factory console: batches, devices, NFC credentials, audit (SPEC 4.8)",
+  },
   router: factoryRouter,
   rawRoutes: [importDevices, downloadZip, downloadNfcFile, uploadFirmware],
   /** Builds the factory services over one access module and one file builder. */

@@ -2,7 +2,7 @@
  * Firmware updates on the devices' side (issue 24): offers to displays (their poll) and MQTT
  * devices (a `firmware` command), and the owner's hold. The registry is the factory's.
  */
-import { buildWith, defineDomain } from "../../domain.ts";
+import { buildWith, defineDomain } from "../../face.ts";
 import type { DeviceRow } from "../devices/service.ts";
 import { router } from "../../infra/trpc/init.ts";
 import { getFirmwareHold, setFirmwareHold } from "./hold.ts";
@@ -11,7 +11,7 @@ import { forgetFirmwareHold } from "./unlink.ts";
 // Its tables (they add themselves to the database's type, src/schema.ts).
 export type { FirmwareUpdateTables } from "./tables.ts";
 
-declare module "../../services_type.ts" {
+declare module "../../services.ts" {
   interface Services {
     /** Firmware offers to displays and MQTT devices, and owners' holds (issue 24). */
     firmwareUpdates: FirmwareUpdates;

@@ -14,7 +14,7 @@ import { databaseUnavailable, isDatabaseUnavailable } from "../../infra/db/error
 import { AppError, badRequest } from "../../errors.ts";
 import { uuidParam } from "../../infra/lib/params.ts";
 import type { Log } from "../../infra/lib/log.ts";
-import type { Services } from "../../services_type.ts";
+import type { Services } from "../../services.ts";
 import { uploadRawItemInput } from "../content/upload_raw_item.ts";
 import { confirmUploadInput } from "../pushes/confirm_upload.ts";
 import { RENDERABLE_TYPES } from "../../infra/render/types.ts";

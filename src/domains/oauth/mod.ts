@@ -1,5 +1,5 @@
 /** The sign-in providers' face (Google, Apple): the native Apple call and the browser flows. */
-import { buildWith, defineDomain } from "../../domain.ts";
+import { buildWith, defineDomain } from "../../face.ts";
 import { OauthService } from "./service.ts";
 import { appleCallback, googleCallback } from "./callbacks.ts";
 import { linksReader } from "./links.ts";
@@ -8,7 +8,7 @@ import { appleStart, googleStart } from "./start.ts";
 // Its tables (they add themselves to the database's type, src/schema.ts).
 export type { OauthTables } from "./tables.ts";
 
-declare module "../../services_type.ts" {
+declare module "../../services.ts" {
   interface Services {
     oauth: OauthService;
   }
@@ -16,6 +16,9 @@ declare module "../../services_type.ts" {
 
 export const oauth = defineDomain({
   name: "oauth",
+  tags: {
+    "identity-providers": "Sign-in with Google and Apple (SPEC 4.2)",
+  },
   router: oauthRouter,
   rawRoutes: [googleStart, googleCallback, appleStart, appleCallback],
   hooks: {

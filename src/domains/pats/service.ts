@@ -10,6 +10,9 @@ import { tag } from "../../infra/db/cache/announced.ts";
 import { ChangeFeed } from "../../infra/db/cache/feed.ts";
 import type { TaggedCache } from "../../infra/db/cache/tagged_cache.ts";
 
+/** What an owner check of this kind answers (src/infra/access/mod.ts). */
+export const PAT = access.hidden("pat", "Token not found");
+
 type PatForAuth = Awaited<ReturnType<typeof repo.findPatForAuth>>;
 
 const PREFIX = "pat_";
@@ -68,7 +71,7 @@ export class PatsService {
    * unknown id, is 404 and changes nothing (SPEC 5.8, CONTRACT.md).
    */
   async revoke(userId: string, id: string) {
-    if (!(await repo.revokePat(this.db, userId, id))) throw access.missing("pat");
+    if (!(await repo.revokePat(this.db, userId, id))) throw access.missing(PAT);
   }
 
   /**

@@ -1,5 +1,5 @@
 /** The pushes domain's face (SPEC 4.2-4.6): pushes, uploads, and the render stage's queue. */
-import { buildWith, defineDomain, queueOf } from "../../domain.ts";
+import { buildWith, defineDomain, queueOf } from "../../face.ts";
 import type { PanelSpec } from "../../infra/render/types.ts";
 import { userPrefixes } from "./keys.ts";
 import { renderPushQueue } from "./queues.ts";
@@ -10,7 +10,7 @@ import { forgetDevicePushes } from "./unlink.ts";
 // Its tables (they add themselves to the database's type, src/schema.ts).
 export type { PushTables } from "./tables.ts";
 
-declare module "../../services_type.ts" {
+declare module "../../services.ts" {
   interface Services {
     pushes: PushesService;
     /** The handler of `renderPushQueue`. */
@@ -18,7 +18,7 @@ declare module "../../services_type.ts" {
   }
 }
 
-declare module "../../domain.ts" {
+declare module "../../face.ts" {
   interface Hooks {
     /** A push's render failed for good (no retry follows). */
     pushFailedForGood: RenderFailedReaction;
@@ -29,6 +29,9 @@ declare module "../../domain.ts" {
 
 export const pushes = defineDomain({
   name: "pushes",
+  tags: {
+    pushes: "What a device shows: pushes, their bitmaps and custom images (SPEC 4.5)",
+  },
   router: pushesRouter,
   objectKeys: { userPrefixes },
   queues: [

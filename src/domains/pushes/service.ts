@@ -33,6 +33,12 @@ import type { PushesTable, PushStatus } from "./tables.ts";
 import { FORMAT_FILES, type PushFormat, toPushListItem } from "./views.ts";
 import { type EventSink, NO_EVENTS } from "../webhooks/events.ts";
 
+/** What an owner check of this kind answers (src/infra/access/mod.ts). */
+export const PUSH = access.hidden("push", "Push not found");
+
+/** A staged custom image (a `files` row) of the caller. */
+export const UPLOAD = access.hidden("upload", "Upload not found");
+
 type PushRow = Selectable<PushesTable>;
 
 /** SPEC 8: signed read URLs live 15 minutes. */
@@ -200,9 +206,9 @@ export class PushesService {
     },
   ): Promise<{ pushId: string }> {
     await this.devices.owned(userId, deviceId);
-    const file = access.owned("upload", await files.findFile(this.db, input.fileId), userId);
+    const file = access.owned(UPLOAD, await files.findFile(this.db, input.fileId), userId);
     if (file.purpose !== "custom_push_source" || file.device_id !== deviceId) {
-      throw access.missing("upload");
+      throw access.missing(UPLOAD);
     }
     const push = await confirmFileUpload(
       this.db,
@@ -248,7 +254,7 @@ export class PushesService {
       contentType: input.contentType,
       sizeBytes: input.bytes.length,
     });
-    const staged = access.owned("upload", await files.findFile(this.db, ticket.fileId), userId);
+    const staged = access.owned(UPLOAD, await files.findFile(this.db, ticket.fileId), userId);
     await this.store.put(staged.object_key, input.bytes, input.contentType);
     return await this.confirmCustomUpload(userId, deviceId, {
       fileId: ticket.fileId,
@@ -499,7 +505,7 @@ export class PushesService {
   async getById(userId: string, deviceId: string, pushId: string, format: PushFormat) {
     await this.devices.owned(userId, deviceId);
     const push = await repo.findDevicePush(this.db, deviceId, pushId);
-    if (!push || !push.render_prefix) throw access.missing("push");
+    if (!push || !push.render_prefix) throw access.missing(PUSH);
     return await this.urlOf(push, format, false);
   }
 
@@ -510,7 +516,7 @@ export class PushesService {
   async state(userId: string, deviceId: string, pushId: string) {
     await this.devices.owned(userId, deviceId);
     const push = await repo.findDevicePush(this.db, deviceId, pushId);
-    if (!push) throw access.missing("push");
+    if (!push) throw access.missing(PUSH);
     return toPushListItem(push);
   }
 
@@ -523,7 +529,7 @@ export class PushesService {
       const device = await this.devices.lockOwned(trx, userId, deviceId);
       const target = await repo.findDevicePush(trx, deviceId, pushId);
       if (!target || target.status === "PREPARE" || !target.render_prefix) {
-        throw access.missing("push", "Push not found or not rendered");
+        throw access.missing(PUSH, "Push not found or not rendered");
       }
       if (device.latest_push_id !== pushId) {
         if (device.latest_push_id) {

@@ -27,6 +27,9 @@ import * as repo from "./repository.ts";
 import type { OutputProfile, StoredAsset, TargetlessContentsTable } from "./tables.ts";
 import { type ContentView, toContentView } from "./views.ts";
 
+/** What an owner check of this kind answers (src/infra/access/mod.ts). */
+export const CONTENT = access.hidden("content", "Content not found");
+
 type ContentRow = Selectable<TargetlessContentsTable>;
 
 /** CONTRACT.md: image assets are PNG or JPEG (sniffed at confirm). */
@@ -146,7 +149,7 @@ export class ContentsService {
   }
 
   private async owned(userId: string, id: string): Promise<ContentRow> {
-    return access.found("content", await repo.findContent(this.deps.db, userId, id));
+    return access.found(CONTENT, await repo.findContent(this.deps.db, userId, id));
   }
 
   /** The content as the API shows it: fresh tickets while uploading, manual state derived. */

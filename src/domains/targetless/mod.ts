@@ -3,7 +3,7 @@
  * preview's raw routes, its two queues, and the build of its services: the services, the two
  * job handlers, its reaction to a push render that failed for good, its account-deletion step.
  */
-import { buildWith, defineDomain, queueOf } from "../../domain.ts";
+import { buildWith, defineDomain, queueOf } from "../../face.ts";
 import { APP_SURFACE, SDK_SURFACE } from "../../infra/trpc/surfaces.ts";
 import { ContentsService } from "./contents_service.ts";
 import type { TargetlessDeps } from "./deps.ts";
@@ -24,7 +24,7 @@ import type { Targetless } from "./service.ts";
 // Its tables (they add themselves to the database's type, src/schema.ts).
 export type { TargetlessTables } from "./tables.ts";
 
-declare module "../../services_type.ts" {
+declare module "../../services.ts" {
   interface Services {
     /** Targetless contents, presentations and renditions (SPEC 4.7) and their jobs. */
     targetless: Targetless;

@@ -24,6 +24,13 @@ import {
   toRenditionView,
 } from "./views.ts";
 
+/** What an owner check of this kind answers (src/infra/access/mod.ts). */
+export const PRESENTATION = access.hidden(
+  "presentation",
+  "Presentation not found",
+  "presentation_not_found",
+);
+
 /** SPEC 4.7 list parameters. */
 export interface ListInput {
   scope?: "generated" | "display" | "all";
@@ -185,5 +192,5 @@ export class PresentationsService {
 
 /** SPEC 7: a presentation that is missing or not the caller's. */
 export function presentationNotFound(): AppError {
-  return access.missing("presentation");
+  return access.missing(PRESENTATION);
 }

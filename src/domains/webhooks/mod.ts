@@ -2,7 +2,7 @@
  * The event webhooks' face (issue 24, CONTRACT.md "Integrations"): subscriptions, their signed
  * deliveries (a queue on the jobs side) and the once-a-minute sweep that notices silent devices.
  */
-import { buildWith, defineDomain, queueOf } from "../../domain.ts";
+import { buildWith, defineDomain, queueOf } from "../../face.ts";
 import type { DeviceRow } from "../devices/service.ts";
 import { isOnline } from "../devices/views.ts";
 import { judgeAddress } from "../../infra/outbound/address_guard.ts";
@@ -14,7 +14,7 @@ import { OfflineSweep } from "./sweep.ts";
 // Its tables (they add themselves to the database's type, src/schema.ts).
 export type { WebhookTables } from "./tables.ts";
 
-declare module "../../services_type.ts" {
+declare module "../../services.ts" {
   interface Services {
     /** Event webhooks: subscriptions, events, deliveries (handler of `webhookDeliveryQueue`). */
     webhooks: WebhooksService;
@@ -30,6 +30,9 @@ function observation(row: DeviceRow) {
 
 export const webhooks = defineDomain({
   name: "webhooks",
+  tags: {
+    webhooks: "Signed event webhooks: subscriptions, their deliveries, the battery threshold",
+  },
   router: webhooksRouter,
   queues: [
     queueOf(

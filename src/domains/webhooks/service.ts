@@ -26,6 +26,9 @@ import { tag } from "../../infra/db/cache/announced.ts";
 import { ChangeFeed } from "../../infra/db/cache/feed.ts";
 import type { TaggedCache } from "../../infra/db/cache/tagged_cache.ts";
 
+/** What an owner check of this kind answers (src/infra/access/mod.ts). */
+export const WEBHOOK = access.hidden("webhook", "Webhook not found");
+
 /** How long an event and its deliveries are kept (docs/webhooks.md). */
 export const EVENT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 
@@ -162,18 +165,18 @@ export class WebhooksService implements EventSink {
    */
   async enable(userId: string, id: string) {
     const row = await repo.enableWebhook(this.db, userId, id);
-    if (!row) throw access.missing("webhook");
+    if (!row) throw access.missing(WEBHOOK);
     return toWebhook(row);
   }
 
   /** `DELETE /api/webhooks/{id}`: another user's webhook is 404 like an unknown one. */
   async remove(userId: string, id: string) {
-    if (!(await repo.deleteWebhook(this.db, userId, id))) throw access.missing("webhook");
+    if (!(await repo.deleteWebhook(this.db, userId, id))) throw access.missing(WEBHOOK);
   }
 
   /** `GET /api/webhooks/{id}/deliveries`: newest first, paged like pushes. */
   async deliveries(userId: string, id: string, input: { cursor?: string; limit?: number }) {
-    if (!(await repo.findWebhook(this.db, userId, id))) throw access.missing("webhook");
+    if (!(await repo.findWebhook(this.db, userId, id))) throw access.missing(WEBHOOK);
     const after = anchorOf(input.cursor);
     const limit = Math.min(input.limit ?? DEFAULT_PAGE, MAX_PAGE);
     const rows = await repo.listDeliveries(this.db, id, after, limit);

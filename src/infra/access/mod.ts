@@ -4,12 +4,15 @@
  * read by id, its owner compared here) or `missing` (a lookup whose SQL already filters on the
  * caller, so no row means "not there or not yours").
  *
- * The rule per kind is `RESOURCES`: another user's resource is 404 like an unknown one (no
- * existence oracle), except a device, whose owner endpoints answer 403 for a device of another
- * user and 404 for an unknown one (SPEC 4.5). Deny by default: a kind not in the table, a row
- * without an owner and an owner that is not the caller are all refused. Like Immich's access
- * module (one switch over permissions, refusal as the default case), but per resource kind,
- * since this service has no sharing: ownership is the only grant.
+ * A kind of resource is declared once, by the domain that answers for it, beside the code that
+ * checks it: `hidden("push", "Push not found")` for the rule of every kind but one (another
+ * user's resource is 404 like an unknown one: no existence oracle), `resource("device", …)` for a
+ * device, whose owner endpoints answer 403 for a device of another user and 404 for an unknown
+ * one (SPEC 4.5). There is no table here to add a row to (issue 35): a domain cannot forget one.
+ * Deny by default: a kind not declared through these functions, a row without an owner and an
+ * owner that is not the caller are all refused. Like Immich's access module (one switch over
+ * permissions, refusal as the default case), but per resource kind, since this service has no
+ * sharing: ownership is the only grant.
  */
 import { AppError, type ErrorCode } from "../../errors.ts";
 
@@ -25,37 +28,42 @@ interface Rule {
   notOwned: Refusal;
 }
 
-const hidden = (message: string, code: ErrorCode = "not_found"): Rule => ({
-  missing: { code, message },
-  notOwned: { code, message },
-});
+/** A kind of user resource and what it answers when it is not the caller's. */
+export interface Resource extends Rule {
+  /** Its name, unique across the service (`device`, `push`, …). */
+  readonly kind: string;
+}
 
-/** What each kind of user resource answers when it is not the caller's. */
-export const RESOURCES = {
-  device: {
-    missing: { code: "not_found", message: "Device not found" },
-    notOwned: { code: "forbidden", message: "You do not own this device" },
-  },
-  session: hidden("Session not found"),
-  pat: hidden("Token not found"),
-  push: hidden("Push not found"),
-  rawItem: hidden("Raw item not found"),
-  analyzeRun: hidden("Analyze run not found"),
-  file: hidden("File not found"),
-  upload: hidden("Upload not found"),
-  content: hidden("Content not found"),
-  presentation: hidden("Presentation not found", "presentation_not_found"),
-  webhook: hidden("Webhook not found"),
-} as const satisfies Record<string, Rule>;
+/** Every declared kind by name: a kind is declared once, and only a declared one grants. */
+const DECLARED = new Map<string, Resource>();
 
-/** A kind of user resource (a key of RESOURCES). */
-export type ResourceKind = keyof typeof RESOURCES;
+/** Declares a kind of resource with its two answers; a name declared twice stops the start. */
+export function resource(kind: string, rule: Rule): Resource {
+  if (DECLARED.has(kind)) throw new Error(`resource kind "${kind}" is declared twice`);
+  const declared: Resource = Object.freeze({ kind, ...rule });
+  DECLARED.set(kind, declared);
+  return declared;
+}
 
-/** The refusal for a kind not in the table: 404, saying nothing. */
-const UNKNOWN: Rule = hidden("Not found");
+/** Declares a kind whose other users' rows answer like unknown ones: 404 (SPEC 5.8). */
+export function hidden(kind: string, message: string, code: ErrorCode = "not_found"): Resource {
+  return resource(kind, { missing: { code, message }, notOwned: { code, message } });
+}
 
-function ruleOf(kind: ResourceKind): Rule {
-  return Object.hasOwn(RESOURCES, kind) ? RESOURCES[kind] : UNKNOWN;
+/** The kinds declared so far (by the modules loaded), for the tests that hold the rule. */
+export function declaredResources(): readonly Resource[] {
+  return [...DECLARED.values()];
+}
+
+/** The refusal for a kind not declared here: 404, saying nothing. */
+const UNKNOWN: Rule = {
+  missing: { code: "not_found", message: "Not found" },
+  notOwned: { code: "not_found", message: "Not found" },
+};
+
+function ruleOf(kind: Resource): Rule {
+  const declared = typeof kind?.kind === "string" ? DECLARED.get(kind.kind) : undefined;
+  return declared !== undefined && declared === kind ? declared : UNKNOWN;
 }
 
 function refuse(refusal: Refusal, message?: string): AppError {
@@ -64,18 +72,18 @@ function refuse(refusal: Refusal, message?: string): AppError {
 
 /**
  * The error for a resource that is not there, or that a caller-filtered lookup did not return.
- * `message` overrides the table's wording where an endpoint documents its own (same status).
+ * `message` overrides the kind's wording where an endpoint documents its own (same status).
  */
-export function missing(kind: ResourceKind, message?: string): AppError {
+export function missing(kind: Resource, message?: string): AppError {
   return refuse(ruleOf(kind).missing, message);
 }
 
 /**
  * The row when `userId` owns it; otherwise the kind's refusal (404 for an absent row, the
- * table's answer for another owner's). An unknown kind is refused even for the owner.
+ * kind's answer for another owner's). An unknown kind is refused even for the owner.
  */
 export function owned<T extends { owner_id?: string | null; user_id?: string | null }>(
-  kind: ResourceKind,
+  kind: Resource,
   row: T | null | undefined,
   userId: string,
 ): T {
@@ -88,7 +96,7 @@ export function owned<T extends { owner_id?: string | null; user_id?: string | n
 }
 
 /** `row` itself when a caller-filtered lookup found it, the kind's 404 otherwise. */
-export function found<T>(kind: ResourceKind, row: T | null | undefined, message?: string): T {
+export function found<T>(kind: Resource, row: T | null | undefined, message?: string): T {
   if (row === null || row === undefined) throw missing(kind, message);
   return row;
 }

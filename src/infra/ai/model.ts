@@ -70,6 +70,6 @@ export class ModelError extends Error {
 
 /**
  * The offline behaviour of one task: deterministic, no network. Each domain supplies the
- * behaviours of its own tasks when the offline model is built (`src/services.ts`).
+ * behaviours of its own tasks when the offline model is built (`src/build_services.ts`).
  */
 export type OfflineTask = (request: ModelRequest) => ModelResponse | Promise<ModelResponse>;

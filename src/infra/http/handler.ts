@@ -7,7 +7,7 @@ import type { AnyRouter } from "@trpc/server";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { AppError } from "../../errors.ts";
 import { uuidv7 } from "../lib/ids.ts";
-import type { Services } from "../../services_type.ts";
+import type { Services } from "../../services.ts";
 import type { Context, ResponseHolder } from "../trpc/init.ts";
 import { readJson, readJsonBytes } from "./body.ts";
 import { applyCors, preflight } from "./cors.ts";

@@ -11,7 +11,7 @@ import type { ZodOpenApiOperationObject } from "zod-openapi";
 import type { Caller, CallerKind, RequireOptions } from "../../caller.ts";
 import { AppError } from "../../errors.ts";
 import type { ResponseHolder } from "../trpc/init.ts";
-import type { Services } from "../../services_type.ts";
+import type { Services } from "../../services.ts";
 import { readJson, readLimited } from "./body.ts";
 import {
   type Access,

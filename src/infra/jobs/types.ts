@@ -1,7 +1,7 @@
 /**
  * Background jobs as the domains see them; pg-boss on the same PostgreSQL behind it. A domain
  * declares each of its queues once (`defineQueue`: name, payload schema, retry policy) and lists
- * it with its handler in its face (`queueOf`, src/domain.ts); the service sends to a queue, often
+ * it with its handler in its face (`queueOf`, src/face.ts); the service sends to a queue, often
  * inside the transaction that makes the work necessary, and a worker registers one handler per
  * queue at start-up.
  */

@@ -11,7 +11,7 @@ import type { RawRoute } from "../http/raw.ts";
 import { type Credential, SECURITY_SCHEMES } from "../http/operation.ts";
 import { isFactoryPath } from "../http/routes.ts";
 import { type DocumentedOperation, procedureOperations } from "./procedures.ts";
-import { TAGS } from "./tags.ts";
+import { documentTags } from "./tags.ts";
 
 export const API_VERSION = "0.1.0";
 
@@ -69,6 +69,14 @@ export function allOperations(router: AnyRouter, raw: RawRoute[]): DocumentedOpe
   ];
 }
 
+/** What a document is built from: the service's router, raw routes and the faces' tags. */
+export interface DocumentSources {
+  router: AnyRouter;
+  raw: RawRoute[];
+  /** The tags each face declares, in list order (the infrastructure's are added). */
+  tags: readonly Readonly<Record<string, string>>[];
+}
+
 /**
  * The document of one audience. `serverUrl` is where its operations are called: the user API's
  * PUBLIC_BASE_URL; the factory document names no host (its ingress has no configured URL), so a
@@ -76,10 +84,11 @@ export function allOperations(router: AnyRouter, raw: RawRoute[]): DocumentedOpe
  */
 export function buildOpenApiDocument(
   audience: Audience,
-  router: AnyRouter,
-  raw: RawRoute[],
+  { router, raw, tags: declared }: DocumentSources,
   serverUrl = DEFAULT_SERVER,
 ): oas31.OpenAPIObject {
+  const known = documentTags(declared);
+  const described = new Set(known.map(([name]) => name));
   const operations = allOperations(router, raw)
     .filter((op) => isFactoryPath(op.path) === (audience === "factory"));
   const paths: Record<string, Record<string, DocumentedOperation["doc"]>> = {};
@@ -91,8 +100,10 @@ export function buildOpenApiDocument(
     if (item[method]) throw new Error(`${op.method} ${op.path} is declared twice`);
     item[method] = op.doc;
     for (const tag of op.doc.tags ?? []) {
-      if (!(tag in TAGS)) {
-        throw new Error(`tag "${tag}" is not defined in src/infra/openapi/tags.ts`);
+      if (!described.has(tag)) {
+        throw new Error(
+          `tag "${tag}" is declared by no face (\`tags\` in its mod.ts) nor src/infra/openapi/tags.ts`,
+        );
       }
       tags.add(tag);
     }
@@ -113,7 +124,7 @@ export function buildOpenApiDocument(
         ? { url: serverUrl, description: "PUBLIC_BASE_URL" }
         : { url: "/", description: "The factory ingress that serves this document" },
     ],
-    tags: Object.entries(TAGS)
+    tags: known
       .filter(([name]) => tags.has(name))
       .map(([name, description]) => ({ name, description })),
     paths,

@@ -7,7 +7,7 @@ import type { OpenApiMeta } from "trpc-to-openapi";
 import { AppError } from "../../errors.ts";
 import { databaseUnavailable, isDatabaseUnavailable } from "../db/errors.ts";
 import type { Caller } from "../../caller.ts";
-import type { Services } from "../../services_type.ts";
+import type { Services } from "../../services.ts";
 import type { Access, StatusDocs } from "../http/operation.ts";
 
 /** Status and headers a procedure sets on its response (201, 204, Retry-After, ...). */

@@ -5,11 +5,11 @@
  */
 import { assert, assertEquals } from "../tests/helpers/assert.ts";
 import { parseConfig } from "./config.ts";
-import { buildWith, defineDomain, type DomainDefinition, type Infrastructure } from "./domain.ts";
+import { buildWith, defineDomain, type DomainDefinition, type Infrastructure } from "./face.ts";
 import type { Db } from "./schema.ts";
 import type { Secrets } from "./secrets.ts";
 import type { UnlinkReaction } from "./domains/devices/service.ts";
-import { createServices } from "./services.ts";
+import { createServices } from "./build_services.ts";
 import { DOMAINS } from "./domains.ts";
 
 const config = parseConfig({});

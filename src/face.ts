@@ -1,12 +1,13 @@
 /**
- * The face of a domain (issue 22): one definition in `src/domains/<domain>/mod.ts` says everything the
- * rest of the service reaches of it: its tRPC router, the procedures it adds to the versioned
- * surfaces, its raw routes, its queues with their handlers, the hooks it answers for other
- * domains, and the `build` that makes its services. `src/domains.ts` lists the faces in match
- * order; the router, the raw routes, the queue list, the job wiring and the services are all
- * derived from that list. What a face adds to the types (its tables to `DB`, its services to
- * `Services`, its hooks to `Hooks`) it declares in its own folder, so a new domain is its folder
- * plus one line in `src/domains.ts`.
+ * The face of a domain (issue 22): one definition in `src/domains/<domain>/mod.ts` says everything
+ * the rest of the service reaches of it: its OpenAPI tags, its tRPC router, the procedures it adds
+ * to the versioned surfaces, its raw routes, its queues with their handlers, the hooks it answers
+ * for other domains, and the `build` that makes its services. `src/domains.ts` lists the faces;
+ * the router, the raw routes, the documents' tags, the queue list, the job wiring and the services
+ * are all derived from that list. What a face adds to the types (its tables to `DB`, its services
+ * to `Services`, its hooks to `Hooks`) it declares in its own folder, and its kinds of user
+ * resource beside their checks (`src/infra/access/mod.ts`), so a new domain is its folder plus one
+ * line in `src/domains.ts` (and its migrations; docs/architecture.md has the checklist).
  */
 import type { AnyRouter } from "@trpc/server";
 import type { Config } from "./config.ts";
@@ -19,7 +20,7 @@ import type { Log } from "./infra/lib/log.ts";
 import type { Model, OfflineTask } from "./infra/ai/model.ts";
 import type { Renderer } from "./infra/render/types.ts";
 import type { ObjectStore } from "./infra/storage/object_store.ts";
-import type { Services } from "./services_type.ts";
+import type { Services } from "./services.ts";
 import type { Surface } from "./infra/trpc/surfaces.ts";
 import type { DeviceMessenger, DeviceOutbox } from "./domains/devices/service.ts";
 
@@ -42,7 +43,7 @@ export interface Infrastructure {
 
 /**
  * The places where one domain lets others join in, each declared by the domain that offers it
- * (`declare module "../../domain.ts" { interface Hooks { … } }` in its `mod.ts`): events others
+ * (`declare module "../../face.ts" { interface Hooks { … } }` in its `mod.ts`): events others
  * react to ("a device was unlinked": its pushes go too) and questions others answer ("which
  * panel is this device?"). A domain answers in its face's `hooks`.
  */
@@ -127,6 +128,11 @@ export interface DomainDefinition {
   readonly router?: AnyRouter;
   /** Procedures it adds to each versioned surface (`/api/app/v1`, `/api/sdk/v1`). */
   readonly versioned?: (surface: Surface) => Record<string, unknown>;
+  /**
+   * The OpenAPI tags it declares, each with its one-line description. Any operation may use a
+   * declared tag (binding's use devices'); a tag is declared by one face only.
+   */
+  readonly tags?: Readonly<Record<string, string>>;
   /** Its raw routes, in match order. */
   readonly rawRoutes?: readonly RawRoute[];
   // deno-lint-ignore no-explicit-any -- queues of different payload types
@@ -139,7 +145,7 @@ export interface DomainDefinition {
   >;
   /** Its answers to other domains' hooks. */
   readonly hooks?: HookAnswers;
-  /** Makes its services (`src/services.ts` calls it once its needs are built). */
+  /** Makes its services (`src/build_services.ts` calls it once its needs are built). */
   readonly build?: Build;
 }
 
