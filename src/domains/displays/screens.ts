@@ -8,6 +8,7 @@ import type { PanelSpec, Renderer } from "../../infra/render/types.ts";
 import { type Log, silentLog } from "../../infra/lib/log.ts";
 import { type DisplayRow, screenKey } from "./keys.ts";
 import { NO_EXTRAS } from "./poll_extras.ts";
+import { claimScene } from "./claim_scene.ts";
 import { toProfile } from "./views.ts";
 import type { DisplayReply } from "./protocol.ts";
 
@@ -40,24 +41,36 @@ export class DisplayScreens {
   /** The claim screen: the code, where to claim it, how long it is valid. */
   claim(code: string) {
     const base = this.deps.baseUrl();
-    return this.draw(`claim:${code}:${base}`, {
-      label: "Claim this display",
-      headline: code,
-      points: [
-        `Claim it in the app at ${base} with the code ${code}`,
-        "The code is valid for 24 hours; this screen changes once the display is yours",
-      ],
-      // One line that never wraps inside the path (the source line is clamped to one).
-      source: `API: POST ${base}/api/devices/claim {"code":"${code}"}`,
-    });
+    // A Scene, not a template: the code is set large enough to read across a room.
+    return this.draw(
+      `claim:${code}:${base}`,
+      () =>
+        this.deps.renderer.renderScene({
+          scene: claimScene(code, base),
+          width: 800,
+          height: 480,
+          colorMode: "monochrome",
+          mode: "hardcode",
+        }),
+    );
   }
+
   /** What a claimed display without a push shows, drawn for its panel when it is not an OG's. */
   noPush(panel: PanelSpec | null = null) {
-    return this.draw("no-push", {
+    const variables = {
       label: "Ready",
       headline: "Nothing to show yet",
       points: ["This display is yours: send it a push and it appears at the next refresh"],
-    }, panel);
+    };
+    const id = panel
+      ? `no-push@${panel.width}x${panel.height}x${panel.bitDepth}r${panel.rotation}`
+      : "no-push";
+    return this.draw(id, async () =>
+      (await this.deps.renderer.renderTemplate({
+        name: "headline",
+        variables,
+        ...(panel ? { panel } : {}),
+      })).png);
   }
   reply(
     status: 0 | 202,
@@ -81,26 +94,19 @@ export class DisplayScreens {
    * Draws a screen once (the `headline` template; 800x480, 1 bit, or `panel`) and stores it by
    * its hash.
    */
-  private async draw(
-    name: string,
-    variables: Record<string, unknown>,
-    panel: PanelSpec | null = null,
-  ): Promise<Screen> {
-    const id = panel
-      ? `${name}@${panel.width}x${panel.height}x${panel.bitDepth}r${panel.rotation}`
-      : name;
+  /**
+   * Draws a screen once (`render` gives its PNG: 800x480 1 bit, or a panel's) and stores it by its
+   * hash; `id` says what it shows.
+   */
+  private async draw(id: string, render: () => Promise<Uint8Array>): Promise<Screen> {
     const known = this.drawn.get(id);
     if (known) return known;
-    const bitmaps = await this.deps.renderer.renderTemplate({
-      name: "headline",
-      variables,
-      ...(panel ? { panel } : {}),
-    });
-    const digest = await crypto.subtle.digest("SHA-256", bitmaps.png as Uint8Array<ArrayBuffer>);
+    const png = await render();
+    const digest = await crypto.subtle.digest("SHA-256", png as Uint8Array<ArrayBuffer>);
     const sha256 = new Uint8Array(digest).toHex();
     const key = screenKey(sha256);
     if (!(await this.deps.store.head(key))) {
-      await this.deps.store.put(key, bitmaps.png, "image/png");
+      await this.deps.store.put(key, png, "image/png");
     }
     const screen = { key, sha256 };
     // Bounded: codes come and go; a miss only draws again.
