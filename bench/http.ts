@@ -54,8 +54,36 @@ function spawn(args: string[], env: Record<string, string>) {
 }
 
 /**
- * Registers a user, and gives it a device whose latest push is rendered and published, and a
- * claimed display (TRMNL's pull protocol) whose latest push is too: the unchanged poll.
+ * A claimed display of the user with its key (only the key's SHA-256 is stored) and, `withPush`,
+ * a published push: the unchanged poll; without, the "nothing to show yet" screen (issue 40).
+ */
+async function claimedDisplay(sql: postgres.Sql, userId: string, withPush: boolean) {
+  const displayDeviceId = crypto.randomUUID();
+  const mac = displayDeviceId.slice(-12);
+  const key = crypto.randomUUID().replaceAll("-", "") + "bench";
+  const keyHash = new Uint8Array(
+    await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key)),
+  ).toHex();
+  await sql`INSERT INTO devices (id, hw_id, thing_name, owner_id, bound_at, transport)
+    VALUES (${displayDeviceId}, ${mac}, ${`display-${mac}`}, ${userId}, now(), 'http')`;
+  await sql`INSERT INTO displays (id, mac, key_hash, status, device_id, claimed_at)
+    VALUES (${crypto.randomUUID()}, ${mac}, ${keyHash}, 'claimed', ${displayDeviceId}, now())`;
+  if (withPush) {
+    const pushId = crypto.randomUUID();
+    const prefix = `render/${userId}/${displayDeviceId}/${pushId}/`;
+    await sql`INSERT INTO pushes (id, device_id, user_id, title, summary, priority, status,
+        template, params, render_prefix, published_at)
+      VALUES (${pushId}, ${displayDeviceId}, ${userId}, 'bench', '', 0, 'PUBLISHED',
+        'custom-image', ${sql.json({})}, ${prefix}, now())`;
+    await sql`UPDATE devices SET latest_push_id = ${pushId}, latest_push_at = now()
+      WHERE id = ${displayDeviceId}`;
+  }
+  return { key, mac: mac.toUpperCase().match(/../g)!.join(":") };
+}
+
+/**
+ * Registers a user, and gives it a device whose latest push is rendered and published, a
+ * claimed display (TRMNL's pull protocol) whose latest push is too, and one with nothing pushed.
  */
 async function provision(base: string, dbUrl: string) {
   const reg = await registerBenchUser(base);
@@ -74,27 +102,9 @@ async function provision(base: string, dbUrl: string) {
         ${sql.json({})}, ${prefix}, now())`;
     await sql`UPDATE devices SET latest_push_id = ${pushId}, latest_push_at = now()
       WHERE id = ${deviceId}`;
-    // A claimed display with its key (only the key's SHA-256 is stored) and a published push.
-    const displayDeviceId = crypto.randomUUID();
-    const displayPushId = crypto.randomUUID();
-    const mac = displayDeviceId.slice(-12);
-    const key = crypto.randomUUID().replaceAll("-", "") + "bench";
-    const keyHash = new Uint8Array(
-      await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key)),
-    ).toHex();
-    await sql`INSERT INTO devices (id, hw_id, thing_name, owner_id, bound_at, transport)
-      VALUES (${displayDeviceId}, ${mac}, ${`display-${mac}`}, ${userId}, now(), 'http')`;
-    await sql`INSERT INTO displays (id, mac, key_hash, status, device_id, claimed_at)
-      VALUES (${crypto.randomUUID()}, ${mac}, ${keyHash}, 'claimed', ${displayDeviceId}, now())`;
-    const displayPrefix = `render/${userId}/${displayDeviceId}/${displayPushId}/`;
-    await sql`INSERT INTO pushes (id, device_id, user_id, title, summary, priority, status,
-        template, params, render_prefix, published_at)
-      VALUES (${displayPushId}, ${displayDeviceId}, ${userId}, 'bench', '', 0, 'PUBLISHED',
-        'custom-image', ${sql.json({})}, ${displayPrefix}, now())`;
-    await sql`UPDATE devices SET latest_push_id = ${displayPushId}, latest_push_at = now()
-      WHERE id = ${displayDeviceId}`;
-    const macHeader = mac.toUpperCase().match(/../g)!.join(":");
-    return { token: reg.accessToken as string, deviceId, display: { key, mac: macHeader } };
+    const display = await claimedDisplay(sql, userId, true);
+    const ready = await claimedDisplay(sql, userId, false);
+    return { token: reg.accessToken as string, deviceId, display, ready };
   } finally {
     await sql.end();
   }
@@ -129,7 +139,7 @@ if (import.meta.main) {
   try {
     await waitFor(`http://127.0.0.1:${barePort}/`);
     await waitFor(`${base}/ready`);
-    const { token, deviceId, display } = await provision(base, scratch.url);
+    const { token, deviceId, display, ready } = await provision(base, scratch.url);
     // What TRMNL's firmware sends on every wake (tests/displays_test.ts, TRMNL.md).
     const firmware = {
       ID: display.mac,
@@ -157,6 +167,11 @@ if (import.meta.main) {
         "GET /api/display (TRMNL poll, nothing new)",
         `${base}/api/display`,
         firmware,
+      ],
+      [
+        "GET /api/display (claimed, nothing pushed yet)",
+        `${base}/api/display`,
+        { ...firmware, ID: ready.mac, "Access-Token": ready.key },
       ],
       ["GET /auth/me with an invalid bearer (401)", `${base}/auth/me`, {
         authorization: "Bearer not-a-token",

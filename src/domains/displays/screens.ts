@@ -23,7 +23,7 @@ export interface Screen {
 
 export class DisplayScreens {
   /** Drawn screens by what they show; a miss draws again (the same bytes: the same key). */
-  private readonly drawn = new Map<string, Screen>();
+  private readonly drawn = new Map<string, Promise<Screen>>();
   private readonly log: Log;
 
   constructor(
@@ -98,9 +98,23 @@ export class DisplayScreens {
    * Draws a screen once (`render` gives its PNG: 800x480 1 bit, or a panel's) and stores it by its
    * hash; `id` says what it shows.
    */
-  private async draw(id: string, render: () => Promise<Uint8Array>): Promise<Screen> {
+  private draw(id: string, render: () => Promise<Uint8Array>): Promise<Screen> {
     const known = this.drawn.get(id);
     if (known) return known;
+    // Polls that miss at once share one drawing (a fleet's first polls after a start).
+    const drawing = this.store(render).then((screen) => {
+      this.log.info("display screen drawn", { id: id.split(":")[0] });
+      return screen;
+    });
+    // Bounded: codes come and go; a miss only draws again. A failed drawing is not kept.
+    if (this.drawn.size >= 1000) this.drawn.clear();
+    this.drawn.set(id, drawing);
+    drawing.catch(() => this.drawn.delete(id));
+    return drawing;
+  }
+
+  /** Renders a screen and stores it under its hash, once. */
+  private async store(render: () => Promise<Uint8Array>): Promise<Screen> {
     const png = await render();
     const digest = await crypto.subtle.digest("SHA-256", png as Uint8Array<ArrayBuffer>);
     const sha256 = new Uint8Array(digest).toHex();
@@ -108,12 +122,7 @@ export class DisplayScreens {
     if (!(await this.deps.store.head(key))) {
       await this.deps.store.put(key, png, "image/png");
     }
-    const screen = { key, sha256 };
-    // Bounded: codes come and go; a miss only draws again.
-    if (this.drawn.size >= 1000) this.drawn.clear();
-    this.drawn.set(id, screen);
-    this.log.info("display screen drawn", { id: id.split(":")[0] });
-    return screen;
+    return { key, sha256 };
   }
 }
 

@@ -87,6 +87,24 @@ export interface HistoryInput {
   limit?: number;
 }
 
+/**
+ * The push a display's poll shows: no store URL (the display downloads it through its own
+ * signed `image_url`, displays/polls.ts), so none is signed for it.
+ */
+export interface DisplayPush {
+  pushId: string;
+  status: PushStatus;
+  changed: boolean;
+  /** SHA-256 (hex) of its PNG: the poll's `filename`. */
+  sha256: string | null;
+}
+
+/** A rendered push as a display's poll shows it; null when it has no picture. */
+function displayPush(push: PushRow, changed: boolean): DisplayPush | null {
+  if (!push.render_prefix) return null;
+  return { pushId: push.id, status: push.status, changed, sha256: push.png_sha256 };
+}
+
 /** The SHA-256 of a render's three files. */
 export interface RenderDigests {
   png: string;
@@ -483,7 +501,7 @@ export class PushesService {
    * served from the cache (rule 1: with nothing waiting there is nothing to promote). `waiting`
    * says whether another push still waits after it; `push` is null when there is none to show.
    */
-  async forDisplay(head: DeviceHead): Promise<{ push: PushUrl | null; waiting: boolean }> {
+  async forDisplay(head: DeviceHead): Promise<{ push: DisplayPush | null; waiting: boolean }> {
     if (await this.hasWaiting(head.id)) {
       const result = await this.db.transaction().execute(async (trx) => {
         const device = await this.devices.lock(trx, head.id);
@@ -494,11 +512,10 @@ export class PushesService {
       });
       if (!result) return { push: null, waiting: false };
       const { rotated, waiting } = result;
-      return { push: rotated && await this.urlOf(rotated.push, "png", rotated.changed), waiting };
+      return { push: rotated && displayPush(rotated.push, rotated.changed), waiting };
     }
     const latest = head.latest_push_id ? await this.cachedPush(head.latest_push_id) : undefined;
-    if (!latest?.render_prefix) return { push: null, waiting: false };
-    return { push: await this.urlOf(latest, "png", false), waiting: false };
+    return { push: latest ? displayPush(latest, false) : null, waiting: false };
   }
 
   /** `GET /api/devices/{id}/push/{pushId}` (rule 3): changes no push state. */
