@@ -165,9 +165,18 @@ Deno.test({
           return item.consecutiveFailures === 1 ? item : null;
         }, "the first failure");
         assertEquals([item.state, item.disabledAt, item.disabledReason], ["slowed", null, null]);
-        // A second event's delivery waits for the pause: never attempted meanwhile.
+        // A second event's delivery waits for the pause: never attempted meanwhile. Its job has
+        // run and been sent again for the pause's end before the next step shortens the pause.
         await publish(server, api, owner);
-        assertEquals((await deliveries()).length, 2);
+        const items = await deliveries();
+        assertEquals(items.length, 2);
+        await eventually(async () => {
+          const { rows } = await sql<{ n: number }>`
+            SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'webhook-delivery'
+              AND data->>'deliveryId' = ${items[0].id} AND data->>'deferrals' = '1'`.execute(db);
+          return rows[0].n > 0 ? true : null;
+        }, "the second delivery deferred");
+        assertEquals((await deliveries())[0].attempts, []);
       });
 
       await t.step("disabled after three in a row, with why; pending deliveries fail", async () => {
