@@ -22,12 +22,22 @@ import { templateRegistry } from "../../infra/render/templates/registry.ts";
 import * as files from "../files/repository.ts";
 import { assetInput, createContentInput } from "../targetless/inputs.ts";
 import type { LinkBody, LinkFailure } from "../../infra/outbound/fetch_link.ts";
+import { MERGE_STRATEGIES } from "../plugins/merge.ts";
+import { PLUGIN_VIEWS } from "../plugins/inputs.ts";
 
 /** What the tools call: the services of `/api/*` and the link assets' guarded fetcher. */
 export interface McpDeps {
   services: Pick<
     Services,
-    "devices" | "pushes" | "templates" | "content" | "targetless" | "db" | "analyze" | "config"
+    | "devices"
+    | "pushes"
+    | "templates"
+    | "content"
+    | "targetless"
+    | "db"
+    | "analyze"
+    | "config"
+    | "plugins"
   >;
   /** The SSRF-guarded fetch of link assets (src/infra/outbound/fetch_link.ts). */
   links: { fetch(url: string): Promise<LinkBody | LinkFailure> };
@@ -59,6 +69,9 @@ export const TOOL_NAMES = [
   "create_content",
   "get_push",
   "get_content",
+  "list_plugins",
+  "post_plugin_data",
+  "push_plugin",
 ] as const;
 
 const CONTENT_WAIT_MS = 20_000;
@@ -158,6 +171,23 @@ const INPUTS = {
   }),
   get_push: z.object({ deviceId, pushId: uuidParam }),
   get_content: z.object({ id: uuidParam.describe("A content id from create_content") }),
+  list_plugins: z.object({}),
+  post_plugin_data: z.object({
+    pluginId: uuidParam.describe("A webhook plugin's id from list_plugins"),
+    mergeVariables: z.record(z.string(), z.unknown()).describe(
+      "What the plugin's markup sees at the top level",
+    ),
+    mergeStrategy: z.enum(MERGE_STRATEGIES).optional().describe(
+      "replace (default), deep_merge (nested objects merged) or stream (top-level arrays " +
+        "appended, the newest streamLimit kept)",
+    ),
+    streamLimit: z.number().int().min(1).max(10_000).optional(),
+  }),
+  push_plugin: z.object({
+    pluginId: uuidParam.describe("A plugin id from list_plugins"),
+    deviceId,
+    view: z.enum(PLUGIN_VIEWS).optional().describe("Default full"),
+  }),
 } satisfies Record<typeof TOOL_NAMES[number], z.ZodObject>;
 
 /** A picture variable names one of the caller's files (as the agent's `create_push` checks). */
@@ -385,6 +415,32 @@ export function createMcpServer(deps: McpDeps, userId: string): McpServer {
     input: INPUTS.get_content,
     readOnly: true,
   }, ({ id }) => contentResult(deps, userId, id, false));
+
+  add("list_plugins", {
+    description: "List your plugins (screens drawn from Liquid markup and data) with each " +
+      "webhook plugin's URL and the last polling error.",
+    input: INPUTS.list_plugins,
+    readOnly: true,
+  }, async () => json(await services.plugins.list(userId)));
+
+  add("post_plugin_data", {
+    description: "Send a webhook plugin new data, as a post to its webhook URL would (the same " +
+      "merge strategies and limits); displays showing it get it at their next render.",
+    input: INPUTS.post_plugin_data,
+  }, async ({ pluginId, mergeVariables, mergeStrategy, streamLimit }) => {
+    await services.plugins.postAsOwner(userId, pluginId, {
+      merge_variables: mergeVariables,
+      merge_strategy: mergeStrategy,
+      stream_limit: streamLimit,
+    });
+    return json(await services.plugins.data(userId, pluginId));
+  });
+
+  add("push_plugin", {
+    description: "Draw a plugin now and push it to a display (for its panel).",
+    input: INPUTS.push_plugin,
+  }, async ({ pluginId, deviceId, view }) =>
+    json(await services.plugins.push(userId, pluginId, { deviceId, view })));
 
   server.registerResource("devices", "dds://devices", {
     description: "Your displays with their health",

@@ -3,7 +3,7 @@ import { buildWith, defineDomain, queueOf } from "../../face.ts";
 import type { PanelSpec } from "../../infra/render/types.ts";
 import { userPrefixes } from "./keys.ts";
 import { renderPushQueue } from "./queues.ts";
-import { PushRenderJob, type RenderFailedReaction } from "./render_job.ts";
+import { type PushDrawing, PushRenderJob, type RenderFailedReaction } from "./render_job.ts";
 import { pushesRouter } from "./router.ts";
 import { PushesService } from "./service.ts";
 import { forgetDevicePushes } from "./unlink.ts";
@@ -24,6 +24,8 @@ declare module "../../face.ts" {
     pushFailedForGood: RenderFailedReaction;
     /** The panel a device is (size and grey depth), or null: its custom images are drawn for it. */
     devicePanel: (deviceId: string) => Promise<PanelSpec | null>;
+    /** A push template another domain draws (a plugin's): its drawing. */
+    pushDrawing: PushDrawing;
   }
 }
 
@@ -63,6 +65,7 @@ export const pushes = defineDomain({
       pushRenderJob: new PushRenderJob(pushes, renderer, {
         store: storage,
         onFailedForGood: context.hooks("pushFailedForGood"),
+        drawings: context.hooks("pushDrawing"),
         panelOf: async (deviceId) => {
           for (const panelOf of panels) {
             const panel = await panelOf(deviceId);

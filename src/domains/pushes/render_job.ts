@@ -79,6 +79,15 @@ function checkPanelPng(png: Uint8Array, panel: PanelSpec): string | null {
   return null;
 }
 
+/**
+ * A template another domain draws (a plugin's push): its bitmaps for the device's panel, or the
+ * 800x480 push formats for a device without one.
+ */
+export interface PushDrawing {
+  template: string;
+  draw(push: PushRow, panel: PanelSpec | null): Promise<PushBitmaps>;
+}
+
 /** What follows when a push's render failed for good (no retry follows). */
 export type RenderFailedReaction = (push: PushRow, message: string) => Promise<void>;
 
@@ -93,6 +102,8 @@ export interface PushRenderJobOptions {
    * device: a custom image for a display is drawn for its panel (CONTRACT.md).
    */
   panelOf?: (deviceId: string) => Promise<PanelSpec | null>;
+  /** Templates other domains draw (the `pushDrawing` hook's answers). */
+  drawings?: readonly PushDrawing[];
 }
 
 export class PushRenderJob {
@@ -100,6 +111,8 @@ export class PushRenderJob {
   private readonly store: ObjectStore;
   private readonly onFailedForGood: readonly RenderFailedReaction[];
   private readonly panelOf: (deviceId: string) => Promise<PanelSpec | null>;
+  /** Filled once every service is built (src/face.ts `hooks`): read at render time. */
+  private readonly drawings: readonly PushDrawing[];
 
   constructor(
     private readonly pushes: PushesService,
@@ -110,6 +123,7 @@ export class PushRenderJob {
     this.store = options.store;
     this.onFailedForGood = options.onFailedForGood ?? [];
     this.panelOf = options.panelOf ?? (() => Promise.resolve(null));
+    this.drawings = options.drawings ?? [];
   }
 
   /** The handler of `renderPushQueue`; a throw tells the queue to retry with backoff. */
@@ -192,6 +206,8 @@ export class PushRenderJob {
 
   private async render(push: PushRow, panel?: PanelSpec): Promise<PushBitmaps> {
     if (push.template === SCENE_PUSH_TEMPLATE) return await this.renderScene(push, panel);
+    const drawing = this.drawings.find((d) => d.template === push.template);
+    if (drawing) return await drawing.draw(push, panel ?? null);
     if (push.template !== CUSTOM_IMAGE_TEMPLATE) {
       return await this.renderer.renderTemplate({ ...await this.templateRequest(push), panel });
     }

@@ -15,6 +15,7 @@ export const WEBHOOK_EVENTS = [
   "content.ready",
   "content.failed",
   "presentation.ready",
+  "plugin.data_failed",
 ] as const;
 
 export type WebhookEventType = typeof WEBHOOK_EVENTS[number];

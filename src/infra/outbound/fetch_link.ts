@@ -30,6 +30,13 @@ export interface LinkBody {
   body: Uint8Array;
 }
 
+/** A request other than the plain GET of a link (a polling plugin's verb, headers and body). */
+export interface LinkRequest {
+  method: "GET" | "POST";
+  headers?: Record<string, string>;
+  body?: Uint8Array;
+}
+
 export interface LinkFetcherOptions {
   /**
    * Which resolved addresses may be connected to. The default (public addresses only) is the
@@ -140,19 +147,26 @@ export class LinkFetcher {
     this.userAgent = options.userAgent ?? LINK_USER_AGENT;
   }
 
-  /** Fetches `link`; never throws. */
-  async fetch(link: string): Promise<LinkBody | LinkFailure> {
+  /**
+   * Fetches `link` (a GET unless `init` says otherwise); never throws. A redirect keeps a POST
+   * only for 307 and 308; 301, 302 and 303 go on as a GET without the body, as browsers do.
+   */
+  async fetch(link: string, init?: LinkRequest): Promise<LinkBody | LinkFailure> {
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(), this.timeoutMs);
     try {
       let url = link;
+      let hopInit = init;
       for (let hop = 0;; hop++) {
-        const result = await this.fetchOnce(url, deadline.signal);
+        const result = await this.fetchOnce(url, deadline.signal, hopInit);
         if (!("redirect" in result)) return result;
         if (hop >= this.maxRedirects) {
           return refused(`Link ${link} redirects more than ${this.maxRedirects} times`);
         }
         url = result.redirect;
+        if (hopInit?.method === "POST" && result.status !== 307 && result.status !== 308) {
+          hopInit = { method: "GET", headers: hopInit.headers };
+        }
       }
     } catch (error) {
       if (deadline.signal.aborted) {
@@ -308,7 +322,8 @@ export class LinkFetcher {
   private async fetchOnce(
     link: string,
     signal: AbortSignal,
-  ): Promise<LinkBody | LinkFailure | { redirect: string }> {
+    init?: LinkRequest,
+  ): Promise<LinkBody | LinkFailure | { redirect: string; status: number }> {
     const syntax = checkLinkSyntax(link);
     if (syntax) return refused(syntax);
     const url = new URL(link);
@@ -330,14 +345,17 @@ export class LinkFetcher {
           signal,
         );
       }
-      const response = await get(conn, url, {
-        maxBytes: this.maxBytes,
-        userAgent: this.userAgent,
-      });
+      const response = init
+        ? await request(conn, url, {
+          ...init,
+          maxBytes: this.maxBytes,
+          userAgent: this.userAgent,
+        })
+        : await get(conn, url, { maxBytes: this.maxBytes, userAgent: this.userAgent });
       if (response.status >= 300 && response.status < 400) {
         const location = response.headers.get("location");
         if (!location) return refused(`Link ${link} redirects without a Location`);
-        return { redirect: new URL(location, url).href };
+        return { redirect: new URL(location, url).href, status: response.status };
       }
       if (response.status >= 400) {
         const transient = response.status >= 500 || response.status === 429 ||
