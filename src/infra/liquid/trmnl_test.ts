@@ -150,6 +150,15 @@ Deno.test("refused: a partial that is not defined in the markup is never read fr
   refuses(() => r('{% layout "deno.json" %}x'));
 });
 
+Deno.test("refused: a template that renders itself stops at the partial renders limit", () => {
+  const started = performance.now();
+  refuses(
+    () => r('{% template a %}x{% render "a" %}{% endtemplate %}{% render "a" %}'),
+    /more than 1000 times/,
+  );
+  assert(performance.now() - started < 1000);
+});
+
 Deno.test("refused: a bad template name and an unclosed template", () => {
   refuses(() => r("{% template ../x %}a{% endtemplate %}"), /letters/);
   refuses(() => r("{% template x %}a"), /endtemplate/);
