@@ -14,6 +14,8 @@ CREATE TABLE plugins (
   polling jsonb,
   refresh_minutes integer NOT NULL DEFAULT 15,
   custom_fields jsonb NOT NULL DEFAULT '{}',
+  -- An imported recipe's `custom_fields` definitions, kept whole so its export gives them back.
+  custom_field_definitions jsonb NOT NULL DEFAULT '[]',
   webhook_uuid uuid UNIQUE,
   merge_variables jsonb NOT NULL DEFAULT '{}',
   data_updated_at timestamptz,

@@ -26,6 +26,7 @@ import { content } from "./domains/content/mod.ts";
 import { targetless } from "./domains/targetless/mod.ts";
 import { mcp } from "./domains/mcp/mod.ts";
 import { webhooks } from "./domains/webhooks/mod.ts";
+import { plugins } from "./domains/plugins/mod.ts";
 
 export const DOMAINS = [
   accounts,
@@ -47,6 +48,7 @@ export const DOMAINS = [
   content,
   targetless,
   webhooks,
+  plugins,
   // An integration surface over the services above (issue 24), owning no tables.
   mcp,
 ] as const;

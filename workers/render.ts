@@ -16,7 +16,7 @@ import {
   type WorkerReply,
 } from "../src/infra/render/protocol.ts";
 import { inspectImage } from "../src/infra/render/inspect.ts";
-import type { TextTask } from "../src/infra/render/types.ts";
+import type { LiquidResult, TextTask } from "../src/infra/render/types.ts";
 import { renderScene } from "../src/infra/render/scene/render.ts";
 import { templateRegistry } from "../src/infra/render/templates/registry.ts";
 import { renderTemplateBitmaps } from "../src/infra/render/templates/render.ts";
@@ -83,8 +83,26 @@ async function warm(): Promise<void> {
  */
 let offline: Promise<typeof import("../src/domains/content/offline_summary.ts")> | undefined;
 
+/** TRMNL's Liquid loads with the first plugin markup (no render needs it). */
+let liquid: Promise<typeof import("../src/infra/liquid/trmnl.ts")> | undefined;
+
+/**
+ * Plugin markup rendered off the request loop: liquidjs renders synchronously, and hostile
+ * markup may use its whole time budget.
+ */
+async function renderLiquid(task: TextTask & { op: "liquid" }): Promise<LiquidResult> {
+  const { render, LiquidMarkupError } = await (liquid ??= import("../src/infra/liquid/trmnl.ts"));
+  try {
+    return { ok: true, html: render(task.markup, task.context, { deadlineMs: task.deadlineMs }) };
+  } catch (error) {
+    if (error instanceof LiquidMarkupError) return { ok: false, message: error.message };
+    throw error;
+  }
+}
+
 /** A text task's result (plain data, cloned back). */
 async function runTextTask(task: TextTask): Promise<unknown> {
+  if (task.op === "liquid") return await renderLiquid(task);
   if (task.op === "summary") {
     const { offlineSummarize } = await (offline ??= import(
       "../src/domains/content/offline_summary.ts"

@@ -27,7 +27,7 @@ export const createPlugin = userOrPatProcedure
     strategy: "webhook",
     markup: {
       full: '<div class="layout"><div class="item"><span class="value value--xlarge">' +
-        "{{ temperature }}°</span><span class=\"label\">{{ room }}</span></div></div>",
+        '{{ temperature }}°</span><span class="label">{{ room }}</span></div></div>',
     },
   }))
   .output(pluginSchema)

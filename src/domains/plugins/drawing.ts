@@ -6,6 +6,9 @@
  */
 import { AppError } from "../../errors.ts";
 import type { PanelSpec, PushBitmaps } from "../../infra/render/types.ts";
+import { toHttpError } from "../../infra/render/errors.ts";
+import type { HtmlScreens } from "../../infra/html/screens.ts";
+import { trmnlContext } from "../../infra/liquid/context.ts";
 import type { PluginView } from "./inputs.ts";
 import type { PluginRow } from "./service.ts";
 
@@ -17,28 +20,14 @@ export interface PluginPage {
   panel: PanelSpec;
 }
 
-/** A view's markup and the mashup slot it fills (a whole screen here). */
-export interface ShellView {
-  view: PluginView;
-  html: string;
-}
-
-/** TRMNL's Liquid dialect (src/infra/liquid/). */
+/** TRMNL's Liquid dialect, rendered off the request loop (the render pool's `liquid` task). */
 export interface LiquidDialect {
   /** HTML of `markup` with `context`; throws a message the caller shows as 400. */
   render(markup: string, context: Record<string, unknown>): Promise<string>;
 }
 
-/** What draws an HTML page for a panel (src/infra/html/). */
-export interface ScreenPainter {
-  /** The full page of views laid in TRMNL's shell for a grey depth. */
-  page(views: ShellView[], bitDepth: 1 | 2 | 4): string;
-  /** The panel's PNG (a preview), taking the caller's turn among previews. */
-  png(html: string, panel: PanelSpec, options: { previewOf: string; signal?: AbortSignal }):
-    Promise<Uint8Array>;
-  /** A push's bitmaps: for the panel, or the 800x480 push formats when there is none. */
-  bitmaps(html: string, panel: PanelSpec | null): Promise<PushBitmaps>;
-}
+/** What draws an HTML screen for a panel (src/infra/html/screens.ts `HtmlScreens`). */
+export type ScreenPainter = Pick<HtmlScreens, "draw" | "preview">;
 
 const MARKUP_KEYS = {
   full: "full",
@@ -54,22 +43,17 @@ export function viewMarkup(plugin: PluginRow, view: PluginView): string {
   return (markup.shared ?? "") + own;
 }
 
-/** TRMNL's variables: the merge variables at the top level, `trmnl` beside them. */
-export function trmnlContext(page: PluginPage, now = new Date()): Record<string, unknown> {
+/** TRMNL's variables for a page: its merge variables, and `trmnl` (user, device, plugin). */
+export function contextOf(page: PluginPage, now = new Date()): Record<string, unknown> {
   const { plugin, panel } = page;
-  return {
-    ...page.variables,
-    trmnl: {
-      user: { name: "", first_name: "", locale: "en", time_zone_iana: "UTC", utc_offset: 0 },
-      device: { width: panel.width, height: panel.height, bit_depth: panel.bitDepth },
-      plugin_settings: {
-        instance_name: plugin.name,
-        strategy: plugin.strategy,
-        custom_fields_values: plugin.custom_fields,
-      },
-      system: { timestamp_utc: Math.floor(now.getTime() / 1000) },
-    },
-  };
+  return trmnlContext({
+    mergeVariables: page.variables,
+    user: { name: "" },
+    device: { width: panel.width, height: panel.height },
+    customFieldsValues: plugin.custom_fields,
+    plugin: { instanceName: plugin.name, strategy: plugin.strategy },
+    now,
+  });
 }
 
 export class PluginDrawing {
@@ -87,29 +71,37 @@ export class PluginDrawing {
     });
   }
 
-  /** The whole HTML page of a view with its data; 400 when the markup does not render. */
-  async html(page: PluginPage): Promise<string> {
-    let html: string;
+  /** A view's markup rendered with its data; 400 when the markup does not render. */
+  async markup(page: PluginPage): Promise<string> {
     try {
-      html = await this.liquid.render(viewMarkup(page.plugin, page.view), trmnlContext(page));
+      return await this.liquid.render(viewMarkup(page.plugin, page.view), contextOf(page));
     } catch (error) {
       if (error instanceof AppError) throw error;
       const message = error instanceof Error ? error.message : String(error);
       throw new AppError("invalid_request", `The markup does not render: ${message}`);
     }
-    return this.screens.page([{ view: page.view, html }], page.panel.bitDepth);
   }
 
   /** The preview PNG of exactly the page's panel. */
   async preview(userId: string, page: PluginPage, signal?: AbortSignal): Promise<Uint8Array> {
-    return await this.screens.png(await this.html(page), page.panel, {
-      previewOf: userId,
-      signal,
-    });
+    const markup = await this.markup(page);
+    try {
+      return await this.screens.preview({
+        content: { view: page.view, markup },
+        panel: page.panel,
+        previewOf: userId,
+        signal,
+      });
+    } catch (error) {
+      throw toHttpError(error);
+    }
   }
 
-  /** A push's bitmaps (`panel` null: the 800x480 push formats of a device without a panel). */
-  async bitmaps(page: PluginPage, panel: PanelSpec | null): Promise<PushBitmaps> {
-    return await this.screens.bitmaps(await this.html(page), panel);
+  /** A push's bitmaps for the page's panel. */
+  async bitmaps(page: PluginPage): Promise<PushBitmaps> {
+    return await this.screens.draw({
+      content: { view: page.view, markup: await this.markup(page) },
+      panel: page.panel,
+    });
   }
 }

@@ -22,10 +22,12 @@ function inboxAuth(admitPosts: boolean): RawAuth<string> {
   return {
     access: {
       credentials: [],
-      errors: {
-        404: "Unknown uuid, or the plugin is not a webhook plugin",
-        ...(admitPosts ? { 429: "Over PLUGIN_WEBHOOKS_PER_HOUR posts this hour (Retry-After)" } : {}),
-      },
+      errors: admitPosts
+        ? {
+          404: "Unknown uuid, or the plugin is not a webhook plugin",
+          429: "Over PLUGIN_WEBHOOKS_PER_HOUR posts this hour (Retry-After)",
+        }
+        : { 404: "Unknown uuid, or the plugin is not a webhook plugin" },
     },
     async check(ctx) {
       const uuid = ctx.params.uuid ?? "";

@@ -32,7 +32,7 @@ async function fetchOne(
   url: string,
   fill: Interpolate,
 ): Promise<{ ok: true; value: unknown } | { ok: false; message: string }> {
-  const headers = Object.fromEntries(
+  const headers: Record<string, string> = Object.fromEntries(
     await Promise.all(
       Object.entries(polling.headers ?? {}).map(async ([name, value]) => [name, await fill(value)]),
     ),

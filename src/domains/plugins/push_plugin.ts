@@ -37,11 +37,13 @@ export const pushPlugin = userOrPatProcedure
       deviceId: "01936f3e-0000-7c3d-9e2f-1a2b3c4d5e6f",
     },
   ))
-  .output(z.object({
-    pushId: z.uuid(),
-    deviceId: z.uuid(),
-    status: z.string().meta({ description: "PREPARE until its render is done" }),
-  }).meta({ id: "PluginPush" }))
+  .output(
+    z.object({
+      pushId: z.uuid(),
+      deviceId: z.uuid(),
+      status: z.string().meta({ description: "PREPARE until its render is done" }),
+    }).meta({ id: "PluginPush" }),
+  )
   .mutation(({ ctx, input }) =>
     ctx.services.plugins.push(ctx.caller.userId, input.id, {
       deviceId: input.deviceId,

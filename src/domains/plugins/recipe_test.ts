@@ -4,7 +4,7 @@ import { render, trmnlContext } from "../../infra/liquid/trmnl.ts";
 import { exportRecipe, parseRecipe, type PluginInput, RecipeError } from "./recipe.ts";
 
 const encoder = new TextEncoder();
-const FIXTURE = new URL("./testdata/weather/", import.meta.url);
+const FIXTURE = new URL("../../../examples/plugins/weather/", import.meta.url);
 
 /** The weather recipe's files, as a trmnlp project on disk holds them. */
 async function weatherFiles(): Promise<Record<string, Uint8Array>> {

@@ -3,22 +3,9 @@
  * import route can hand it to the same creation as a JSON request.
  */
 
-/** The views of a plugin, each Liquid markup; `shared` is laid before each view. */
-export interface PluginMarkup {
-  full: string;
-  halfHorizontal?: string;
-  halfVertical?: string;
-  quadrant?: string;
-  shared?: string;
-}
+import type { PluginMarkup, PluginPolling } from "./tables.ts";
 
-/** Where a polling plugin fetches its data. */
-export interface PluginPolling {
-  urls: string[];
-  verb?: "GET" | "POST";
-  headers?: Record<string, string>;
-  body?: string;
-}
+export type { PluginMarkup, PluginPolling };
 
 /** The body of `POST /api/plugins`. */
 export interface PluginInput {

@@ -19,14 +19,17 @@ import type { DevicesService } from "../devices/service.ts";
 import type { PushesService } from "../pushes/service.ts";
 import { type EventSink, NO_EVENTS } from "../webhooks/events.ts";
 import type { PluginDrawing, PluginPage } from "./drawing.ts";
+import { invalid } from "../../infra/http/raw.ts";
+import { type CustomFieldDefinition, exportRecipe, parseRecipe, RecipeError } from "./recipe.ts";
 import {
   type CreatePluginInput,
+  createPluginSchema,
   MAX_DATA_BYTES,
   MAX_PLUGINS,
   type PluginView,
   type UpdatePluginInput,
 } from "./inputs.ts";
-import { mergeVariables, type MergeStrategy } from "./merge.ts";
+import { type MergeStrategy, mergeVariables } from "./merge.ts";
 import { poll, type PollFetcher } from "./polling.ts";
 import * as repo from "./repository.ts";
 import { jsonb } from "./repository.ts";
@@ -55,8 +58,8 @@ export interface InboxPost {
 
 export interface PluginsDeps {
   db: Db;
-  /** The service's public address, for webhook URLs. */
-  baseUrl: string;
+  /** The service's public address, for webhook URLs (known once listening). */
+  baseUrl: () => string;
   /** Posts one inbox takes an hour (PLUGIN_WEBHOOKS_PER_HOUR). */
   webhooksPerHour: number;
   /** The polling URLs' fetcher (the outbound guard). */
@@ -99,7 +102,7 @@ export class PluginsService {
   }
 
   private view(row: PluginRow): Plugin {
-    return toPlugin(row, this.deps.baseUrl);
+    return toPlugin(row, this.deps.baseUrl());
   }
 
   /** The user's plugin, or 404 (unknown, or another user's). */
@@ -108,7 +111,11 @@ export class PluginsService {
   }
 
   /** `POST /api/plugins`: 201; a polling plugin needs its URLs; at most MAX_PLUGINS a user. */
-  async create(userId: string, input: CreatePluginInput): Promise<Plugin> {
+  async create(
+    userId: string,
+    input: CreatePluginInput,
+    definitions: CustomFieldDefinition[] = [],
+  ): Promise<Plugin> {
     if (input.strategy === "polling" && !input.polling) {
       throw badRequest("polling: a polling plugin needs its urls");
     }
@@ -129,6 +136,7 @@ export class PluginsService {
         polling: input.polling ? jsonb(input.polling) : null,
         refresh_minutes: input.refreshMinutes ?? 15,
         custom_fields: jsonb(input.customFields ?? {}),
+        custom_field_definitions: jsonb(definitions),
         // Every plugin gets its inbox credential: it becomes usable when the strategy is webhook.
         webhook_uuid: crypto.randomUUID(),
       });
@@ -177,6 +185,39 @@ export class PluginsService {
     if (!isUuid(id) || !await repo.deletePlugin(this.db, userId, id)) {
       throw access.missing(PLUGIN);
     }
+  }
+
+  /**
+   * `POST /api/plugins/import`: a recipe zip made a plugin, checked like a JSON body (400 naming
+   * the field), with what will not work as on TRMNL.
+   */
+  async importRecipe(userId: string, bytes: Uint8Array) {
+    let parsed;
+    try {
+      parsed = parseRecipe(bytes);
+    } catch (error) {
+      if (error instanceof RecipeError) throw badRequest(error.message);
+      throw error;
+    }
+    const checked = createPluginSchema.safeParse(parsed.input);
+    if (!checked.success) throw invalid(checked.error);
+    const plugin = await this.create(userId, checked.data, parsed.customFieldDefinitions);
+    return { plugin, compatibility: { warnings: parsed.warnings } };
+  }
+
+  /** `GET /api/plugins/{id}/export`: the plugin as a trmnlp project zip. */
+  async exportRecipe(userId: string, id: string): Promise<{ name: string; zip: Uint8Array }> {
+    const row = await this.row(userId, id);
+    const zip = exportRecipe({
+      name: row.name,
+      strategy: row.strategy,
+      markup: row.markup,
+      staticData: row.static_data,
+      ...(row.polling ? { polling: row.polling } : {}),
+      refreshMinutes: row.refresh_minutes,
+      customFields: row.custom_fields,
+    }, row.custom_field_definitions);
+    return { name: row.name, zip };
   }
 
   /** `GET /api/plugins/{id}/data`: the merge variables the markup sees now. */
@@ -357,7 +398,7 @@ export class PluginsService {
       panel: panel ?? { width: 800, height: 480, bitDepth: 1 },
     });
     try {
-      return await this.deps.drawing.bitmaps(page, panel);
+      return await this.deps.drawing.bitmaps(page);
     } catch (error) {
       // Markup that does not render will not on a retry: the push fails for good with why.
       if (error instanceof AppError && error.status === 400) {

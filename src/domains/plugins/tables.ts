@@ -20,7 +20,8 @@ export interface PluginPolling {
 
 export type PluginStrategy = "static" | "webhook" | "polling";
 
-type Json<T> = ColumnType<T, string, string>;
+/** A jsonb column: read as `T`, written through `jsonb()` (repository.ts). */
+type Json<T> = ColumnType<T, unknown, unknown>;
 
 export interface PluginsTable {
   id: string;
@@ -29,11 +30,12 @@ export interface PluginsTable {
   strategy: PluginStrategy;
   markup: Json<PluginMarkup>;
   static_data: Json<Record<string, unknown>>;
-  polling: ColumnType<PluginPolling | null, string | null, string | null>;
+  polling: Json<PluginPolling | null>;
   refresh_minutes: number;
   custom_fields: Json<Record<string, unknown>>;
+  custom_field_definitions: Json<Array<{ keyname: string } & Record<string, unknown>>>;
   webhook_uuid: string | null;
-  merge_variables: ColumnType<Record<string, unknown>, string | undefined, string>;
+  merge_variables: Json<Record<string, unknown>>;
   data_updated_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   data_error: ColumnType<string | null, string | null | undefined, string | null>;
   data_polled_at: ColumnType<Date | null, Date | null | undefined, Date | null>;

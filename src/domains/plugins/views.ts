@@ -17,7 +17,7 @@ export const pluginSchema = z.object({
   refreshMinutes: z.number().int(),
   customFields: object,
   webhookUrl: z.string().optional().meta({
-    description: "A webhook plugin's inbox: POST `{\"merge_variables\": {…}}` there, no token",
+    description: 'A webhook plugin\'s inbox: POST `{"merge_variables": {…}}` there, no token',
   }),
   dataUpdatedAt: timestamp.nullable().meta({
     description: "When the data last changed (a webhook post or a good poll)",

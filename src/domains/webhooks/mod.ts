@@ -5,8 +5,7 @@
 import { buildWith, defineDomain, queueOf } from "../../face.ts";
 import type { DeviceRow } from "../devices/service.ts";
 import { isOnline } from "../devices/views.ts";
-import { judgeAddress } from "../../infra/outbound/address_guard.ts";
-import { LinkFetcher } from "../../infra/outbound/fetch_link.ts";
+import { LinkFetcher, outboundAddresses } from "../../infra/outbound/fetch_link.ts";
 import { webhookDeliveryQueue, webhookSweepQueue } from "./queues.ts";
 import { webhooksRouter } from "./router.ts";
 import { DELIVERY_TIMEOUT_MS, WebhooksService, webhookUserAgent } from "./service.ts";
@@ -64,12 +63,7 @@ export const webhooks = defineDomain({
       transport: new LinkFetcher({
         timeoutMs: DELIVERY_TIMEOUT_MS,
         userAgent: webhookUserAgent(config.publicBaseUrl),
-        ...(config.webhookAllowPrivate
-          ? {
-            allowAddress: (address: string) =>
-              [null, "private", "loopback"].includes(judgeAddress(address)),
-          }
-          : {}),
+        ...outboundAddresses(config.webhookAllowPrivate),
       }),
       log,
     });

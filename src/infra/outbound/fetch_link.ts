@@ -52,6 +52,16 @@ export interface LinkFetcherOptions {
   userAgent?: string;
 }
 
+/**
+ * The fetcher options of outbound calls a user aims (webhook targets, polling plugins): public
+ * addresses only, unless WEBHOOK_ALLOW_PRIVATE lets private and loopback ones through too.
+ */
+export function outboundAddresses(allowPrivate: boolean): Pick<LinkFetcherOptions, "allowAddress"> {
+  return allowPrivate
+    ? { allowAddress: (address) => [null, "private", "loopback"].includes(judgeAddress(address)) }
+    : {};
+}
+
 /** CONTRACT.md: 5 s and 2 MiB at most. */
 export const LINK_TIMEOUT_MS = 5000;
 export const LINK_MAX_BYTES = 2 * 1024 * 1024;

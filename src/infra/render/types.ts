@@ -135,7 +135,16 @@ export interface InspectedImage {
  */
 export type TextTask =
   | { op: "page"; html: boolean; url: string; body: ArrayBuffer; charset: string | null }
-  | { op: "summary"; request: unknown };
+  | { op: "summary"; request: unknown }
+  | {
+    op: "liquid";
+    markup: string;
+    context: Record<string, unknown>;
+    deadlineMs?: number;
+  };
+
+/** A `liquid` text task's value: the HTML, or why the markup did not render. */
+export type LiquidResult = { ok: true; html: string } | { ok: false; message: string };
 
 /** Who waits on a render, for the pool's scheduling (docs/decisions.md, "Render pool"). */
 export interface RenderCall {
