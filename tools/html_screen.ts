@@ -17,6 +17,7 @@ import {
 import { renderScreenBitmaps } from "../src/infra/render/screen.ts";
 import type { PanelSpec, ScreenRenderRequest } from "../src/infra/render/types.ts";
 import { helpAndExit } from "../src/infra/lib/usage.ts";
+import { resolve } from "node:path";
 
 const USAGE = "usage: deno task html:screen markup.html [more.html…] out.png [--width N] " +
   "[--height N] [--bit-depth 1|2|4] [--rotation 0|90|180|270] [--view VIEW] " +
@@ -45,8 +46,12 @@ for (let i = 0; i < Deno.args.length; i++) {
     flags[name] = inline ?? Deno.args[++i] ?? fail(`${arg} needs a value`);
   } else positional.push(arg);
 }
+// `deno task` runs in the project's folder; paths are the caller's.
+const here = (path: string) => resolve(Deno.env.get("INIT_CWD") ?? Deno.cwd(), path);
+if (flags.css) flags.css = here(flags.css);
+if (flags.page) flags.page = here(flags.page);
 if (positional.length < 2) fail("a markup file and an output file are needed");
-const out = positional.pop()!;
+const out = here(positional.pop()!);
 
 const bitDepth = Number(flags["bit-depth"] ?? 1);
 const rotation = Number(flags.rotation ?? 0);
@@ -58,7 +63,7 @@ const panel: PanelSpec = {
   bitDepth: bitDepth as PanelSpec["bitDepth"],
   rotation: rotation as PanelSpec["rotation"],
 };
-const markups = await Promise.all(positional.map((file) => Deno.readTextFile(file)));
+const markups = await Promise.all(positional.map((file) => Deno.readTextFile(here(file))));
 let content: ScreenContent;
 if (flags.mashup) {
   if (!MASHUP_LAYOUTS.includes(flags.mashup as MashupLayout)) {
