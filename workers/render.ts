@@ -16,6 +16,7 @@ import {
   type WorkerReply,
 } from "../src/infra/render/protocol.ts";
 import { inspectImage } from "../src/infra/render/inspect.ts";
+import { renderScreenBitmaps } from "../src/infra/render/screen.ts";
 import type { LiquidResult, TextTask } from "../src/infra/render/types.ts";
 import { renderScene } from "../src/infra/render/scene/render.ts";
 import { templateRegistry } from "../src/infra/render/templates/registry.ts";
@@ -141,6 +142,12 @@ export default async function render(task: RenderTask): Promise<WorkerReply> {
     }
     case "text":
       return { ok: true, value: await runTextTask(task.task) };
+    case "screen": {
+      const screenshot = new Uint8Array(task.screenshot);
+      const result = await renderScreenBitmaps({ ...task.request, screenshot });
+      if (!result.ok) return { ok: false, code: result.code, message: result.message };
+      return task.pngOnly ? pngReply(result.bitmaps.png) : bitmapsReply(result.bitmaps);
+    }
     case "scene": {
       const result = await renderScene({ ...task.request, images: fromWireImages(task.images) });
       if (!result.ok) return { ok: false, code: result.code, message: result.message };

@@ -101,17 +101,22 @@ function centreOnWhite(
  * A panel's formats of its grey frame (laid out upright: `uprightSize`, turned by the panel's
  * rotation first): `png` a greyscale PNG of the panel's depth (1 bit from the 1 bpp rows, 2 bits
  * from the 4-level rows, 4 bits from a 16-level Floyd-Steinberg), `raw2` and `raw4` the 1 and
- * 2 bpp rows at the panel's size.
+ * 2 bpp rows at the panel's size. `fixed` (upright, like the frame) marks pixels that keep their
+ * nearest level, neither taking nor passing error (an HTML screen's text: `ditherPacked`).
  */
 export function panelBitmaps(
   upright: Uint8Array,
   panel: PanelSpec,
   kernel: DitherKernel,
+  fixed?: Uint8Array,
 ): PushBitmaps {
   const { width, height, bitDepth } = panel;
-  const frame = rotateGrey(upright, uprightSize(panel).width, panel.rotation ?? 0);
-  const { raw2, raw4 } = ditherPacked(frame, width, height, kernel);
-  const data = bitDepth === 1 ? raw2 : bitDepth === 2 ? raw4 : dither16(frame, width, height);
+  const turn = (grey: Uint8Array) =>
+    rotateGrey(grey, uprightSize(panel).width, panel.rotation ?? 0);
+  const frame = turn(upright);
+  const mask = fixed && turn(fixed);
+  const { raw2, raw4 } = ditherPacked(frame, width, height, kernel, mask);
+  const data = bitDepth === 1 ? raw2 : bitDepth === 2 ? raw4 : dither16(frame, width, height, mask);
   const png = encodePng({ width, height, channels: 1, depth: bitDepth, data, level: 6 });
   return { png, raw2, raw4 };
 }
@@ -139,8 +144,16 @@ export function rotateGrey(grey: Uint8Array, width: number, rotation: 0 | 90 | 1
   return out;
 }
 
-/** 16 grey levels by Floyd-Steinberg error diffusion, packed two pixels a byte (MSB first). */
-function dither16(grey: Uint8Array, width: number, height: number): Uint8Array {
+/**
+ * 16 grey levels by Floyd-Steinberg error diffusion, packed two pixels a byte (MSB first);
+ * pixels `fixed` marks take their nearest level and pass no error on.
+ */
+function dither16(
+  grey: Uint8Array,
+  width: number,
+  height: number,
+  fixed?: Uint8Array,
+): Uint8Array {
   const stride = (width + 1) >> 1;
   const out = new Uint8Array(stride * height);
   let line = new Float32Array(width + 2);
@@ -148,9 +161,10 @@ function dither16(grey: Uint8Array, width: number, height: number): Uint8Array {
   for (let y = 0; y < height; y++) {
     next.fill(0);
     for (let x = 0; x < width; x++) {
-      const value = Math.min(255, Math.max(0, grey[y * width + x] + line[x + 1]));
+      const keep = fixed === undefined || fixed[y * width + x] === 0;
+      const value = Math.min(255, Math.max(0, grey[y * width + x] + (keep ? line[x + 1] : 0)));
       const level = Math.round(value / 17);
-      const error = value - level * 17;
+      const error = keep ? value - level * 17 : 0;
       line[x + 2] += (error * 7) / 16;
       next[x] += (error * 3) / 16;
       next[x + 1] += (error * 5) / 16;

@@ -19,6 +19,7 @@ import type {
   RenderCall,
   Renderer,
   SceneRenderRequest,
+  ScreenRenderRequest,
   TemplateRenderRequest,
   TextTask,
 } from "./types.ts";
@@ -366,6 +367,21 @@ export class RenderPool implements Renderer {
     const buffers = task.op === "page" ? [task.body] : [];
     const reply = await this.#run({ kind: "text", task }, buffers);
     return reply.value;
+  }
+
+  async renderScreen(request: ScreenRenderRequest, call?: RenderCall): Promise<PushBitmaps> {
+    return bitmaps(await this.#screen(request, false, call));
+  }
+
+  async previewScreen(request: ScreenRenderRequest, call?: RenderCall): Promise<Uint8Array> {
+    return new Uint8Array((await this.#screen(request, true, call)).png!);
+  }
+
+  #screen(request: ScreenRenderRequest, pngOnly: boolean, call?: RenderCall) {
+    // A copy is transferred: the caller's screenshot stays usable.
+    const screenshot = request.screenshot.slice().buffer;
+    const { screenshot: _, ...rest } = request;
+    return this.#run({ kind: "screen", request: rest, screenshot, pngOnly }, [screenshot], call);
   }
 
   async close(): Promise<void> {

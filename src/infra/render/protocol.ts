@@ -6,6 +6,7 @@ import type {
   ImageRenderRequest,
   PushBitmaps,
   SceneRenderRequest,
+  ScreenRenderRequest,
   TemplateRenderRequest,
   TextTask,
 } from "./types.ts";
@@ -22,7 +23,8 @@ export type WireImages = Record<string, ArrayBuffer>;
 /**
  * One unit of work for a worker. `image`: an uploaded picture into the push formats;
  * `template`: a push template into the push formats; `scene`: a Scene rendition into one PNG;
- * `inspect`: a picture measured and downsized for a vision model (the summary stage);
+ * `inspect`: a picture measured and downsized for a vision model (the summary stage); `screen`:
+ * an HTML screen's screenshot into a panel's push formats;
  * `warm`: loads and compiles every pipeline once. Bytes travel as ArrayBuffers, never as typed
  * arrays (see `wireBuffer`).
  */
@@ -37,6 +39,13 @@ export type RenderTask =
   }
   | { kind: "scene"; request: Omit<SceneRenderRequest, "images">; images: WireImages }
   | { kind: "inspect"; source: ArrayBuffer; maxSide: number }
+  | {
+    kind: "screen";
+    request: Omit<ScreenRenderRequest, "screenshot">;
+    /** The page's PNG screenshot (transferred). */
+    screenshot: ArrayBuffer;
+    pngOnly?: boolean;
+  }
   | { kind: "text"; task: TextTask }
   | { kind: "warm" };
 

@@ -96,6 +96,20 @@ export function uprightSize(panel: PanelSpec): { width: number; height: number }
     : { width: panel.width, height: panel.height };
 }
 
+/**
+ * An HTML screen's screenshot into a panel's push formats (`screen.ts`): text crisp, only the
+ * picture boxes error-diffused.
+ */
+export interface ScreenRenderRequest {
+  /** PNG of the page as laid out upright (`uprightSize(panel)`), any colour type. */
+  screenshot: Uint8Array;
+  /** The boxes of the page's pictures, in its pixels. */
+  pictures: Array<{ x: number; y: number; width: number; height: number }>;
+  panel: PanelSpec;
+  /** Error diffusion of the pictures; default `PHOTO_DITHER`. */
+  dither?: DitherKernel;
+}
+
 /** Options of an uploaded picture's render (issue 12). */
 /** How a picture fills the frame (a custom push's `fit`, like the `photo` template's). */
 export const IMAGE_FITS = ["contain", "cover"] as const;
@@ -204,5 +218,13 @@ export interface Renderer {
    * detached). Resolves with the task's plain result.
    */
   runText(task: TextTask): Promise<unknown>;
+  /**
+   * An HTML screen's screenshot into the panel's push formats (`image.png` at the panel's
+   * depth, `image2.raw`, `image4.raw`), as an image push for a panel is. Rejects with
+   * `RenderRejected` `undecodable` for a screenshot that is not a PNG of the panel's upright size.
+   */
+  renderScreen(request: ScreenRenderRequest, call?: RenderCall): Promise<PushBitmaps>;
+  /** `renderScreen`'s `image.png` alone, for a preview (the other formats stay in the worker). */
+  previewScreen(request: ScreenRenderRequest, call?: RenderCall): Promise<Uint8Array>;
   close(): Promise<void>;
 }

@@ -1,0 +1,53 @@
+/**
+ * Which Chromium draws HTML screens (STACK.md, "Headless Chromium for HTML screens"): the
+ * operator's `CHROMIUM_PATH`, else a system Chromium, else the binary the npm package
+ * `@sparticuz/chromium` ships (unpacked to /tmp on first use, ~2 s), so a machine with only npm
+ * still draws them.
+ */
+
+/** Where the executable came from, as the start-up line names it. */
+export type ChromiumSource = "CHROMIUM_PATH" | "system" | "@sparticuz/chromium";
+
+export interface ChromiumExecutable {
+  path: string;
+  source: ChromiumSource;
+  /** Launch flags the package recommends for its own build (`@sparticuz/chromium` only). */
+  args: string[];
+}
+
+/** System installs looked for, in order (Debian's apt package, Ubuntu's, Google's). */
+export const SYSTEM_CHROMIUMS = [
+  "/usr/bin/chromium",
+  "/usr/bin/chromium-browser",
+  "/usr/bin/google-chrome",
+  "/usr/bin/google-chrome-stable",
+];
+
+async function isFile(path: string): Promise<boolean> {
+  try {
+    return (await Deno.stat(path)).isFile;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The executable to launch. A configured `CHROMIUM_PATH` that is not a file is an error, never
+ * silently replaced: the operator asked for that one.
+ */
+export async function findChromium(configured?: string): Promise<ChromiumExecutable> {
+  if (configured) {
+    if (!(await isFile(configured))) {
+      throw new Error(`CHROMIUM_PATH ${configured} is not a file`);
+    }
+    return { path: configured, source: "CHROMIUM_PATH", args: [] };
+  }
+  for (const path of SYSTEM_CHROMIUMS) {
+    if (await isFile(path)) return { path, source: "system", args: [] };
+  }
+  const { default: packaged } = await import("@sparticuz/chromium");
+  // Its args include --single-process and --no-zygote for Lambda; only the headless shell mode
+  // matters here, the rest of the flags are this service's own (browser.ts).
+  const args = packaged.args.filter((arg: string) => arg.startsWith("--headless"));
+  return { path: await packaged.executablePath(), source: "@sparticuz/chromium", args };
+}
