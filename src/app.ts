@@ -16,6 +16,7 @@ import type { Jobs } from "./infra/jobs/types.ts";
 import { type Audience, buildOpenApiDocument } from "./infra/openapi/document.ts";
 import { allRawRoutes } from "./raw_routes.ts";
 import { defaultThreads, RenderPool } from "./infra/render/pool.ts";
+import { HtmlScreens } from "./infra/html/screens.ts";
 import { Readiness, readyRoute } from "./infra/http/readiness.ts";
 import { sql } from "kysely";
 import { type Messaging, openMessaging } from "./infra/mqtt/messaging.ts";
@@ -103,6 +104,12 @@ export async function createApp(config: Config): Promise<App> {
   readiness.register("migrations", () => migrated);
   let jobs: Jobs | undefined;
   const renderer = pool;
+  // Plugins' HTML screens: Chromium starts with the first screen, not here (docs/render.md).
+  const screens = new HtmlScreens({
+    renderer: pool,
+    chromiumPath: config.screens.chromiumPath,
+    frameworkCssPath: config.screens.frameworkCssPath,
+  });
   let messaging: Messaging | undefined;
   const closeAll = async () => {
     // Devices first: no new push requests arrive while the rest shuts down.
@@ -110,6 +117,7 @@ export async function createApp(config: Config): Promise<App> {
     // The queue next: a running render job finishes (it needs the pool and the database),
     // then the pool, then the database.
     await jobs?.stop();
+    await screens.close();
     await renderer.close();
     await changes.close();
     await connection.close();
@@ -150,6 +158,7 @@ export async function createApp(config: Config): Promise<App> {
   const services = createServices(config, connection.db, secrets, {
     jobs,
     renderer,
+    screens,
     storage,
     messenger: gateway,
     changes,

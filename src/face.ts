@@ -19,6 +19,7 @@ import type { ChangeFeed } from "./infra/db/cache/feed.ts";
 import type { Log } from "./infra/lib/log.ts";
 import type { Model, OfflineTask } from "./infra/ai/model.ts";
 import type { Renderer } from "./infra/render/types.ts";
+import type { HtmlScreens } from "./infra/html/screens.ts";
 import type { ObjectStore } from "./infra/storage/object_store.ts";
 import type { Services } from "./services.ts";
 import type { Surface } from "./infra/trpc/surfaces.ts";
@@ -28,6 +29,8 @@ import type { DeviceMessenger, DeviceOutbox } from "./domains/devices/service.ts
 export interface Infrastructure {
   jobs: Jobs;
   renderer: Renderer;
+  /** HTML screens: the warm Chromium drawing plugin markup, toned by the render pool. */
+  screens: HtmlScreens;
   /** Object storage: S3 or the embedded disk store. */
   storage: ObjectStore;
   /** The MQTT gateway, as the devices see it. */

@@ -441,14 +441,22 @@ Deno.test({
             201,
           );
           assertEquals(created.status, "PREPARE");
-          const poll = await eventually(async () => {
-            const reply = await call(server.url, "GET", "/api/display", {
+          await eventually(async () => {
+            const page = expectStatus(
+              await api.get(`/api/devices/${display.device.id}/pushes`, {
+                token: display.user.accessToken,
+              }),
+              200,
+            );
+            const push = page.items.find((p: any) => p.id === created.pushId);
+            return push && push.status !== "PREPARE" ? push : null;
+          }, "the plugin's push rendered");
+          const poll = expectStatus(
+            await call(server.url, "GET", "/api/display", {
               headers: { ID: display.mac, "Access-Token": display.key },
-            });
-            return reply.body?.image_url && !/setup|claim/.test(reply.body.filename)
-              ? reply.body
-              : null;
-          }, "the display's poll shows the plugin");
+            }),
+            200,
+          );
           const image = new Uint8Array(await (await fetch(poll.image_url)).arrayBuffer());
           assertEquals(pngHead(image), { width: 800, height: 480, depth: 1, colour: 0 });
           const preview = await bytesOf(
@@ -456,6 +464,11 @@ Deno.test({
             `/api/plugins/${mine.id}/preview`,
             display.user.accessToken,
           );
+          const out = Deno.env.get("PLUGIN_PNG_DIR");
+          if (out) {
+            await Deno.writeFile(`${out}/display.png`, image);
+            await Deno.writeFile(`${out}/display-preview.png`, preview.body);
+          }
           assertEquals(image, preview.body, "the display gets the preview's picture");
         },
       );

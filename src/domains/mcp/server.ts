@@ -436,11 +436,15 @@ export function createMcpServer(deps: McpDeps, userId: string): McpServer {
     return json(await services.plugins.data(userId, pluginId));
   });
 
-  add("push_plugin", {
-    description: "Draw a plugin now and push it to a display (for its panel).",
-    input: INPUTS.push_plugin,
-  }, async ({ pluginId, deviceId, view }) =>
-    json(await services.plugins.push(userId, pluginId, { deviceId, view })));
+  add(
+    "push_plugin",
+    {
+      description: "Draw a plugin now and push it to a display (for its panel).",
+      input: INPUTS.push_plugin,
+    },
+    async ({ pluginId, deviceId, view }) =>
+      json(await services.plugins.push(userId, pluginId, { deviceId, view })),
+  );
 
   server.registerResource("devices", "dds://devices", {
     description: "Your displays with their health",

@@ -8,6 +8,7 @@ import { AppError } from "../../errors.ts";
 import type { PanelSpec, PushBitmaps } from "../../infra/render/types.ts";
 import { toHttpError } from "../../infra/render/errors.ts";
 import type { HtmlScreens } from "../../infra/html/screens.ts";
+import type { MashupLayout, ScreenContent } from "../../infra/html/shell.ts";
 import { trmnlContext } from "../../infra/liquid/context.ts";
 import type { PluginView } from "./inputs.ts";
 import type { PluginRow } from "./service.ts";
@@ -82,26 +83,58 @@ export class PluginDrawing {
     }
   }
 
-  /** The preview PNG of exactly the page's panel. */
-  async preview(userId: string, page: PluginPage, signal?: AbortSignal): Promise<Uint8Array> {
-    const markup = await this.markup(page);
+  /** What fills the screen: one page's view, or a mashup's pages in reading order. */
+  async content(pages: PluginPage[], mashup?: MashupLayout): Promise<ScreenContent> {
+    const markups = await Promise.all(pages.map((page) => this.markup(page)));
+    return mashup ? { mashup, markups } : { view: pages[0].view, markup: markups[0] };
+  }
+
+  /** The preview PNG of exactly the panel. */
+  async preview(
+    userId: string,
+    content: ScreenContent,
+    panel: PanelSpec,
+    signal?: AbortSignal,
+  ): Promise<Uint8Array> {
     try {
-      return await this.screens.preview({
-        content: { view: page.view, markup },
-        panel: page.panel,
-        previewOf: userId,
-        signal,
-      });
+      return await this.screens.preview({ content, panel, previewOf: userId, signal });
     } catch (error) {
       throw toHttpError(error);
     }
   }
 
-  /** A push's bitmaps for the page's panel. */
-  async bitmaps(page: PluginPage): Promise<PushBitmaps> {
-    return await this.screens.draw({
-      content: { view: page.view, markup: await this.markup(page) },
-      panel: page.panel,
-    });
+  /**
+   * A push's bitmaps for the panel. The same content for the same panel is drawn once: the
+   * pushes of every device showing it (a playlist on many displays) share that one drawing.
+   */
+  async bitmaps(content: ScreenContent, panel: PanelSpec): Promise<PushBitmaps> {
+    const key = await drawingKey(content, panel);
+    const cached = this.drawn.get(key);
+    if (cached) return await cached;
+    const drawing = this.screens.draw({ content, panel });
+    this.drawn.set(key, drawing);
+    // A failed drawing is not kept: the next push tries again.
+    drawing.catch(() => this.drawn.delete(key));
+    while (this.drawn.size > SHARED_DRAWINGS) this.drawn.delete(this.drawn.keys().next().value!);
+    return await drawing;
   }
+
+  /** Drawings by content and panel, newest last (a small LRU). */
+  private readonly drawn = new Map<string, Promise<PushBitmaps>>();
+}
+
+/** Drawings kept for sharing: a few playlists' items at a few panel profiles. */
+const SHARED_DRAWINGS = 16;
+
+/** SHA-256 of the content and the panel it is drawn for. */
+async function drawingKey(content: ScreenContent, panel: PanelSpec): Promise<string> {
+  const text = JSON.stringify([
+    content,
+    panel.width,
+    panel.height,
+    panel.bitDepth,
+    panel.rotation ?? 0,
+  ]);
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return new Uint8Array(digest).toHex();
 }

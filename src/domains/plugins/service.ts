@@ -19,6 +19,12 @@ import type { DevicesService } from "../devices/service.ts";
 import type { PushesService } from "../pushes/service.ts";
 import { type EventSink, NO_EVENTS } from "../webhooks/events.ts";
 import type { PluginDrawing, PluginPage } from "./drawing.ts";
+import {
+  MASHUP_LAYOUTS,
+  MASHUP_VIEWS,
+  type MashupLayout,
+  type ScreenContent,
+} from "../../infra/html/shell.ts";
 import { invalid } from "../../infra/http/raw.ts";
 import { type CustomFieldDefinition, exportRecipe, parseRecipe, RecipeError } from "./recipe.ts";
 import {
@@ -26,6 +32,7 @@ import {
   createPluginSchema,
   MAX_DATA_BYTES,
   MAX_PLUGINS,
+  PLUGIN_VIEWS,
   type PluginView,
   type UpdatePluginInput,
 } from "./inputs.ts";
@@ -347,19 +354,40 @@ export class PluginsService {
   }
 
   /** The page a plugin's view makes with its data, for a panel. */
-  private async page(row: PluginRow, shot: PluginShot): Promise<PluginPage> {
-    return {
-      plugin: row,
-      view: shot.view,
-      variables: await this.variables(row),
-      panel: shot.panel,
-    };
+  private async page(row: PluginRow, view: PluginView, panel: PanelSpec): Promise<PluginPage> {
+    return { plugin: row, view, variables: await this.variables(row), panel };
   }
 
   /** `GET /api/plugins/{id}/preview`: the PNG of exactly that size and grey depth. */
   async preview(userId: string, id: string, shot: PluginShot): Promise<Uint8Array> {
     const row = await this.row(userId, id);
-    return await this.deps.drawing.preview(userId, await this.page(row, shot), shot.signal);
+    const content = await this.deps.drawing.content([
+      await this.page(row, shot.view, shot.panel),
+    ]);
+    return await this.deps.drawing.preview(userId, content, shot.panel, shot.signal);
+  }
+
+  /**
+   * What a screen of the user's plugins shows, for a panel: one plugin's view, or a mashup of
+   * several in a layout's slots (each drawn with its view for its slot). A plugin that is not the
+   * user's (or was deleted) is refused by `missing`.
+   */
+  async screen(
+    userId: string,
+    screen: PluginScreen,
+    panel: PanelSpec,
+    missing: (id: string) => Error,
+  ): Promise<ScreenContent> {
+    const ids = "mashup" in screen ? screen.pluginIds : [screen.pluginId];
+    const views = "mashup" in screen ? MASHUP_VIEWS[screen.mashup] : [screen.view ?? "full"];
+    const pages = await Promise.all(
+      ids.slice(0, views.length).map(async (id, i) => {
+        const row = isUuid(id) ? await repo.findPlugin(this.db, userId, id) : undefined;
+        if (!row) throw missing(id);
+        return await this.page(row, views[i] as PluginView, panel);
+      }),
+    );
+    return await this.deps.drawing.content(pages, "mashup" in screen ? screen.mashup : undefined);
   }
 
   /**
@@ -380,25 +408,25 @@ export class PluginsService {
   }
 
   /**
-   * The push render job's drawing of a `plugin` push (the `pushDrawing` hook): the plugin of the
-   * push's owner, drawn for the device's panel (800x480 1-bit for a device without one). A plugin
-   * deleted meanwhile fails the push for good.
+   * The push render job's drawing of a `plugin` push (the `pushDrawing` hook): its screen (one
+   * plugin's view, or a mashup) of the push owner's plugins, drawn for the device's panel (800x480
+   * 1-bit for a device without one). A plugin deleted meanwhile, or markup that does not render,
+   * fails the push for good.
    */
   async drawPush(
     push: { user_id: string; params: unknown },
     panel: PanelSpec | null,
   ): Promise<PushBitmaps> {
-    const params = (push.params ?? {}) as { pluginId?: unknown; view?: unknown };
-    const id = typeof params.pluginId === "string" ? params.pluginId : "";
-    const row = isUuid(id) ? await repo.findPlugin(this.db, push.user_id, id) : undefined;
-    if (!row) throw new RenderRejected("not_found", "The plugin of this push was deleted");
-    const view = typeof params.view === "string" ? params.view as PluginView : "full";
-    const page = await this.page(row, {
-      view,
-      panel: panel ?? { width: 800, height: 480, bitDepth: 1 },
-    });
+    const screen = screenOf(push.params);
+    const target = panel ?? { width: 800, height: 480, bitDepth: 1 as const };
     try {
-      return await this.deps.drawing.bitmaps(page);
+      const content = await this.screen(
+        push.user_id,
+        screen,
+        target,
+        () => new RenderRejected("not_found", "A plugin of this push was deleted"),
+      );
+      return await this.deps.drawing.bitmaps(content, target);
     } catch (error) {
       // Markup that does not render will not on a retry: the push fails for good with why.
       if (error instanceof AppError && error.status === 400) {
@@ -407,4 +435,22 @@ export class PluginsService {
       throw error;
     }
   }
+}
+
+/** One plugin's view, or a mashup of plugins in a layout's slots (reading order). */
+export type PluginScreen =
+  | { pluginId: string; view?: PluginView }
+  | { mashup: MashupLayout; pluginIds: string[] };
+
+/** The screen a `plugin` push's params name (its own fields; unknown ones are ignored). */
+export function screenOf(params: unknown): PluginScreen {
+  const p = (params ?? {}) as Record<string, unknown>;
+  if (typeof p.mashup === "string" && (MASHUP_LAYOUTS as readonly string[]).includes(p.mashup)) {
+    const ids = Array.isArray(p.pluginIds)
+      ? p.pluginIds.filter((id) => typeof id === "string")
+      : [];
+    return { mashup: p.mashup as MashupLayout, pluginIds: ids as string[] };
+  }
+  const view = PLUGIN_VIEWS.find((v) => v === p.view) ?? "full";
+  return { pluginId: typeof p.pluginId === "string" ? p.pluginId : "", view };
 }
