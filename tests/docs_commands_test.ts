@@ -374,6 +374,32 @@ Deno.test({
         assertEquals([...png.slice(1, 4)], [0x50, 0x4e, 0x47], "scene.png is a PNG");
       });
 
+      await t.step("plugins.md", async () => {
+        const file = "docs/plugins.md";
+        const steps = await runBlock(server, dir, {
+          file,
+          heading: "A webhook plugin, fed by curl",
+          env: dds,
+        });
+        const created = steps.find((s) => s.method === "POST" && s.path === "/api/plugins")!;
+        assert.ok(created, "the page makes a plugin");
+        const plugins = expectStatus(await api.get("/api/plugins", { token: pat }), 200);
+        const plugin = plugins.find((p: any) => p.name === "Living room");
+        const env = {
+          ...dds,
+          PLUGIN_ID: plugin.id,
+          WEBHOOK_URL: plugin.webhookUrl,
+          ID: id,
+        };
+        await runBlock(server, dir, { file, heading: "A webhook plugin, fed by curl", index: 1, env });
+        await runBlock(server, dir, { file, heading: "Preview it", env });
+        const png = await Deno.readFile(`${dir}/preview-4bit.png`);
+        assertEquals([...png.slice(1, 4)], [0x50, 0x4e, 0x47], "preview-4bit.png is a PNG");
+        await runBlock(server, dir, { file, heading: "Show it on a display", env });
+        await runBlock(server, dir, { file, heading: "A polling plugin", env });
+        await runBlock(server, dir, { file, heading: "Recipes: import and export", env });
+      });
+
       // Last: the display forgets everything at its next poll.
       await t.step("displays.md reset", async () => {
         await runBlock(server, dir, {

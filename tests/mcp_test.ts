@@ -599,3 +599,43 @@ suite.test("stdio: without DDS_TOKEN it ends at once with one line naming it", a
 });
 
 suite.end();
+
+suite.test(
+  "plugins: list_plugins and post_plugin_data act as the caller; another user's plugin is 404",
+  async (api, server) => {
+    const alice = await owner(api, server);
+    const bob = await owner(api, server);
+    const plugin = expectStatus(
+      await api.post("/api/plugins", {
+        token: alice.pat,
+        body: { name: "Feed", strategy: "webhook", markup: { full: "{{ n }}" } },
+      }),
+      201,
+    );
+    const client = await httpClient(server, alice.pat);
+    const theirs = await httpClient(server, bob.pat);
+    try {
+      const listed = jsonOf(await client.callTool({ name: "list_plugins", arguments: {} }));
+      assertEquals(listed.map((p: any) => [p.id, p.webhookUrl]), [[plugin.id, plugin.webhookUrl]]);
+      const posted = jsonOf(
+        await client.callTool({
+          name: "post_plugin_data",
+          arguments: { pluginId: plugin.id, mergeVariables: { n: [1] }, mergeStrategy: "stream" },
+        }),
+      );
+      assertEquals(posted.mergeVariables, { n: [1] });
+      const held = expectStatus(await api.get(new URL(plugin.webhookUrl).pathname), 200);
+      assertEquals(held.merge_variables, { n: [1] });
+      assertEquals(jsonOf(await theirs.callTool({ name: "list_plugins", arguments: {} })), []);
+      const refused: any = await theirs.callTool({
+        name: "post_plugin_data",
+        arguments: { pluginId: plugin.id, mergeVariables: { n: 2 } },
+      });
+      assertEquals(refused.isError, true);
+      assert.match(refused.content[0].text, /^404: Plugin not found/);
+    } finally {
+      await client.close();
+      await theirs.close();
+    }
+  },
+);

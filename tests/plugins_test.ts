@@ -448,7 +448,7 @@ Deno.test({
               }),
               200,
             );
-            const push = page.items.find((p: any) => p.id === created.pushId);
+            const push = page.items.find((p: any) => p.pushId === created.pushId);
             return push && push.status !== "PREPARE" ? push : null;
           }, "the plugin's push rendered");
           const poll = expectStatus(

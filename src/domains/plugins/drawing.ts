@@ -11,7 +11,7 @@ import type { HtmlScreens } from "../../infra/html/screens.ts";
 import type { MashupLayout, ScreenContent } from "../../infra/html/shell.ts";
 import { trmnlContext } from "../../infra/liquid/context.ts";
 import type { PluginView } from "./inputs.ts";
-import type { PluginRow } from "./service.ts";
+import type { PluginRow } from "./tables.ts";
 
 /** One page to draw: a plugin's view with the data it sees, for a panel. */
 export interface PluginPage {

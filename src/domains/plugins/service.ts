@@ -7,7 +7,6 @@
  * device's panel through the `pushDrawing` hook), so delivery, history and webhooks work for it as
  * for any push.
  */
-import type { Selectable } from "kysely";
 import type { Db } from "../../schema.ts";
 import { AppError, badRequest } from "../../errors.ts";
 import * as access from "../../infra/access/mod.ts";
@@ -40,7 +39,7 @@ import { type MergeStrategy, mergeVariables } from "./merge.ts";
 import { poll, type PollFetcher } from "./polling.ts";
 import * as repo from "./repository.ts";
 import { jsonb } from "./repository.ts";
-import type { PluginsTable } from "./tables.ts";
+import type { PluginRow } from "./tables.ts";
 import { type Plugin, toPlugin } from "./views.ts";
 
 /** What an owner check of this kind answers (src/infra/access/mod.ts). */
@@ -54,7 +53,7 @@ export const INBOX_MAX_BYTES = 64 * 1024;
 
 const HOUR_MS = 60 * 60 * 1000;
 
-export type PluginRow = Selectable<PluginsTable>;
+export type { PluginRow };
 
 /** What a webhook inbox post carries (TRMNL's body). */
 export interface InboxPost {

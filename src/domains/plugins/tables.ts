@@ -1,5 +1,5 @@
 /** Table types of plugins (migrations/1020_plugins.sql). */
-import type { ColumnType, Generated } from "kysely";
+import type { ColumnType, Generated, Selectable } from "kysely";
 
 /** The five Liquid views of a plugin; `shared` is laid before each of the others. */
 export interface PluginMarkup {
@@ -45,6 +45,9 @@ export interface PluginsTable {
   created_at: ColumnType<Date, Date | undefined, never>;
   updated_at: ColumnType<Date, Date | undefined, Date>;
 }
+
+/** A plugin as read. */
+export type PluginRow = Selectable<PluginsTable>;
 
 export interface PluginTables {
   plugins: PluginsTable;
