@@ -89,7 +89,10 @@ export const displayReplySchema = z.object({
 
 /** The headers TRMNL's firmware and clients send, for the document. */
 export const pollHeaders = z.object({
-  ID: z.string().optional().meta({ description: "The display's MAC, `AA:BB:CC:DD:EE:FF`" }),
+  ID: z.string().optional().meta({
+    description: "The display's MAC, `AA:BB:CC:DD:EE:FF`; without `Access-Token`, the display " +
+      "the poll stands for (as far as its owner allows)",
+  }),
   "Battery-Voltage": z.string().optional().meta({ description: "Volts, e.g. `4.12`" }),
   "percent-charged": z.string().optional().meta({ description: "Battery percent (Kindle)" }),
   RSSI: z.string().optional().meta({ description: "Wi-Fi signal, dBm" }),
