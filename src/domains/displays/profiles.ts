@@ -1,6 +1,7 @@
 /**
  * A display's profile (CONTRACT.md: how its pushes are drawn: size, grey depth, rotation, and the
- * owner's refresh interval and sleep window) and the owner's reset request.
+ * owner's refresh interval, sleep window and whether polls without its key are served) and the
+ * owner's reset request.
  */
 import type { Db } from "../../schema.ts";
 import { badRequest, conflict, notFound } from "../../errors.ts";
