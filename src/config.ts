@@ -3,6 +3,7 @@
  * Nothing else in the service reads `Deno.env`.
  */
 import { z } from "zod";
+import { parseNetworks, PRIVATE_NETWORKS } from "./infra/lib/networks.ts";
 
 const port = z.coerce.number().int().min(0).max(65535);
 const optionalString = z.string().trim().min(1).optional().catch(undefined);
@@ -127,6 +128,15 @@ const schema = z.object({
   ANALYZE_TOKEN_BUDGET: positiveOrDefault(200_000),
   FACTORY_DOWNLOADS_PER_MINUTE: positiveOrDefault(30),
   DISPLAY_SETUPS_PER_MINUTE: positiveOrDefault(30),
+  // CONTRACT.md "Display ownership and fair shares": where key-less polls may come from.
+  DISPLAY_KEYLESS_NETWORKS: z.string().optional().transform((text, ctx) => {
+    try {
+      return parseNetworks(text?.trim() || PRIVATE_NETWORKS);
+    } catch (error) {
+      ctx.addIssue({ code: "custom", message: (error as Error).message });
+      return z.NEVER;
+    }
+  }),
   // CONTRACT.md "Display ownership and fair shares": displays one user may hold.
   DISPLAYS_PER_USER: positiveOrDefault(100),
   // CONTRACT.md "Integrations": webhook targets on private or loopback addresses (local use).
@@ -190,6 +200,11 @@ function shape(env: z.output<typeof schema>) {
     factoryDownloadsPerMinute: env.FACTORY_DOWNLOADS_PER_MINUTE,
     /** CONTRACT.md "Displays people already own": `GET /api/setup` per client address and minute. */
     displaySetupsPerMinute: env.DISPLAY_SETUPS_PER_MINUTE,
+    /**
+     * CONTRACT.md "Displays that send no key": the client addresses a poll with a MAC and no key
+     * is answered from (default the private and loopback ranges; `none`: no key-less polls).
+     */
+    displayKeylessNetworks: env.DISPLAY_KEYLESS_NETWORKS,
     /** CONTRACT.md "Display ownership and fair shares": displays one user may hold (409 over). */
     displaysPerUser: env.DISPLAYS_PER_USER,
     /** Webhook targets may be private or loopback addresses (WEBHOOK_ALLOW_PRIVATE; not in production). */

@@ -70,6 +70,7 @@ Deno.test("a bad value stops start-up with one line naming the variable", () => 
       ["MQTT_DEVICE_KEY", "c2hvcnQ="],
       ["MQTT_URL", "http://broker"],
       ["JWT_SECRET", "short"],
+      ["DISPLAY_KEYLESS_NETWORKS", "10.0.0.0/8,lan"],
     ]
   ) {
     try {
@@ -81,6 +82,15 @@ Deno.test("a bad value stops start-up with one line naming the variable", () => 
       assert.equal(error.message.includes("\n"), false);
     }
   }
+});
+
+Deno.test("DISPLAY_KEYLESS_NETWORKS: the private and loopback ranges, yours, or none", () => {
+  const ranges = (value?: string) =>
+    parseConfig({ DISPLAY_KEYLESS_NETWORKS: value }).displayKeylessNetworks.length;
+  assertEquals(ranges(), 6);
+  assertEquals(ranges(""), 6);
+  assertEquals(ranges("192.168.7.0/24"), 1);
+  assertEquals(ranges("none"), 0);
 });
 
 Deno.test("FACTORY_PRINCIPALS parses into principals with scope defaults", () => {

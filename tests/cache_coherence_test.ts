@@ -208,6 +208,45 @@ Deno.test({
 });
 
 Deno.test({
+  name:
+    "caches: keyless turned off, or the display unbound, on A: B's next key-less poll shows no pictures",
+  ignore: !externalDatabaseUrl,
+  ...options,
+  fn: () =>
+    twoServers(async (a, b, _sa, sb) => {
+      const user = await registerUser(a);
+      const token = user.accessToken;
+      const mac = "C3:CC:00:11:22:33";
+      const { friendly_id: code } = expectStatus(
+        await a.get("/api/setup", { headers: { ID: mac } }),
+        200,
+      );
+      const { device } = expectStatus(
+        await a.post("/api/devices/claim", { token, body: { code } }),
+        200,
+      );
+      const keyless = (on: boolean) =>
+        a.put(`/api/devices/${device.id}/display-profile`, { token, body: { keyless: on } });
+      // The Pi client without a key, polling B.
+      const poll = () => b.get("/api/display", { headers: { ID: mac, rssi: "0" } });
+      expectStatus(await keyless(true), 200);
+      // The display by its MAC and the device's head: both from B's caches.
+      await warm(sb, 2, poll);
+      assertEquals(expectStatus(await poll(), 200).status, 0);
+      expectStatus(await keyless(false), 200);
+      assertEquals(expectStatus(await poll(), 200).status, 202);
+      expectStatus(await keyless(true), 200);
+      await warm(sb, 2, poll);
+      assertEquals(expectStatus(await poll(), 200).status, 0);
+      // Unbound on A: on B the MAC is no one's at once (a claim screen, not the pictures).
+      expectStatus(await a.post(`/api/devices/${device.id}/unbind`, { token }), 200);
+      const after = expectStatus(await poll(), 200);
+      assertEquals(after.status, 202);
+      assert.ok(!after.image_url.includes("/api/display/image/"), after.image_url);
+    }),
+});
+
+Deno.test({
   name: "caches: while B's listening connection is down B reads through, and after it is back",
   ignore: !externalDatabaseUrl,
   ...options,

@@ -365,7 +365,9 @@ suite.test("poll: unknown, malformed and missing keys are HTTP 401, never a rese
   const mac = newMac();
   expectError(await poll(api, mac, "A".repeat(43)), 401);
   expectError(await poll(api, mac, "not a key!"), 401);
-  expectError(await call(api, "/api/display", { headers: { ID: mac } }), 401);
+  expectError(await poll(api, mac, ""), 401);
+  // No key and no MAC: nothing to stand for (a MAC alone is tests/keyless_test.ts).
+  expectError(await call(api, "/api/display", { headers: {} }), 401);
 });
 
 suite.test("poll: absurd Width/Height are 400", async (api) => {
@@ -436,6 +438,7 @@ suite.test(
       rotation: 0,
       refreshRate: 900,
       sleepWindow: null,
+      keyless: false,
     });
     // A TRMNL X without size headers: the registry's size and depth.
     const x = { Model: "x" } as Record<string, string>;
@@ -452,6 +455,7 @@ suite.test(
       rotation: 0,
       refreshRate: 900,
       sleepWindow: null,
+      keyless: false,
     });
     // Width/Height headers win over the registry; the owner's PUT over both.
     expectStatus(await poll(api, mac, key, { Model: "og", Width: "640", Height: "384" }), 200);

@@ -235,6 +235,13 @@ Deno.test({
           heading: "Point a display at the service",
           env: dds,
         });
+        // A key for a Kindle or Pi client by its MAC, as a board's first boot asks for one.
+        await runBlock(server, dir, {
+          file: "docs/displays.md",
+          heading: "Point a display at the service",
+          index: 1,
+          env: dds,
+        });
         await runBlock(server, dir, {
           file: "docs/displays.md",
           heading: "What each step shows",
@@ -249,6 +256,16 @@ Deno.test({
           heading: "Each panel gets its own picture",
           env: { ...dds, ID: id },
         });
+        await runBlock(server, dir, {
+          file: "docs/displays.md",
+          heading: "Clients that send no key",
+          env: { ...dds, ID: id },
+        });
+        const profile = expectStatus(
+          await api.get(`/api/devices/${id}/display-profile`, { token: pat }),
+          200,
+        );
+        assertEquals(profile.keyless, true);
       });
 
       await t.step("firmware.md", async () => {

@@ -1,6 +1,7 @@
 /**
- * A display's keys: which display an `Access-Token` belongs to (only its SHA-256 is stored), and
- * where the screens the domain draws are kept.
+ * A display's keys: which display an `Access-Token` belongs to (only its SHA-256 is stored), which
+ * claimed display a poll without one names by its MAC, and where the screens the domain draws are
+ * kept.
  */
 import type { Selectable } from "kysely";
 import type { Db } from "../../schema.ts";
@@ -30,9 +31,26 @@ export function screenKey(sha256: string): string {
 export class DisplayKeys {
   /** Display rows by key hash, dropped when the row changes (src/infra/db/cache/feed.ts). */
   private readonly byKey: TaggedCache<DisplayRow | undefined>;
+  /** Claimed display rows by MAC, the same way (key-less polls). */
+  private readonly byMac: TaggedCache<DisplayRow | undefined>;
 
   constructor(private readonly db: Db, changes?: ChangeFeed) {
-    this.byKey = (changes ?? ChangeFeed.disabled()).cache();
+    const feed = changes ?? ChangeFeed.disabled();
+    this.byKey = feed.cache();
+    this.byMac = feed.cache();
+  }
+
+  /**
+   * The claimed display of a MAC (12 lower-case hex characters), for a poll that sends no key;
+   * undefined when none. Cached only when found: a claim makes the row claimed by an update the
+   * cache hears of only through the row it replaces, if any.
+   */
+  claimedByMac(mac: string): Promise<DisplayRow | undefined> {
+    return this.byMac.get(
+      mac,
+      (row) => row ? [tag.display(row.id)] : null,
+      () => repo.findClaimedByMac(this.db, mac),
+    );
   }
 
   /** The display of a key: pending or claimed; anything else (or a malformed key) is 401. */

@@ -60,6 +60,7 @@ export const displays = defineDomain({
         renderer: context.renderer,
         setupsPerMinute: context.config.displaySetupsPerMinute,
         displaysPerUser: context.config.displaysPerUser,
+        keylessNetworks: context.config.displayKeylessNetworks,
         baseUrl: context.publicBaseUrl,
         imageSecret: context.secrets.storageSecret,
         changes: context.changes,

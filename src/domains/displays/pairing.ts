@@ -73,17 +73,7 @@ export class DisplayPairing {
   async setup(id: string | null, ip: string): Promise<SetupReply> {
     const mac = normalizeMac(id);
     if (mac === null) throw badRequest("ID header must be the display's MAC address");
-    const wait = await repo.hitSetupWindow(
-      this.db,
-      `ip:${sourceOf(ip)}`,
-      this.setupsPerMinute,
-      60,
-    );
-    if (wait !== null) {
-      throw new AppError("rate_limited", "Too many setups; try again later", {
-        "Retry-After": String(wait),
-      });
-    }
+    await this.countSetup(ip);
     const key = randomToken(32);
     const keyFields = { key_hash: sha256Hex(key), api_key: null };
     const display = await this.withFreshCode(async (trx) => {
@@ -111,6 +101,42 @@ export class DisplayPairing {
       message: `Claim this display with the code ${display.friendly_id} at ${this.baseUrl()}`,
     };
   }
+  /**
+   * A poll that sends no key, of a MAC no one holds (CONTRACT.md "Displays that send no key"): the
+   * MAC's pending display, made as `setup` makes it and counted in the same per-source window, so
+   * its claim screen shows a code that `setup` of the MAC answers too. It is given no new key: the
+   * poll carries none, and a key a setup gave the display keeps working. A new display's key is
+   * one nobody holds until a setup of the MAC answers a new one.
+   */
+  async keylessPending(mac: string, ip: string): Promise<DisplayRow> {
+    await this.countSetup(ip);
+    return await this.withFreshCode(async (trx) =>
+      await repo.lockPendingByMac(trx, mac) ?? await repo.insertDisplay(trx, {
+        id: uuidv7(),
+        mac,
+        key_hash: sha256Hex(randomToken(32)),
+        api_key: null,
+        status: "pending",
+        ...this.codeFields(),
+      })
+    );
+  }
+
+  /** One more setup from `ip`'s source (DISPLAY_SETUPS_PER_MINUTE); 429 over the limit. */
+  private async countSetup(ip: string) {
+    const wait = await repo.hitSetupWindow(
+      this.db,
+      `ip:${sourceOf(ip)}`,
+      this.setupsPerMinute,
+      60,
+    );
+    if (wait !== null) {
+      throw new AppError("rate_limited", "Too many setups; try again later", {
+        "Retry-After": String(wait),
+      });
+    }
+  }
+
   /**
    * `POST /api/devices/claim`: a pending, unexpired code becomes a device of the caller; every
    * other code (unknown, expired, claimed, or a re-pair of a display another user owns) is one

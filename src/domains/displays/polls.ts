@@ -16,6 +16,7 @@ import { LastWrites } from "./last_writes.ts";
 import { normalizeMac, panelReported, reportedHeaders } from "./headers.ts";
 import type { DisplayKeys, DisplayRow } from "./keys.ts";
 import type { DisplayPairing } from "./pairing.ts";
+import type { KeylessPolls } from "./keyless.ts";
 import { type DisplayScreens, IMAGE_URL_TTL_SECONDS, screenPanel } from "./screens.ts";
 import * as repo from "./repository.ts";
 import { secondsToWake } from "./sleep.ts";
@@ -37,6 +38,8 @@ export interface PollsDeps {
   keys: DisplayKeys;
   pairing: DisplayPairing;
   screens: DisplayScreens;
+  /** Polls that send no key (`keyless.ts`). */
+  keyless: KeylessPolls;
   /** The service's public origin, in a push's `image_url`. */
   baseUrl: () => string;
   /** HMAC key of a push's `image_url` (`GET /api/display/image/{pushId}`). */
@@ -53,6 +56,7 @@ export class DisplayPolls {
   private readonly keys: DisplayKeys;
   private readonly pairing: DisplayPairing;
   private readonly screens: DisplayScreens;
+  private readonly keyless: KeylessPolls;
   private readonly baseUrl: () => string;
   private readonly imageSecret: string;
   private readonly extras: PollExtras;
@@ -76,6 +80,7 @@ export class DisplayPolls {
     this.keys = deps.keys;
     this.pairing = deps.pairing;
     this.screens = deps.screens;
+    this.keyless = deps.keyless;
     this.baseUrl = deps.baseUrl;
     this.imageSecret = deps.imageSecret;
     this.extras = deps.extras;
@@ -84,9 +89,12 @@ export class DisplayPolls {
 
   /**
    * `GET /api/display`: a pending display gets its claim screen (`status` 202; an expired code
-   * is renewed), a claimed one its push, with `push/refresh`'s rule.
+   * is renewed), a claimed one its push, with `push/refresh`'s rule. A poll with no
+   * `Access-Token` header at all (`token` null; an empty one is a malformed key) stands for the
+   * display of its MAC as far as `keyless.ts` allows; `ip` is the client's address.
    */
-  async poll(token: string | null, headers: Headers): Promise<DisplayReply> {
+  async poll(token: string | null, headers: Headers, ip: string): Promise<DisplayReply> {
+    if (token === null) return await this.keylessPoll(headers, ip);
     let display = await this.keys.authenticate(token);
     const reported = reportedHeaders(headers);
     const mac = normalizeMac(headers.get("id"));
@@ -96,9 +104,23 @@ export class DisplayPolls {
       // CONTRACT.md: an enrollment token is the key of the MAC its first poll came with.
       throw unauthorized("Unknown display key");
     }
+    return await this.answer(display, reported, headers);
+  }
+
+  /** A poll without a key: the help screen, or the display it stands for (`keyless.ts`). */
+  private async keylessPoll(headers: Headers, ip: string): Promise<DisplayReply> {
+    // Bad headers are 400 before a pending display is made for them.
+    const reported = reportedHeaders(headers);
+    const found = await this.keyless.resolve(normalizeMac(headers.get("id")), ip);
+    if ("reply" in found) return found.reply;
+    return await this.answer(found.display, reported, headers);
+  }
+
+  /** The reply to a poll of `display`: its claim screen while pending, else its push. */
+  private answer(display: DisplayRow, reported: Record<string, string>, headers: Headers) {
     return display.status === "pending"
-      ? await this.pending(display, reported)
-      : await this.claimed(display, reported, headers);
+      ? this.pending(display, reported)
+      : this.claimed(display, reported, headers);
   }
 
   /** A pending display: its claim screen (an expired code renewed), body `status` 202. */

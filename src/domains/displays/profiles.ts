@@ -1,6 +1,7 @@
 /**
  * A display's profile (CONTRACT.md: how its pushes are drawn: size, grey depth, rotation, and the
- * owner's refresh interval and sleep window) and the owner's reset request.
+ * owner's refresh interval, sleep window and whether polls without its key are served) and the
+ * owner's reset request.
  */
 import type { Db } from "../../schema.ts";
 import { badRequest, conflict, notFound } from "../../errors.ts";
@@ -22,10 +23,10 @@ export class DisplayProfiles {
   async setProfile(
     userId: string,
     deviceId: string,
-    input: Partial<OwnerProfile> & { colors?: number; refreshRate?: number },
+    input: Partial<OwnerProfile> & { colors?: number; refreshRate?: number; keyless?: boolean },
   ): Promise<DisplayProfile> {
     const display = await this.ownedDisplay(userId, deviceId);
-    const { colors, refreshRate, ...fields } = input;
+    const { colors, refreshRate, keyless, ...fields } = input;
     if (fields.model !== undefined) {
       if (!modelOf(fields.model)) throw badRequest(`Unknown model ${JSON.stringify(fields.model)}`);
       fields.model = fields.model.trim().toLowerCase();
@@ -40,9 +41,13 @@ export class DisplayProfiles {
     if (colors !== undefined && colors !== next.colors) {
       throw badRequest(`colors must be ${next.colors} for a bitDepth of ${next.bitDepth}`);
     }
-    const refresh = refreshRate ?? display.refresh_rate;
-    const row = await repo.updateDisplay(this.db, display.id, { profile, refresh_rate: refresh });
-    return toProfile(row ?? { ...display, profile, refresh_rate: refresh });
+    const changes = {
+      profile,
+      refresh_rate: refreshRate ?? display.refresh_rate,
+      keyless: keyless ?? display.keyless,
+    };
+    const row = await repo.updateDisplay(this.db, display.id, changes);
+    return toProfile(row ?? { ...display, ...changes });
   }
   /**
    * The panel a device's pushes are drawn for, when it is a claimed display (the render job);

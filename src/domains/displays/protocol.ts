@@ -10,7 +10,8 @@ import type { RawAuth } from "../../infra/http/raw.ts";
 
 /**
  * A display's own key. Read from the headers only; it is checked by the service (an unknown,
- * revoked or malformed key is 401). `Headers` are case-insensitive: `access-token` is the same.
+ * revoked, malformed or empty key is 401; no header at all is null, which only the poll takes as
+ * a key-less poll, keyless.ts). `Headers` are case-insensitive: `access-token` is the same.
  */
 export const displayKey: RawAuth<string | null> = {
   access: {
@@ -60,7 +61,8 @@ export const setupReplySchema = z.object({
 
 export const displayReplySchema = z.object({
   status: z.union([z.literal(0), z.literal(202)]).meta({
-    description: "0: claimed, showing its push; 202: not yet claimed (the claim screen)",
+    description: "0: claimed, showing its push; 202: not yet claimed (the claim screen), or a " +
+      "poll without a key that its owner has not allowed (a screen saying how to give it its key)",
   }),
   image_url: z.string().meta({
     description: "Signed URL on this service, no header needed, valid 30 minutes",
@@ -87,7 +89,10 @@ export const displayReplySchema = z.object({
 
 /** The headers TRMNL's firmware and clients send, for the document. */
 export const pollHeaders = z.object({
-  ID: z.string().optional().meta({ description: "The display's MAC, `AA:BB:CC:DD:EE:FF`" }),
+  ID: z.string().optional().meta({
+    description: "The display's MAC, `AA:BB:CC:DD:EE:FF`; without `Access-Token`, the display " +
+      "the poll stands for (as far as its owner allows)",
+  }),
   "Battery-Voltage": z.string().optional().meta({ description: "Volts, e.g. `4.12`" }),
   "percent-charged": z.string().optional().meta({ description: "Battery percent (Kindle)" }),
   RSSI: z.string().optional().meta({ description: "Wi-Fi signal, dBm" }),

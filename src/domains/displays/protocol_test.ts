@@ -88,6 +88,7 @@ Deno.test("profile: registry, then reported size, then the owner's fields", () =
     seen_at: null,
     enrolled_by: null,
     name: null,
+    keyless: false,
   };
   assert.deepEqual(toProfile(row), {
     model: "x",
@@ -98,6 +99,7 @@ Deno.test("profile: registry, then reported size, then the owner's fields", () =
     rotation: 0,
     refreshRate: 900,
     sleepWindow: null,
+    keyless: false,
   });
   const unknown = toProfile({
     ...row,

@@ -82,6 +82,15 @@ export function replaceClaimed(trx: Trx, mac: string, keepId: string) {
     .where("status", "=", "claimed").where("id", "!=", keepId).execute();
 }
 
+/**
+ * The claimed display of a MAC (a key-less poll's): at most one, since a claim or an enrollment
+ * replaces the MAC's other claimed rows.
+ */
+export function findClaimedByMac(db: Db, mac: string) {
+  return db.selectFrom("displays").selectAll().where("mac", "=", mac)
+    .where("status", "=", "claimed").executeTakeFirst();
+}
+
 /** The claimed display of a device (its profile and refresh rate). */
 export function findClaimedByDevice(db: Db, deviceId: string) {
   return db.selectFrom("displays").selectAll().where("device_id", "=", deviceId)

@@ -1,7 +1,8 @@
 /**
- * The screens the displays domain draws itself (claim code, "nothing to show yet"): the
- * `headline` template, stored once by its SHA-256 (`screenKey`), its `filename` that hash, so a
- * panel redraws exactly when the picture changes. They belong to no user.
+ * The screens the displays domain draws itself (the claim code, "nothing to show yet", the
+ * key-less help): Scenes or the `headline` template, stored once by their SHA-256 (`screenKey`),
+ * their `filename` that hash, so a panel redraws exactly when the picture changes. They belong to
+ * no user.
  */
 import type { ObjectStore } from "../../infra/storage/object_store.ts";
 import type { PanelSpec, Renderer } from "../../infra/render/types.ts";
@@ -9,6 +10,7 @@ import { type Log, silentLog } from "../../infra/lib/log.ts";
 import { type DisplayRow, screenKey } from "./keys.ts";
 import { NO_EXTRAS } from "./poll_extras.ts";
 import { claimScene } from "./claim_scene.ts";
+import { keylessScene } from "./keyless_scene.ts";
 import { toProfile } from "./views.ts";
 import type { DisplayReply } from "./protocol.ts";
 
@@ -42,17 +44,16 @@ export class DisplayScreens {
   claim(code: string) {
     const base = this.deps.baseUrl();
     // A Scene, not a template: the code is set large enough to read across a room.
-    return this.draw(
-      `claim:${code}:${base}`,
-      () =>
-        this.deps.renderer.renderScene({
-          scene: claimScene(code, base),
-          width: 800,
-          height: 480,
-          colorMode: "monochrome",
-          mode: "hardcode",
-        }),
-    );
+    return this.drawScene(`claim:${code}:${base}`, claimScene(code, base));
+  }
+
+  /**
+   * What a claimed display polling without its key gets while its owner has not turned on
+   * `keyless`: how to give the client its key, or to turn it on. One screen for every display.
+   */
+  keyless() {
+    const base = this.deps.baseUrl();
+    return this.drawScene(`keyless:${base}`, keylessScene(base));
   }
 
   /** What a claimed display without a push shows, drawn for its panel when it is not an OG's. */
@@ -90,10 +91,17 @@ export class DisplayScreens {
   urlOf(screen: Screen) {
     return this.deps.store.signedGetUrl(screen.key, IMAGE_URL_TTL_SECONDS);
   }
-  /**
-   * Draws a screen once (the `headline` template; 800x480, 1 bit, or `panel`) and stores it by
-   * its hash.
-   */
+  /** A Scene drawn once as an 800x480 1-bit screen, which every TRMNL firmware reads. */
+  private drawScene(id: string, scene: unknown): Promise<Screen> {
+    return this.draw(id, () =>
+      this.deps.renderer.renderScene({
+        scene,
+        width: 800,
+        height: 480,
+        colorMode: "monochrome",
+        mode: "hardcode",
+      }));
+  }
   /**
    * Draws a screen once (`render` gives its PNG: 800x480 1 bit, or a panel's) and stores it by its
    * hash; `id` says what it shows.

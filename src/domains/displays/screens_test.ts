@@ -1,8 +1,12 @@
-/** The claim screen (issue 34): a code read across a room, whole on one line whatever its letters. */
+/**
+ * The screens drawn as Scenes: the claim screen (issue 34), a code read across a room, whole on one
+ * line whatever its letters; the key-less help screen (issue 37).
+ */
 import { assert, assertEquals } from "../../../tests/helpers/assert.ts";
 import { decode } from "fast-png";
 import { renderScene } from "../../infra/render/scene/render.ts";
 import { claimScene } from "./claim_scene.ts";
+import { keylessScene } from "./keyless_scene.ts";
 
 /** The leftmost and rightmost dark columns of a 1-bit PNG between two rows. */
 function inkSpan(png: ReturnType<typeof decode>, top: number, bottom: number) {
@@ -40,5 +44,25 @@ Deno.test("claim screen: the widest code is whole on one line, large, on an 800x
     if (code === "WMWMWM") assert.ok(right - left > 600, `${code}: ${right - left} px wide`);
     const tall = inkSpan(png, 100, 180);
     assert.ok(tall.right > tall.left, `${code}: no ink in the code's middle rows`);
+  }
+});
+
+Deno.test("key-less help screen: every line inside the margins of an 800x480 1-bit PNG", async () => {
+  const result = await renderScene({
+    scene: keylessScene("https://displays.example-company.com"),
+    width: 800,
+    height: 480,
+    colorMode: "monochrome",
+    mode: "hardcode",
+  });
+  assert.ok(result.ok);
+  const png = decode(result.png);
+  assertEquals([png.width, png.height, png.depth], [800, 480, 1]);
+  const { left, right } = inkSpan(png, 0, 480);
+  assert.ok(left >= 48 && right < 752, `ink from ${left} to ${right}`);
+  // Each band of text has ink: the title, the two ways, the service's URL.
+  for (const [top, bottom] of [[28, 76], [176, 266], [284, 374], [410, 446]]) {
+    const band = inkSpan(png, top, bottom);
+    assert.ok(band.right > band.left, `no ink between rows ${top} and ${bottom}`);
   }
 });

@@ -1,8 +1,9 @@
 /**
  * Displays people already own (CONTRACT.md, TRMNL's pull protocol: ../shared/TRMNL.md), by what
  * a reader looks for: how a display comes to be someone's (`pairing.ts`: setup, claim,
- * enrollment tokens), its polls and pictures (`polls.ts`), the screens the service draws itself
- * (`screens.ts`), its profile (`profiles.ts`), its logs (`logs.ts`) and its keys (`keys.ts`).
+ * enrollment tokens), its polls and pictures (`polls.ts`; those that send no key: `keyless.ts`),
+ * the screens the service draws itself (`screens.ts`), its profile (`profiles.ts`), its logs
+ * (`logs.ts`) and its keys (`keys.ts`).
  * `DisplaysService` builds them once, sharing one key cache and one set of screens.
  */
 import type { Db } from "../../schema.ts";
@@ -12,7 +13,9 @@ import type { PushesService } from "../pushes/service.ts";
 import type { Renderer } from "../../infra/render/types.ts";
 import type { ObjectStore } from "../../infra/storage/object_store.ts";
 import type { Log } from "../../infra/lib/log.ts";
+import type { Network } from "../../infra/lib/networks.ts";
 import { DisplayKeys } from "./keys.ts";
+import { KeylessPolls } from "./keyless.ts";
 import { DisplayLogs } from "./logs.ts";
 import { DisplayPairing } from "./pairing.ts";
 import type { PollExtras } from "./poll_extras.ts";
@@ -31,6 +34,8 @@ export interface DisplaysDeps {
   setupsPerMinute: number;
   /** DISPLAYS_PER_USER: displays one user may hold (claimed, enrolled, and unused tokens). */
   displaysPerUser: number;
+  /** DISPLAY_KEYLESS_NETWORKS: where polls that send no key are answered from (none: nowhere). */
+  keylessNetworks: readonly Network[];
   /** The service's public origin, shown on the claim screen and in a push's `image_url`. */
   baseUrl: () => string;
   /** HMAC key of a push's `image_url` (`GET /api/display/image/{pushId}`). */
@@ -61,11 +66,19 @@ export class DisplaysService {
       log: deps.log,
     });
     this.pairing = new DisplayPairing({ ...deps, screens });
+    const keyless = new KeylessPolls({
+      keys,
+      devices: deps.devices,
+      pairing: this.pairing,
+      screens,
+      keylessNetworks: deps.keylessNetworks,
+    });
     this.polls = new DisplayPolls({
       ...deps,
       keys,
       pairing: this.pairing,
       screens,
+      keyless,
       extras: deps.extras ?? { firmware: [], button: [] },
     });
     this.profiles = new DisplayProfiles(deps.db, deps.devices);

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { uuidParam } from "../../infra/lib/params.ts";
+import { jsonBoolean, uuidParam } from "../../infra/lib/params.ts";
 import { userOrPatProcedure } from "../../infra/trpc/auth.ts";
 import { withExample } from "../../infra/http/operation.ts";
 import { sleepWindowSchema } from "./sleep.ts";
@@ -39,6 +39,9 @@ export const setDisplayProfile = userOrPatProcedure
       rotation: z.union(ROTATIONS.map((d) => z.literal(d))).optional(),
       refreshRate: z.number().int().min(MIN_REFRESH_RATE).max(MAX_REFRESH_RATE).optional(),
       sleepWindow: sleepWindowSchema.nullable().optional().meta({ description: "null clears it" }),
+      keyless: jsonBoolean.optional().meta({
+        description: "true: polls with the display's MAC and no key show its pictures",
+      }),
     }),
     { id: "0193a0c0-5d2e-7c4b-9a1f-2b6e8d4c7a10", bitDepth: 2 },
   ))

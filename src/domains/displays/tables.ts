@@ -55,6 +55,11 @@ export interface DisplaysTable {
   seen_at: Date | null;
   /** When the owner asked for a reset its next poll has not answered yet (null: none). */
   reset_requested_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /**
+   * Whether polls that carry only this display's MAC (no `Access-Token`) show its pictures: the
+   * owner's choice, off by default (migrations/1010_display_keyless.sql).
+   */
+  keyless: Generated<boolean>;
 }
 
 /** `GET /api/setup` hits per client address and minute. */

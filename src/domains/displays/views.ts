@@ -29,6 +29,12 @@ export const profileSchema = z.object({
   }),
   // An added field: polls inside the window are told to sleep until its end.
   sleepWindow: sleepWindowSchema.nullable(),
+  // CONTRACT.md "Displays that send no key": the owner's opt-in, default false.
+  keyless: z.boolean().meta({
+    description: "Whether polls with this display's MAC and no `Access-Token` show its pictures " +
+      "(TRMNL's Raspberry Pi client in custom-server mode sends no key). Off: such a poll gets a " +
+      "screen saying how to give the client its key. On, the MAC is the only credential",
+  }),
 }).meta({ id: "DisplayProfile" });
 
 export type DisplayProfile = z.infer<typeof profileSchema>;
@@ -58,6 +64,7 @@ export function toProfile(row: Selectable<DisplaysTable>): DisplayProfile {
     rotation: owner.rotation ?? model.rotation ?? 0,
     refreshRate: row.refresh_rate,
     sleepWindow: owner.sleepWindow ?? null,
+    keyless: row.keyless,
   };
 }
 

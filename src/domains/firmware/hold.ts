@@ -1,6 +1,6 @@
 /** The owner's hold on firmware updates of one device (issue 24). */
 import { z } from "zod";
-import { uuidParam } from "../../infra/lib/params.ts";
+import { jsonBoolean, uuidParam } from "../../infra/lib/params.ts";
 import { userOrPatProcedure } from "../../infra/trpc/auth.ts";
 import { withExample } from "../../infra/http/operation.ts";
 import { OWNER_ERRORS } from "../devices/meta.ts";
@@ -40,8 +40,7 @@ export const setFirmwareHold = userOrPatProcedure
     },
   })
   .input(withExample(
-    // A JSON boolean: a plain z.boolean() body field is coerced ("yes" would be true).
-    z.object({ id: uuidParam, held: z.union([z.literal(true), z.literal(false)]) }),
+    z.object({ id: uuidParam, held: jsonBoolean }),
     { id: "0193a0c0-5d2e-7c4b-9a1f-2b6e8d4c7a10", held: true },
   ))
   .output(holdSchema)

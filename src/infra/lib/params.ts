@@ -19,3 +19,9 @@ export const idempotencyKey = z.string().regex(IDEMPOTENCY_KEY).optional().meta(
 
 /** A resource id (path, query or body): any UUID, in any letter case. */
 export const uuidParam = z.string().refine(isUuid, "must be a UUID").meta({ format: "uuid" });
+
+/**
+ * A JSON boolean in a body: `true` or `false` only. A plain `z.boolean()` input field is coerced
+ * by the REST layer (trpc-to-openapi's rule: `"false"` and `"yes"` would both be true).
+ */
+export const jsonBoolean = z.union([z.literal(true), z.literal(false)]);
