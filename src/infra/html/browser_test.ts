@@ -79,16 +79,14 @@ Deno.test(
   "a script looping forever ends at the deadline; the next render works",
   options,
   async () => {
-    const browser = new HtmlBrowser({ deadlineMs: 2000 });
+    const browser = new HtmlBrowser();
     try {
+      // Launched first, so the deadline measures the page alone.
+      await browser.describe();
       const started = performance.now();
+      const html = "<p>x</p><script>while(true){}</script>";
       const error = await assertRejects(
-        () =>
-          browser.capture({
-            html: "<p>x</p><script>while(true){}</script>",
-            width: 80,
-            height: 40,
-          }),
+        () => browser.capture({ html, width: 80, height: 40, deadlineMs: 2000 }),
         RenderRejected,
       );
       assertEquals(error.code, "timed_out");
@@ -175,7 +173,7 @@ Deno.test(
 );
 
 Deno.test("over its queue a render is refused as busy", options, async () => {
-  const browser = new HtmlBrowser({ concurrency: 1, maxQueue: 1, deadlineMs: 3000 });
+  const browser = new HtmlBrowser({ concurrency: 1, maxQueue: 1, deadlineMs: 15_000 });
   const slow = "<script>const end = Date.now() + 1500; while (Date.now() < end) {}</script>";
   try {
     const running = browser.capture({ html: slow, width: 20, height: 20 });
