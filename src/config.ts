@@ -131,6 +131,10 @@ const schema = z.object({
   DISPLAYS_PER_USER: positiveOrDefault(100),
   // CONTRACT.md "Integrations": webhook targets on private or loopback addresses (local use).
   WEBHOOK_ALLOW_PRIVATE: z.stringbool().default(false),
+  // HTML screens (docs/render.md): the Chromium to draw with, and a stylesheet replacing the
+  // built-in one for the design system's classes (e.g. TRMNL's published MIT stylesheet).
+  CHROMIUM_PATH: optionalString,
+  SCREEN_FRAMEWORK_CSS: optionalString,
   LOGIN_FAILURES_PER_IDENTIFIER: positiveOrDefault(10),
   LOGIN_FAILURES_PER_IP: positiveOrDefault(100),
   MQTT_DEVICE_KEY: z.base64().refine((v) => atob(v).length === 32, "must be base64 of 32 bytes")
@@ -189,6 +193,12 @@ function shape(env: z.output<typeof schema>) {
     displaysPerUser: env.DISPLAYS_PER_USER,
     /** Webhook targets may be private or loopback addresses (WEBHOOK_ALLOW_PRIVATE; not in production). */
     webhookAllowPrivate: env.WEBHOOK_ALLOW_PRIVATE,
+    /**
+     * HTML screens (src/infra/html/): `chromiumPath` (CHROMIUM_PATH) instead of a system Chromium
+     * or the npm one; `frameworkCss` (SCREEN_FRAMEWORK_CSS) a stylesheet file read once, in place
+     * of the built-in one.
+     */
+    htmlScreens: { chromiumPath: env.CHROMIUM_PATH, frameworkCss: env.SCREEN_FRAMEWORK_CSS },
     /**
      * CONTRACT.md: failed password checks counted in the database; over a limit 429 before any
      * hashing. Identifier: 10 per 15 minutes per account and source (src/domains/accounts/
