@@ -242,7 +242,7 @@ export class HtmlBrowser {
     const launch = (sandbox: boolean) =>
       chromium.launch({
         executablePath: executable.path,
-        args: [...executable.args, ...launchFlags(this.#options.heapMb)],
+        args: launchFlags(this.#options.heapMb),
         chromiumSandbox: sandbox,
         env: { ...Deno.env.toObject(), FONTCONFIG_FILE: fontConfig },
         handleSIGINT: false,

@@ -210,3 +210,60 @@ Deno.test("a CHROMIUM_PATH that is no file refuses as unavailable", options, asy
   );
   await browser.close();
 });
+
+Deno.test(
+  "Chromium closes after idling and launches again for the next render",
+  options,
+  async () => {
+    const browser = new HtmlBrowser({ idleMs: 300 });
+    try {
+      await browser.capture({ html: "<p>a</p>", width: 20, height: 20 });
+      assert(browser.launched);
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      assert(!browser.launched, "closed after idling");
+      const { png } = await browser.capture({ html: "<p>b</p>", width: 20, height: 20 });
+      assertEquals(decode(png).width, 20);
+    } finally {
+      await browser.close();
+    }
+  },
+);
+
+/** The process ids of this process's descendants (the Chromium this test launched). */
+async function descendants(): Promise<number[]> {
+  const parents = new Map<number, number>();
+  for await (const entry of Deno.readDir("/proc")) {
+    const pid = Number(entry.name);
+    if (!Number.isInteger(pid)) continue;
+    try {
+      const status = await Deno.readTextFile(`/proc/${pid}/status`);
+      parents.set(pid, Number(/^PPid:\s+(\d+)/m.exec(status)?.[1] ?? 0));
+    } catch {
+      // Ended meanwhile.
+    }
+  }
+  return [...parents.keys()].filter((pid) => {
+    for (let p = parents.get(pid); p; p = parents.get(p)) if (p === Deno.pid) return true;
+    return false;
+  });
+}
+
+Deno.test("a crashed Chromium is launched again by the next render", options, async () => {
+  const browser = new HtmlBrowser();
+  try {
+    await browser.capture({ html: "<p>a</p>", width: 20, height: 20 });
+    // Kills the Chromium this test launched, by process id.
+    for (const pid of await descendants()) {
+      try {
+        Deno.kill(pid, "SIGKILL");
+      } catch {
+        // Already gone with its parent.
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const { png } = await browser.capture({ html: "<p>b</p>", width: 30, height: 20 });
+    assertEquals(decode(png).width, 30);
+  } finally {
+    await browser.close();
+  }
+});
