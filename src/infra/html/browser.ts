@@ -67,8 +67,9 @@ export const BROWSER_IDLE_MS = 5 * 60_000;
 const DEAD_PROXY = "socks5://127.0.0.1:9";
 
 /**
- * Flags of this service's Chromium: no network (above), no background traffic, no GPU, bounded
- * memory (a capped V8 heap, few renderer processes), no crash reporter, no first-run work.
+ * Flags of this service's Chromium, beside Playwright's own (which disable background features; a
+ * second `--disable-features` would replace its list): no network (above), no background
+ * traffic, no GPU, bounded memory (a capped V8 heap, few renderer processes), no crash reporter.
  */
 function launchFlags(heapMb: number): string[] {
   return [
@@ -82,8 +83,6 @@ function launchFlags(heapMb: number): string[] {
     "--disable-sync",
     "--no-pings",
     "--dns-prefetch-disable",
-    "--disable-features=NetworkPrediction,InterestFeedContentSuggestions,Translate,MediaRouter," +
-    "OptimizationHints,AutofillServerCommunication,CertificateTransparencyComponentUpdater",
     "--disable-gpu",
     "--disable-dev-shm-usage",
     "--disable-breakpad",
