@@ -107,8 +107,8 @@ export async function createApp(config: Config): Promise<App> {
   // Plugins' HTML screens: Chromium starts with the first screen, not here (docs/render.md).
   const screens = new HtmlScreens({
     renderer: pool,
-    chromiumPath: config.screens.chromiumPath,
-    frameworkCssPath: config.screens.frameworkCssPath,
+    chromiumPath: config.htmlScreens.chromiumPath,
+    frameworkCssPath: config.htmlScreens.frameworkCss,
   });
   let messaging: Messaging | undefined;
   const closeAll = async () => {

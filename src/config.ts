@@ -141,9 +141,10 @@ const schema = z.object({
   DISPLAYS_PER_USER: positiveOrDefault(100),
   // CONTRACT.md "Integrations": webhook targets on private or loopback addresses (local use).
   WEBHOOK_ALLOW_PRIVATE: z.stringbool().default(false),
-  // HTML screens (plugins): the Chromium to use, and TRMNL's stylesheet in place of ours.
-  CHROMIUM_PATH: z.string().trim().min(1).optional(),
-  SCREEN_FRAMEWORK_CSS: z.string().trim().min(1).optional(),
+  // HTML screens (docs/render.md): the Chromium to draw with, and a stylesheet replacing the
+  // built-in one for the design system's classes (e.g. TRMNL's published MIT stylesheet).
+  CHROMIUM_PATH: optionalString,
+  SCREEN_FRAMEWORK_CSS: optionalString,
   // CONTRACT.md "Screens that keep themselves current": posts to one plugin's webhook inbox.
   PLUGIN_WEBHOOKS_PER_HOUR: positiveOrDefault(120),
   LOGIN_FAILURES_PER_IDENTIFIER: positiveOrDefault(10),
@@ -210,10 +211,11 @@ function shape(env: z.output<typeof schema>) {
     /** Webhook targets may be private or loopback addresses (WEBHOOK_ALLOW_PRIVATE; not in production). */
     webhookAllowPrivate: env.WEBHOOK_ALLOW_PRIVATE,
     /**
-     * HTML screens (docs/render.md): `CHROMIUM_PATH` instead of a system Chromium or the one from
-     * npm; `SCREEN_FRAMEWORK_CSS`, a stylesheet file replacing the built-in one.
+     * HTML screens (src/infra/html/): `chromiumPath` (CHROMIUM_PATH) instead of a system Chromium
+     * or the npm one; `frameworkCss` (SCREEN_FRAMEWORK_CSS) a stylesheet file read once, in place
+     * of the built-in one.
      */
-    screens: { chromiumPath: env.CHROMIUM_PATH, frameworkCssPath: env.SCREEN_FRAMEWORK_CSS },
+    htmlScreens: { chromiumPath: env.CHROMIUM_PATH, frameworkCss: env.SCREEN_FRAMEWORK_CSS },
     /** CONTRACT.md: posts one plugin's webhook inbox takes an hour (429 with Retry-After over). */
     pluginWebhooksPerHour: env.PLUGIN_WEBHOOKS_PER_HOUR,
     /**

@@ -70,6 +70,8 @@ const HELP_ONLY = [
   "bench", // never run here: minutes of every core
   "bench:http",
   "bench:paper", // needs tesseract
+  "bench:html", // minutes of Chromium
+  "html:screen", // src/infra/html/screens_test.ts draws through the same code
 ];
 
 interface Run {

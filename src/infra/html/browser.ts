@@ -7,7 +7,7 @@
  * makes is aborted, and the page shell's Content-Security-Policy allows only inline and data:
  * resources. Playwright talks to Chromium over a pipe, so no DevTools port is open.
  */
-import { type Browser, type BrowserContext, chromium } from "playwright-core";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { RenderRejected, RenderUnavailable } from "../render/errors.ts";
 import { RENDER_DEADLINE_MS } from "../render/pool.ts";
 import { type ChromiumExecutable, type ChromiumSource, findChromium } from "./executable.ts";
@@ -21,7 +21,7 @@ export interface HtmlBrowserOptions {
   idleMs?: number;
   /** Pages drawn at once; default 2 (one per core here). */
   concurrency?: number;
-  /** Renders waiting beyond the running ones; over it a render is refused as busy. Default 16. */
+  /** Renders waiting beyond the running ones; over it a render is refused as busy. Default 32. */
   maxQueue?: number;
   /** Default deadline of one render (waiting excluded); default 20 s (CONTRACT render budgets). */
   deadlineMs?: number;
@@ -67,8 +67,9 @@ export const BROWSER_IDLE_MS = 5 * 60_000;
 const DEAD_PROXY = "socks5://127.0.0.1:9";
 
 /**
- * Flags of this service's Chromium: no network (above), no background traffic, no GPU, bounded
- * memory (a capped V8 heap, few renderer processes), no crash reporter, no first-run work.
+ * Flags of this service's Chromium, beside Playwright's own (which disable background features; a
+ * second `--disable-features` would replace its list): no network (above), no background
+ * traffic, no GPU, bounded memory (a capped V8 heap, few renderer processes), no crash reporter.
  */
 function launchFlags(heapMb: number): string[] {
   return [
@@ -82,8 +83,6 @@ function launchFlags(heapMb: number): string[] {
     "--disable-sync",
     "--no-pings",
     "--dns-prefetch-disable",
-    "--disable-features=NetworkPrediction,InterestFeedContentSuggestions,Translate,MediaRouter," +
-    "OptimizationHints,AutofillServerCommunication,CertificateTransparencyComponentUpdater",
     "--disable-gpu",
     "--disable-dev-shm-usage",
     "--disable-breakpad",
@@ -98,6 +97,14 @@ function launchFlags(heapMb: number): string[] {
 /** Whether the OS lets Chromium sandbox itself: not as root (it refuses to start). */
 function sandboxAllowed(): boolean {
   return Deno.uid?.() !== 0;
+}
+
+/** A fresh context with its blank page, for the time zone and locale in `key`. */
+interface Blank {
+  key: string;
+  browser: Browser;
+  context: BrowserContext;
+  page: Page;
 }
 
 interface Running {
@@ -119,6 +126,8 @@ export class HtmlBrowser {
   #running?: Promise<Running>;
   #idleTimer?: ReturnType<typeof setTimeout>;
   #active = 0;
+  /** The next render's context, prepared while the last one drew (`#takeBlank`). */
+  #spare?: Promise<Blank | undefined>;
   readonly #waiting: Array<{ start: () => void; reject: (error: unknown) => void }> = [];
   #closed = false;
 
@@ -127,7 +136,7 @@ export class HtmlBrowser {
       chromiumPath: options.chromiumPath,
       idleMs: options.idleMs ?? BROWSER_IDLE_MS,
       concurrency: Math.max(1, options.concurrency ?? 2),
-      maxQueue: Math.max(0, options.maxQueue ?? 16),
+      maxQueue: Math.max(0, options.maxQueue ?? 32),
       deadlineMs: options.deadlineMs ?? RENDER_DEADLINE_MS,
       heapMb: options.heapMb ?? 256,
       noSandbox: options.noSandbox ?? false,
@@ -232,7 +241,7 @@ export class HtmlBrowser {
     const launch = (sandbox: boolean) =>
       chromium.launch({
         executablePath: executable.path,
-        args: [...executable.args, ...launchFlags(this.#options.heapMb)],
+        args: launchFlags(this.#options.heapMb),
         chromiumSandbox: sandbox,
         env: { ...Deno.env.toObject(), FONTCONFIG_FILE: fontConfig },
         handleSIGINT: false,
@@ -278,35 +287,30 @@ export class HtmlBrowser {
     const { browser } = await this.#launch();
     let context: BrowserContext | undefined;
     const work = (async () => {
-      context = await browser.newContext({
-        viewport: { width: request.width, height: request.height },
-        deviceScaleFactor: 1,
-        offline: true,
-        serviceWorkers: "block",
-        acceptDownloads: false,
-        colorScheme: "light",
-        reducedMotion: "reduce",
-        locale: request.locale ?? "en-US",
-        timezoneId: request.timeZone,
-      });
-      await context.route("**/*", (route) => route.abort("blockedbyclient"));
-      await context.routeWebSocket(() => true, (socket) => socket.close());
-      const page = await context.newPage();
-      await page.setContent(request.html, { waitUntil: "load", timeout: deadlineMs });
+      const blank = await this.#takeBlank(browser, request);
+      context = blank.context;
+      const page = blank.page;
+      await page.setViewportSize({ width: request.width, height: request.height });
+      // No timeouts of Playwright's own: the deadline below ends the render (and its page).
+      await page.setContent(request.html, { waitUntil: "load", timeout: 0 });
       const pictures = await page.evaluate(collectPictures);
       const png = await page.screenshot({
         type: "png",
         animations: "disabled",
         caret: "hide",
-        timeout: deadlineMs,
+        timeout: 0,
       });
       return { png: new Uint8Array(png.buffer, png.byteOffset, png.byteLength), pictures };
     })();
+    // Settled either way below: neither may reject unhandled (the deadline fires after success).
+    work.catch(() => {});
+    let stop = () => {};
     const stopped = new Promise<never>((_, reject) => {
-      const stop = () => reject(signal.reason);
+      stop = () => reject(signal.reason);
       if (signal.aborted) stop();
       signal.addEventListener("abort", stop, { once: true });
     });
+    stopped.catch(() => {});
     try {
       return await Promise.race([work, stopped]);
     } catch (error) {
@@ -319,8 +323,53 @@ export class HtmlBrowser {
       }
       throw error;
     } finally {
-      work.catch(() => {});
+      signal.removeEventListener("abort", stop);
       await this.#dispose(browser, () => context, work);
+    }
+  }
+
+  /**
+   * A fresh context (offline, every request and WebSocket aborted) with a blank page, for the
+   * scripts' time zone and locale of `request`. Creating one costs a renderer process start
+   * (~100-400 ms here, most of a small render), so the next one is prepared while this one
+   * draws: every render still gets a context no render used before.
+   */
+  async #takeBlank(browser: Browser, request: CaptureRequest): Promise<Blank> {
+    const key = `${request.timeZone ?? ""}|${request.locale ?? ""}`;
+    // Taken before waiting, so two renders never share one.
+    const pending = this.#spare;
+    this.#spare = undefined;
+    const spare = await pending;
+    let blank: Blank;
+    if (spare && spare.key === key && spare.browser === browser && browser.isConnected()) {
+      blank = spare;
+    } else {
+      void spare?.context.close().catch(() => {});
+      blank = await this.#blank(browser, key, request);
+    }
+    this.#spare = this.#blank(browser, key, request).catch(() => undefined);
+    return blank;
+  }
+
+  async #blank(browser: Browser, key: string, request: CaptureRequest): Promise<Blank> {
+    const context = await browser.newContext({
+      viewport: { width: request.width, height: request.height },
+      deviceScaleFactor: 1,
+      offline: true,
+      serviceWorkers: "block",
+      acceptDownloads: false,
+      colorScheme: "light",
+      reducedMotion: "reduce",
+      locale: request.locale ?? "en-US",
+      timezoneId: request.timeZone,
+    });
+    try {
+      await context.route("**/*", (route) => route.abort("blockedbyclient"));
+      await context.routeWebSocket(() => true, (socket) => socket.close());
+      return { key, browser, context, page: await context.newPage() };
+    } catch (error) {
+      await context.close().catch(() => {});
+      throw error;
     }
   }
 
@@ -348,6 +397,7 @@ export class HtmlBrowser {
   }
 
   async #kill(browser: Browser): Promise<void> {
+    this.#spare = undefined;
     if (this.#runningNow?.browser === browser) {
       this.#running = undefined;
       this.#runningNow = undefined;
@@ -356,6 +406,8 @@ export class HtmlBrowser {
   }
 
   async #shutDown(): Promise<void> {
+    // Its context goes with the browser.
+    this.#spare = undefined;
     const running = this.#running;
     this.#running = undefined;
     this.#runningNow = undefined;

@@ -79,16 +79,14 @@ Deno.test(
   "a script looping forever ends at the deadline; the next render works",
   options,
   async () => {
-    const browser = new HtmlBrowser({ deadlineMs: 2000 });
+    const browser = new HtmlBrowser();
     try {
+      // Launched first, so the deadline measures the page alone.
+      await browser.describe();
       const started = performance.now();
+      const html = "<p>x</p><script>while(true){}</script>";
       const error = await assertRejects(
-        () =>
-          browser.capture({
-            html: "<p>x</p><script>while(true){}</script>",
-            width: 80,
-            height: 40,
-          }),
+        () => browser.capture({ html, width: 80, height: 40, deadlineMs: 2000 }),
         RenderRejected,
       );
       assertEquals(error.code, "timed_out");
@@ -175,7 +173,7 @@ Deno.test(
 );
 
 Deno.test("over its queue a render is refused as busy", options, async () => {
-  const browser = new HtmlBrowser({ concurrency: 1, maxQueue: 1, deadlineMs: 3000 });
+  const browser = new HtmlBrowser({ concurrency: 1, maxQueue: 1, deadlineMs: 15_000 });
   const slow = "<script>const end = Date.now() + 1500; while (Date.now() < end) {}</script>";
   try {
     const running = browser.capture({ html: slow, width: 20, height: 20 });
@@ -211,4 +209,61 @@ Deno.test("a CHROMIUM_PATH that is no file refuses as unavailable", options, asy
     "CHROMIUM_PATH",
   );
   await browser.close();
+});
+
+Deno.test(
+  "Chromium closes after idling and launches again for the next render",
+  options,
+  async () => {
+    const browser = new HtmlBrowser({ idleMs: 300 });
+    try {
+      await browser.capture({ html: "<p>a</p>", width: 20, height: 20 });
+      assert(browser.launched);
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      assert(!browser.launched, "closed after idling");
+      const { png } = await browser.capture({ html: "<p>b</p>", width: 20, height: 20 });
+      assertEquals(decode(png).width, 20);
+    } finally {
+      await browser.close();
+    }
+  },
+);
+
+/** The process ids of this process's descendants (the Chromium this test launched). */
+async function descendants(): Promise<number[]> {
+  const parents = new Map<number, number>();
+  for await (const entry of Deno.readDir("/proc")) {
+    const pid = Number(entry.name);
+    if (!Number.isInteger(pid)) continue;
+    try {
+      const status = await Deno.readTextFile(`/proc/${pid}/status`);
+      parents.set(pid, Number(/^PPid:\s+(\d+)/m.exec(status)?.[1] ?? 0));
+    } catch {
+      // Ended meanwhile.
+    }
+  }
+  return [...parents.keys()].filter((pid) => {
+    for (let p = parents.get(pid); p; p = parents.get(p)) if (p === Deno.pid) return true;
+    return false;
+  });
+}
+
+Deno.test("a crashed Chromium is launched again by the next render", options, async () => {
+  const browser = new HtmlBrowser();
+  try {
+    await browser.capture({ html: "<p>a</p>", width: 20, height: 20 });
+    // Kills the Chromium this test launched, by process id.
+    for (const pid of await descendants()) {
+      try {
+        Deno.kill(pid, "SIGKILL");
+      } catch {
+        // Already gone with its parent.
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const { png } = await browser.capture({ html: "<p>b</p>", width: 30, height: 20 });
+    assertEquals(decode(png).width, 30);
+  } finally {
+    await browser.close();
+  }
 });

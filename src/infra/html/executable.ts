@@ -11,8 +11,6 @@ export type ChromiumSource = "CHROMIUM_PATH" | "system" | "@sparticuz/chromium";
 export interface ChromiumExecutable {
   path: string;
   source: ChromiumSource;
-  /** Launch flags the package recommends for its own build (`@sparticuz/chromium` only). */
-  args: string[];
 }
 
 /** System installs looked for, in order (Debian's apt package, Ubuntu's, Google's). */
@@ -40,14 +38,13 @@ export async function findChromium(configured?: string): Promise<ChromiumExecuta
     if (!(await isFile(configured))) {
       throw new Error(`CHROMIUM_PATH ${configured} is not a file`);
     }
-    return { path: configured, source: "CHROMIUM_PATH", args: [] };
+    return { path: configured, source: "CHROMIUM_PATH" };
   }
   for (const path of SYSTEM_CHROMIUMS) {
-    if (await isFile(path)) return { path, source: "system", args: [] };
+    if (await isFile(path)) return { path, source: "system" };
   }
+  // Its recommended flags are for AWS Lambda (--single-process, --no-zygote); Playwright's own
+  // headless flag drives its headless-shell build (checked here: 153.0.8010.0 launched).
   const { default: packaged } = await import("@sparticuz/chromium");
-  // Its args include --single-process and --no-zygote for Lambda; only the headless shell mode
-  // matters here, the rest of the flags are this service's own (browser.ts).
-  const args = packaged.args.filter((arg: string) => arg.startsWith("--headless"));
-  return { path: await packaged.executablePath(), source: "@sparticuz/chromium", args };
+  return { path: await packaged.executablePath(), source: "@sparticuz/chromium" };
 }
