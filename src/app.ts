@@ -17,6 +17,7 @@ import { type Audience, buildOpenApiDocument } from "./infra/openapi/document.ts
 import { allRawRoutes } from "./raw_routes.ts";
 import { defaultThreads, RenderPool } from "./infra/render/pool.ts";
 import { HtmlScreens } from "./infra/html/screens.ts";
+import { screensLine } from "./infra/html/executable.ts";
 import { Readiness, readyRoute } from "./infra/http/readiness.ts";
 import { sql } from "kysely";
 import { type Messaging, openMessaging } from "./infra/mqtt/messaging.ts";
@@ -49,6 +50,8 @@ export interface App {
   metrics: PromMetrics;
   /** Which embedded defaults are in use, for the start-up banner. */
   embedded: string[];
+  /** Which Chromium draws plugins' HTML screens, for the start-up banner. */
+  screensLine: string;
   /** The banner line of this process's role (api, worker or all). */
   roleLine: string;
   /** Where devices connect: MQTT_URL, or the embedded broker's actual address. */
@@ -264,6 +267,7 @@ export async function createApp(config: Config): Promise<App> {
     // A worker answers its probes on PORT only.
     factoryHandler: config.factoryPort === undefined || !serves ? undefined : handler("factory"),
     embedded,
+    screensLine: await screensLine(config.htmlScreens.chromiumPath),
     roleLine: {
       all: "Role: all (API, device messages and jobs in this process)",
       api: `Role: api (HTTP and device messages, share group ${config.mqttShareGroup}; ` +

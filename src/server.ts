@@ -103,6 +103,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
         ? [
           `Device Display Service worker (probes: ${url}/health, metrics: ${url}/metrics)`,
           opened.roleLine,
+          opened.screensLine,
           ...(opened.embedded.length
             ? ["Embedded defaults in use:", ...opened.embedded.map((e) => `  ${e}`)]
             : []),
@@ -118,6 +119,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
           `  playground       ${url}/playground  (render a Scene or a push template)`,
           `  metrics          ${metricsUrl(config, url, factoryUrl, factory !== undefined)}`,
           opened.roleLine,
+          opened.screensLine,
           ...(opened.embedded.length
             ? ["Embedded defaults in use:", ...opened.embedded.map((e) => `  ${e}`)]
             : []),

@@ -408,7 +408,12 @@ Deno.test({
           WEBHOOK_URL: plugin.webhookUrl,
           ID: id,
         };
-        await runBlock(server, dir, { file, heading: "A webhook plugin, fed by curl", index: 1, env });
+        await runBlock(server, dir, {
+          file,
+          heading: "A webhook plugin, fed by curl",
+          index: 1,
+          env,
+        });
         await runBlock(server, dir, { file, heading: "Preview it", env });
         const png = await Deno.readFile(`${dir}/preview-4bit.png`);
         assertEquals([...png.slice(1, 4)], [0x50, 0x4e, 0x47], "preview-4bit.png is a PNG");

@@ -26,6 +26,26 @@ export type {
   PluginPolling,
 } from "./recipe_types.ts";
 
+/** A script, stylesheet, font or picture the markup loads from a network address. */
+const NETWORK_RESOURCE =
+  /<(script|link|img|iframe|source)\b[^>]*?\b(?:src|href)\s*=\s*["']?((?:https?:)?\/\/[^"'\s>]+)|@import\s+(?:url\()?["']?((?:https?:)?\/\/[^"')\s;]+)|url\(\s*["']?((?:https?:)?\/\/[^"')\s]+)/gi;
+
+/**
+ * One warning per resource the markup loads from the network, which a screen's page never
+ * reaches (CONTRACT.md): TRMNL's CDN scripts and stylesheets, remote pictures. A recipe that
+ * needs a picture gets it as data (a merge variable holding a data: URL) instead.
+ */
+export function offline(markup: string): string[] {
+  const urls = new Set<string>();
+  for (const match of markup.matchAll(NETWORK_RESOURCE)) {
+    const url = match[2] ?? match[3] ?? match[4];
+    if (url && !url.includes("{{")) urls.add(url);
+  }
+  return [...urls].map((url) =>
+    `${url} is loaded from the network, which screens never reach: the page draws without it`
+  );
+}
+
 /** CONTRACT: at most 1 MiB packed, 10 MiB unpacked; 64 entries is many times a recipe's 6. */
 export const RECIPE_LIMITS: ZipLimits = {
   packedBytes: 1024 * 1024,
@@ -100,7 +120,7 @@ export function parseRecipe(bytes: Uint8Array): ParsedRecipe {
   }
   const seen = new Set<string>();
   for (const view of Object.values(markup)) {
-    for (const warning of compatibility(view!)) seen.add(warning);
+    for (const warning of [...compatibility(view!), ...offline(view!)]) seen.add(warning);
   }
   return {
     input: { ...input, markup: markup as PluginMarkup },

@@ -1,7 +1,7 @@
 import { zipSync } from "fflate";
 import { assert, assertEquals } from "../../../tests/helpers/assert.ts";
 import { render, trmnlContext } from "../../infra/liquid/trmnl.ts";
-import { exportRecipe, parseRecipe, type PluginInput, RecipeError } from "./recipe.ts";
+import { exportRecipe, offline, parseRecipe, type PluginInput, RecipeError } from "./recipe.ts";
 
 const encoder = new TextEncoder();
 const FIXTURE = new URL("../../../examples/plugins/weather/", import.meta.url);
@@ -260,4 +260,17 @@ Deno.test("refused: settings.yml that is not a mapping, does not parse, or bombs
     () => parseRecipe(zip({ "settings.yml": laughs.join("\n"), "full.liquid": "x" })),
     /does not parse: .*(alias|resource)/i,
   );
+});
+
+Deno.test("offline: names what the markup loads from the network", () => {
+  const markup = '<link rel="stylesheet" href="https://usetrmnl.com/css/latest/plugins.css">' +
+    '<script src="https://usetrmnl.com/js/latest/plugins.js"></script>' +
+    "<style>@import url('//fonts.example/a.css'); .x{background:url(https://a.b/c.png)}</style>" +
+    '<img src="{{ picture }}"><img src="data:image/png;base64,AAAA">';
+  assertEquals(offline(markup).map((w) => w.split(" ")[0]), [
+    "https://usetrmnl.com/css/latest/plugins.css",
+    "https://usetrmnl.com/js/latest/plugins.js",
+    "//fonts.example/a.css",
+    "https://a.b/c.png",
+  ]);
 });

@@ -48,3 +48,23 @@ export async function findChromium(configured?: string): Promise<ChromiumExecuta
   const { default: packaged } = await import("@sparticuz/chromium");
   return { path: await packaged.executablePath(), source: "@sparticuz/chromium" };
 }
+
+/**
+ * The start-up line about HTML screens: which Chromium draws them and whether its sandbox is on,
+ * without launching it (it starts with the first screen) or unpacking the npm one.
+ */
+export async function screensLine(configured?: string): Promise<string> {
+  const sandbox = Deno.uid?.() === 0
+    ? "sandbox off (running as root)"
+    : "sandbox on where the OS allows it";
+  if (configured) {
+    return (await isFile(configured))
+      ? `HTML screens: Chromium ${configured} (CHROMIUM_PATH), ${sandbox}`
+      : `WARNING: CHROMIUM_PATH ${configured} is not a file: plugin screens cannot be drawn`;
+  }
+  for (const path of SYSTEM_CHROMIUMS) {
+    if (await isFile(path)) return `HTML screens: Chromium ${path} (system), ${sandbox}`;
+  }
+  return `HTML screens: Chromium from @sparticuz/chromium (unpacked to /tmp at the first ` +
+    `screen; set CHROMIUM_PATH to use another), ${sandbox}`;
+}
