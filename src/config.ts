@@ -131,6 +131,8 @@ const schema = z.object({
   DISPLAYS_PER_USER: positiveOrDefault(100),
   // CONTRACT.md "Integrations": webhook targets on private or loopback addresses (local use).
   WEBHOOK_ALLOW_PRIVATE: z.stringbool().default(false),
+  // CONTRACT.md "Displays behind another provider": posts to a provider's webhook (TRMNL's limit).
+  PROVIDER_POSTS_PER_HOUR: positiveOrDefault(12),
   LOGIN_FAILURES_PER_IDENTIFIER: positiveOrDefault(10),
   LOGIN_FAILURES_PER_IP: positiveOrDefault(100),
   MQTT_DEVICE_KEY: z.base64().refine((v) => atob(v).length === 32, "must be base64 of 32 bytes")
@@ -189,6 +191,8 @@ function shape(env: z.output<typeof schema>) {
     displaysPerUser: env.DISPLAYS_PER_USER,
     /** Webhook targets may be private or loopback addresses (WEBHOOK_ALLOW_PRIVATE; not in production). */
     webhookAllowPrivate: env.WEBHOOK_ALLOW_PRIVATE,
+    /** Posts per hour to one display's provider webhook at most (PROVIDER_POSTS_PER_HOUR). */
+    providerPostsPerHour: env.PROVIDER_POSTS_PER_HOUR,
     /**
      * CONTRACT.md: failed password checks counted in the database; over a limit 429 before any
      * hashing. Identifier: 10 per 15 minutes per account and source (src/domains/accounts/

@@ -2,7 +2,8 @@
  * Displays people already own (CONTRACT.md, TRMNL's pull protocol: ../shared/TRMNL.md), by what
  * a reader looks for: how a display comes to be someone's (`pairing.ts`: setup, claim,
  * enrollment tokens), its polls and pictures (`polls.ts`), the screens the service draws itself
- * (`screens.ts`), its profile (`profiles.ts`), its logs (`logs.ts`) and its keys (`keys.ts`).
+ * (`screens.ts`), its profile (`profiles.ts`), its logs (`logs.ts`), its keys (`keys.ts`), and
+ * displays behind another provider (`external.ts`).
  * `DisplaysService` builds them once, sharing one key cache and one set of screens.
  */
 import type { Db } from "../../schema.ts";
@@ -12,6 +13,8 @@ import type { PushesService } from "../pushes/service.ts";
 import type { Renderer } from "../../infra/render/types.ts";
 import type { ObjectStore } from "../../infra/storage/object_store.ts";
 import type { Log } from "../../infra/lib/log.ts";
+import type { Jobs } from "../../infra/jobs/types.ts";
+import { ExternalDisplays, type ProviderPoster } from "./external.ts";
 import { DisplayKeys } from "./keys.ts";
 import { DisplayLogs } from "./logs.ts";
 import { DisplayPairing } from "./pairing.ts";
@@ -40,6 +43,14 @@ export interface DisplaysDeps {
   log?: Log;
   /** What other domains add to a claimed display's poll (firmware, button; poll_extras.ts). */
   extras?: PollExtras;
+  /** Background work: posts to providers' webhooks. */
+  jobs: Jobs;
+  /** The SSRF-safe outbound fetcher a provider's webhook is posted through. */
+  poster: ProviderPoster;
+  /** AES-256-GCM key sealing providers' credentials at rest. */
+  providerKey: Uint8Array;
+  /** PROVIDER_POSTS_PER_HOUR. */
+  providerPostsPerHour: number;
 }
 
 export class DisplaysService {
@@ -51,6 +62,8 @@ export class DisplaysService {
   readonly profiles: DisplayProfiles;
   /** A display's log entries. */
   readonly logs: DisplayLogs;
+  /** Displays behind another provider: image feeds and TRMNL's webhook (`external.ts`). */
+  readonly external: ExternalDisplays;
 
   constructor(deps: DisplaysDeps) {
     const keys = new DisplayKeys(deps.db, deps.changes);
@@ -70,5 +83,11 @@ export class DisplaysService {
     });
     this.profiles = new DisplayProfiles(deps.db, deps.devices);
     this.logs = new DisplayLogs(deps.db, keys, deps.devices);
+    this.external = new ExternalDisplays({
+      ...deps,
+      pairing: this.pairing,
+      screens,
+      postsPerHour: deps.providerPostsPerHour,
+    });
   }
 }
