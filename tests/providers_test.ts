@@ -327,6 +327,67 @@ suite.test(
   },
 );
 
+suite.test(
+  "pushes faster than the provider's limit: all published in turn, only the newest posted",
+  async (api, s) => {
+    const trmnl = fakeTrmnl();
+    try {
+      const alice = await registerUser(api, "coalesce");
+      const token = alice.accessToken;
+      const { device } = expectStatus(
+        await api.post("/api/devices/external", {
+          token,
+          body: {
+            name: "Busy",
+            provider: "trmnl_webhook",
+            credentials: { webhookUrl: trmnl.webhookUrl },
+          },
+        }),
+        201,
+      );
+      // A post was just made (as far as the limit knows): the next waits for its interval.
+      const db = s.app.services.db;
+      const justPosted = () =>
+        db.updateTable("display_providers").set({ posted_at: new Date(Date.now() + 3_600_000) })
+          .where("device_id", "=", device.id).execute();
+      await justPosted();
+      const first = await customPush(api, token, device.id);
+      const second = await customPush(api, token, device.id);
+      const status = async (pushId: string) => {
+        const page = expectStatus(
+          await api.get(`/api/devices/${device.id}/pushes`, { token }),
+          200,
+        );
+        return page.items.find((i: { pushId: string }) => i.pushId === pushId)?.status;
+      };
+      await eventually(
+        async () => (await status(first)) === "QUEUE" && (await status(second)) === "QUEUE",
+        "both renders",
+      );
+      assertEquals(trmnl.posts.length, 0);
+      // The interval is over: the one post publishes both in turn and sends the newest only.
+      await db.updateTable("display_providers").set({ posted_at: null })
+        .where("device_id", "=", device.id).execute();
+      await s.app.services.displays.external.deliver({ deviceId: device.id }, {
+        number: 1,
+        final: false,
+      });
+      assertEquals(trmnl.posts.map((p) => p.body.merge_variables.pushId), [second]);
+      assertEquals([await status(first), await status(second)], ["EXPIRED", "PUBLISHED"]);
+      // Nothing new: another run posts nothing again.
+      await db.updateTable("display_providers").set({ posted_at: null })
+        .where("device_id", "=", device.id).execute();
+      await s.app.services.displays.external.deliver({ deviceId: device.id }, {
+        number: 1,
+        final: false,
+      });
+      assertEquals(trmnl.posts.length, 1);
+    } finally {
+      await trmnl.close();
+    }
+  },
+);
+
 suite.test("a webhook on a private address is refused without WEBHOOK_ALLOW_PRIVATE's rule", async (api) => {
   // This server allows loopback; a link-local (cloud metadata) address stays refused.
   const alice = await registerUser(api, "metadata");
