@@ -18,6 +18,7 @@ const suite = serverSuite("providers", {
   // The TRMNL stand-in listens on loopback; one post a second keeps the test short.
   WEBHOOK_ALLOW_PRIVATE: "1",
   PROVIDER_POSTS_PER_HOUR: "3600",
+  DISPLAYS_PER_USER: "3",
 });
 
 /** The feed URL's path on the test server (PUBLIC_BASE_URL may name another origin). */
@@ -387,6 +388,21 @@ suite.test(
     }
   },
 );
+
+suite.test("external displays count toward DISPLAYS_PER_USER (409 over it)", async (api) => {
+  const alice = await registerUser(api, "limit");
+  const create = () =>
+    api.post("/api/devices/external", {
+      token: alice.accessToken,
+      body: { name: "Panel", provider: "image_feed" },
+    });
+  for (let i = 0; i < 3; i++) expectStatus(await create(), 201);
+  expectError(await create(), 409);
+  assertEquals(
+    expectStatus(await api.get("/api/devices", { token: alice.accessToken }), 200).length,
+    3,
+  );
+});
 
 suite.test("a webhook on a private address is refused without WEBHOOK_ALLOW_PRIVATE's rule", async (api) => {
   // This server allows loopback; a link-local (cloud metadata) address stays refused.
