@@ -112,13 +112,11 @@ export class DevicesService {
   private readonly db: Db;
   private readonly mqtt: DeviceTransport;
   private readonly transports: ReadonlyArray<readonly DeviceTransport[]>;
-  readonly outbox: DeviceOutbox;
 
   constructor(deps: DevicesDeps) {
     this.db = deps.db;
     this.mqtt = mqttTransport(deps.messenger, deps.outbox);
     this.transports = deps.transports ?? [];
-    this.outbox = deps.outbox;
     this.onUnlink = deps.onUnlink ?? [];
     this.onFirmwareReport = deps.onFirmwareReport ?? [];
     this.onReport = deps.onReport ?? [];
@@ -381,7 +379,7 @@ export class DevicesService {
 
   /**
    * SPEC 3.6 unbind: the device becomes claimable again (owner and binding cleared, a fresh
-   * claim code, its pushes gone), and the device is told `unbound` through the outbox, once the
+   * claim code, its pushes gone), and the device is told `unbound` by its transport, once the
    * unbinding committed. The unbinding does not depend on the broker.
    */
   async unbind(userId: string, deviceId: string) {
@@ -395,8 +393,8 @@ export class DevicesService {
   }
 
   /**
-   * Clears the owner of a locked device, runs the other domains' unlink reactions and enqueues
-   * the device's `unbound` in the same transaction.
+   * Clears the owner of a locked device, runs the other domains' unlink reactions and tells the
+   * device `unbound` through its transport (once the transaction commits).
    */
   private async unlink(trx: Trx, device: DeviceRow, ownerId: string) {
     for (const reaction of this.onUnlink) {
