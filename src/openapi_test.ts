@@ -40,6 +40,7 @@ const PUBLIC = [
   /^(\/internal\/factory)?\/(docs|playground)(\/\{file\})?$/, // static pages; their calls carry the pasted token
   /^\/api\/setup$/, // a display's first call: its MAC, rate limited per address
   /^\/api\/display\/image\/\{pushId\}$/, // a display's picture: a signed URL, like /storage/
+  /^\/api\/feeds\/\{token\}\.png$/, // an image feed: its secret token is the authorization
   /^\/metrics$/, // its own optional METRICS_TOKEN, not a user credential (docs/decisions.md)
 ];
 
