@@ -110,6 +110,11 @@ export async function benchHtmlScreens(runs = 20): Promise<BenchRow[]> {
             value: round(percentile(samples, 0.95)),
             unit: "ms",
           },
+          {
+            name: `html screens: ${name} ${label} p99`,
+            value: round(percentile(samples, 0.99)),
+            unit: "ms",
+          },
         );
       }
     }
