@@ -10,7 +10,11 @@ import { displayLog } from "./post_log.ts";
 import { displaysRouter } from "./router.ts";
 import { DisplaysService } from "./service.ts";
 import { forgetDisplayLogs } from "./unlink.ts";
-import type { DisplayButtonHook, DisplayFirmwareHook } from "./poll_extras.ts";
+import type {
+  DisplayButtonHook,
+  DisplayFirmwareHook,
+  DisplayRefreshCapHook,
+} from "./poll_extras.ts";
 import { displaySetup } from "./setup.ts";
 // Its tables (they add themselves to the database's type, src/schema.ts).
 export type { DisplayTables } from "./tables.ts";
@@ -28,6 +32,8 @@ declare module "../../face.ts" {
     displayFirmware: DisplayFirmwareHook;
     /** A claimed display's poll: its button's function, a press carried out (the buttons domain). */
     displayButton: DisplayButtonHook;
+    /** A claimed display's poll: the most seconds until its next one, or null (playlists). */
+    displayRefreshCap: DisplayRefreshCapHook;
   }
 }
 
@@ -67,6 +73,7 @@ export const displays = defineDomain({
         extras: {
           firmware: context.hooks("displayFirmware"),
           button: context.hooks("displayButton"),
+          refreshCap: context.hooks("displayRefreshCap"),
         },
       }),
     }),
