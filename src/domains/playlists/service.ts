@@ -220,6 +220,8 @@ export class PlaylistsService {
    * the push made, if any.
    */
   async advance(deviceId: string, restart = false, redraw = false): Promise<string | null> {
+    // Read before the transaction (PGlite has one connection: no query beside it).
+    const asleep = await this.deps.secondsAsleep(deviceId);
     const pushId = await this.db.transaction().execute(async (trx) => {
       const state = await repo.lockRotation(trx, deviceId);
       if (!state) return null;
@@ -228,7 +230,6 @@ export class PlaylistsService {
       if (redraw && (held || state.item_index < 0)) return null;
       if (!redraw && !restart && state.item_ends_at > now) return null;
       if (held && !redraw) return await this.wait(trx, deviceId, state.hold_until!, now);
-      const asleep = await this.deps.secondsAsleep(deviceId);
       if (asleep !== null) {
         return await this.wait(trx, deviceId, new Date(now.getTime() + asleep * 1000), now);
       }
