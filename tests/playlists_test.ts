@@ -8,6 +8,8 @@
  * (unchanged data: the same filename), concurrent advances making one push, a deleted plugin's
  * items dropping out, and the bounded history.
  */
+import { Client as McpClient } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { assert, assertEquals, expectError, expectStatus } from "./helpers/assert.ts";
 import { call, type Client, client, registerUser } from "./helpers/http.ts";
 import { startTestServer } from "./helpers/server.ts";
@@ -371,6 +373,37 @@ Deno.test({
         expectStatus(await api.delete(`/api/plugins/${gone.id}`, { token }), 204);
         const after = expectStatus(await api.get(`/api/playlists/${list.id}`, { token }), 200);
         assertEquals(after.items, [{ pluginId: alpha.id, durationSeconds: 900 }]);
+      });
+
+      await t.step("MCP: list_playlists and assign_playlist act as the token's user", async () => {
+        const pat = expectStatus(
+          await api.post("/api/personal-access-tokens", { token, body: { name: "assistant" } }),
+          201,
+        ).token as string;
+        const mcp = new McpClient({ name: "playlists-test", version: "1.0.0" });
+        await mcp.connect(
+          new StreamableHTTPClientTransport(new URL("/mcp", server.url), {
+            requestInit: { headers: { authorization: `Bearer ${pat}` } },
+          }),
+        );
+        try {
+          const text = (result: any) => result.content.find((c: any) => c.type === "text").text;
+          const lists = JSON.parse(
+            text(await mcp.callTool({ name: "list_playlists", arguments: {} })),
+          );
+          const target = lists.find((p: any) => p.name === "Hook");
+          const assigned = await mcp.callTool({
+            name: "assign_playlist",
+            arguments: { deviceId: two.id, playlistId: target.id },
+          });
+          assertEquals(JSON.parse(text(assigned)), { playlistId: target.id });
+          assertEquals(
+            expectStatus(await api.get(`/api/devices/${two.id}/playlist`, { token }), 200),
+            { playlistId: target.id },
+          );
+        } finally {
+          await mcp.close();
+        }
       });
 
       await t.step("playlist pushes beyond the newest 50 of a device are deleted", async () => {
