@@ -6,7 +6,7 @@
  * `refresh_rate` at most the seconds left, weekday and time-window skipping in the playlist's
  * zone, the owner's push holding the rotation, a webhook post drawing the current item again
  * (unchanged data: the same filename), concurrent advances making one push, a deleted plugin's
- * items dropping out, and the bounded history.
+ * items dropping out, no render for a sleeping display, the MCP tools, and the bounded history.
  */
 import { Client as McpClient } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -374,6 +374,34 @@ Deno.test({
         const after = expectStatus(await api.get(`/api/playlists/${list.id}`, { token }), 200);
         assertEquals(after.items, [{ pluginId: alpha.id, durationSeconds: 900 }]);
       });
+
+      await t.step(
+        "a sleeping display gets no render; the rotation waits for its wake-up",
+        async () => {
+          const hhmm = (d: Date) => d.toISOString().slice(11, 16);
+          const profile = `/api/devices/${one.id}/display-profile`;
+          const start = hhmm(new Date(Date.now() - 3600_000));
+          const end = hhmm(new Date(Date.now() + 2 * 3600_000));
+          expectStatus(
+            await api.put(profile, {
+              token,
+              body: { sleepWindow: { start, end, timeZone: "UTC" } },
+            }),
+            200,
+          );
+          const night = await playlist({ name: "Night", items: [{ pluginId: alpha.id }] });
+          const count = (await history(one.id)).length;
+          await assign(one.id, night.id);
+          const state = await eventually(async () => {
+            const row = await services.db.selectFrom("playlist_devices").selectAll()
+              .where("device_id", "=", one.id).executeTakeFirstOrThrow();
+            return row.item_ends_at > new Date(Date.now() + 3600_000) && row;
+          }, "the rotation waiting for the wake-up");
+          assertEquals(state.item_index, -1);
+          assertEquals((await history(one.id)).length, count, "nothing drawn while asleep");
+          expectStatus(await api.put(profile, { token, body: { sleepWindow: null } }), 200);
+        },
+      );
 
       await t.step("MCP: list_playlists and assign_playlist act as the token's user", async () => {
         const pat = expectStatus(
