@@ -41,6 +41,7 @@ const PUBLIC = [
   /^\/api\/setup$/, // a display's first call: its MAC, rate limited per address
   /^\/api\/display\/image\/\{pushId\}$/, // a display's picture: a signed URL, like /storage/
   /^\/metrics$/, // its own optional METRICS_TOKEN, not a user credential (docs/decisions.md)
+  /^\/api\/custom_plugins\/\{uuid\}$/, // a plugin's webhook inbox: its uuid is the credential
 ];
 
 /** CONTRACT.md "Who may call what", as the schemes each path's operations must list. */
