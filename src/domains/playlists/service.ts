@@ -347,13 +347,18 @@ export class PlaylistsService {
 
   /**
    * The display poll's cap (the `displayRefreshCap` hook): seconds left in the device's current
-   * item, or null without a playlist. From the cache: no query per poll.
+   * item (or the owner's hold), or null without a playlist or an item shown. From the cache: no
+   * query per poll.
    */
   async secondsLeft(deviceId: string): Promise<number | null> {
     const endsAt = await this.endings.get(
       deviceId,
       () => [tag.device(deviceId)],
-      async () => (await repo.findAssignment(this.db, deviceId))?.item_ends_at.getTime() ?? null,
+      async () => {
+        // No item shown (an empty schedule): nothing ends, the display keeps its own interval.
+        const row = await repo.findAssignment(this.db, deviceId);
+        return row && row.item_index >= 0 ? row.item_ends_at.getTime() : null;
+      },
     );
     return endsAt === null ? null : Math.max(0, (endsAt - this.now().getTime()) / 1000);
   }
