@@ -17,6 +17,7 @@ import { benchFleet } from "./fleet.ts";
 import { benchMcp } from "./mcp.ts";
 import { benchDisplayPoll } from "./display_poll.ts";
 import { benchWebhooks } from "./webhooks.ts";
+import { benchPlaylists } from "./playlists.ts";
 import { benchWebhookFairness } from "./webhook_fairness.ts";
 import { benchRest } from "./rest.ts";
 import { benchSaturated } from "./saturated.ts";
@@ -29,8 +30,9 @@ helpAndExit(
   Deno.args,
   `Usage: deno task bench
 
-Runs every benchmark (auth, billing, render, templates, scene, html screens, fairness, render-fairness,
-targetless, push, burst, fleet, display, webhooks, webhook fairness, rest, saturated, content, mcp)
+Runs every benchmark (auth, billing, render, templates, scene, html screens, fairness,
+render-fairness, targetless, push, burst, fleet, display, webhooks, playlists, webhook fairness,
+rest, saturated, content, mcp)
 and prints one table; progress lines on stderr. DATABASE_URL measures on a real PostgreSQL, MQTT_URL runs the fleet on that broker. The
 content, rest (its cold tail) and saturated benchmarks need wrk.
 Takes minutes and all the machine's cores.`,
@@ -53,6 +55,7 @@ const steps: Array<[string, () => Promise<BenchRow[]>]> = [
   ["fleet", () => benchFleet({ databaseUrl, mqttUrl: Deno.env.get("MQTT_URL") })],
   ["display", () => benchDisplayPoll({ databaseUrl })],
   ["webhooks", () => benchWebhooks({ databaseUrl })],
+  ["playlists", () => benchPlaylists({ databaseUrl })],
   ["webhook fairness", () => benchWebhookFairness({ databaseUrl })],
   ["rest", () => benchRest({ databaseUrl, mqttUrl: Deno.env.get("MQTT_URL") })],
   ["saturated", () => benchSaturated({ databaseUrl })],

@@ -27,6 +27,7 @@ import { targetless } from "./domains/targetless/mod.ts";
 import { mcp } from "./domains/mcp/mod.ts";
 import { webhooks } from "./domains/webhooks/mod.ts";
 import { plugins } from "./domains/plugins/mod.ts";
+import { playlists } from "./domains/playlists/mod.ts";
 
 export const DOMAINS = [
   accounts,
@@ -49,6 +50,7 @@ export const DOMAINS = [
   targetless,
   webhooks,
   plugins,
+  playlists,
   // An integration surface over the services above (issue 24), owning no tables.
   mcp,
 ] as const;

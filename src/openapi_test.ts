@@ -43,6 +43,7 @@ const PUBLIC = [
   /^\/api\/feeds\/\{token\}\.png$/, // an image feed: its secret token is the authorization
   /^\/api\/custom_plugins\/\{uuid\}$/, // a plugin's webhook inbox: its uuid is the credential
   /^\/metrics$/, // its own optional METRICS_TOKEN, not a user credential (docs/decisions.md)
+  /^\/api\/custom_plugins\/\{uuid\}$/, // a plugin's webhook inbox: its uuid is the credential
 ];
 
 /** CONTRACT.md "Who may call what", as the schemes each path's operations must list. */

@@ -446,6 +446,18 @@ Deno.test({
         await runBlock(server, dir, { file, heading: "Recipes: import and export", env });
       });
 
+      await t.step("playlists.md", async () => {
+        const heading = "A playlist on a display";
+        for (const index of [0, 1, 2]) {
+          await runBlock(server, dir, {
+            file: "docs/playlists.md",
+            heading,
+            index,
+            env: { ...dds, ID: id },
+          });
+        }
+      });
+
       // Last: the display forgets everything at its next poll.
       await t.step("displays.md reset", async () => {
         await runBlock(server, dir, {

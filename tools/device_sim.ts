@@ -23,6 +23,7 @@ import { createClient } from "../src/client.ts";
 import { type Config, ConfigError, loadConfig } from "../src/config.ts";
 import { helpAndExit } from "../src/infra/lib/usage.ts";
 import { runTrmnlSim, trmnlOptionsFromArgs } from "./trmnl_sim.ts";
+import { runPlaylistDemo } from "./playlist_demo.ts";
 
 const USAGE = `
 Usage: deno task device-sim --nfc <file.nfc.json> | --thing <thingName> --password <secret>
@@ -56,6 +57,9 @@ firmware update is downloaded and checked (length, ESP32 app image, its version)
   --every <s>           poll this often instead of the answered refresh_rate (a demo)
   --once                exit after the first picture of the claimed display
   --press               press the button once (the first poll sends special_function: true)
+  --playlist-demo       with --token (or DDS_TOKEN): claim a new display, run a playlist of a
+                        webhook plugin, a static one and a mashup on it, post new data halfway,
+                        and print what it shows over --seconds (default 60), pictures in --out
   --mac, --model        what it sends in ID and Model (default a random MAC, og)
   --width, --height     the panel it reports (default the model's)
 `;
@@ -279,7 +283,20 @@ async function mainTrmnl(): Promise<never> {
   const controller = new AbortController();
   Deno.addSignalListener("SIGINT", () => controller.abort());
   try {
-    const options = trmnlOptionsFromArgs(parseArgs(Deno.args), loadConfig());
+    const args = parseArgs(Deno.args);
+    const options = trmnlOptionsFromArgs(args, loadConfig());
+    if (args["playlist-demo"] === true) {
+      // Issue 37: a display on a playlist of a webhook plugin, a static one and a mashup.
+      const token = typeof args.token === "string" ? args.token : Deno.env.get("DDS_TOKEN");
+      if (!token) throw new TypeError("--playlist-demo needs --token (or DDS_TOKEN)");
+      await runPlaylistDemo({
+        api: options.api,
+        token,
+        seconds: Number(args.seconds) > 0 ? Number(args.seconds) : 60,
+        outDir: typeof args.out === "string" ? args.out : `${loadConfig().dataDir}/playlist-demo`,
+      });
+      Deno.exit(0);
+    }
     await runTrmnlSim(options, controller.signal);
   } catch (error) {
     console.error(`device-sim: ${error instanceof Error ? error.message : String(error)}`);

@@ -18,7 +18,11 @@ import { displayLog } from "./post_log.ts";
 import { displaysRouter } from "./router.ts";
 import { DisplaysService } from "./service.ts";
 import { forgetDisplayLogs } from "./unlink.ts";
-import type { DisplayButtonHook, DisplayFirmwareHook } from "./poll_extras.ts";
+import type {
+  DisplayButtonHook,
+  DisplayFirmwareHook,
+  DisplayRefreshCapHook,
+} from "./poll_extras.ts";
 import { displaySetup } from "./setup.ts";
 // Its tables (they add themselves to the database's type, src/schema.ts).
 export type { DisplayTables } from "./tables.ts";
@@ -36,6 +40,8 @@ declare module "../../face.ts" {
     displayFirmware: DisplayFirmwareHook;
     /** A claimed display's poll: its button's function, a press carried out (the buttons domain). */
     displayButton: DisplayButtonHook;
+    /** A claimed display's poll: the most seconds until its next one, or null (playlists). */
+    displayRefreshCap: DisplayRefreshCapHook;
   }
 }
 
@@ -90,6 +96,7 @@ export const displays = defineDomain({
         extras: {
           firmware: context.hooks("displayFirmware"),
           button: context.hooks("displayButton"),
+          refreshCap: context.hooks("displayRefreshCap"),
         },
         jobs: context.jobs,
         // A provider's webhook is posted to under the webhooks' outbound rules: private and

@@ -43,10 +43,27 @@ export type DisplayButtonHook = (device: PolledDevice, headers: Headers) => Prom
   { special_function: string; screen: ExtraScreen | null; moved: boolean }
 >;
 
-/** The answers to the two hooks (lists filled once every service is built). */
+/**
+ * The most seconds a display may wait before its next poll, or null for no limit (a playlist's
+ * current item ends then). Answered from a cache: it runs at every poll.
+ */
+export type DisplayRefreshCapHook = (deviceId: string) => Promise<number | null>;
+
+/** The answers to the hooks (lists filled once every service is built). */
 export interface PollExtras {
   firmware: readonly DisplayFirmwareHook[];
   button: readonly DisplayButtonHook[];
+  refreshCap?: readonly DisplayRefreshCapHook[];
+}
+
+/** The smallest cap the hooks answer for the device, or null. */
+export async function refreshCap(extras: PollExtras, deviceId: string): Promise<number | null> {
+  let cap: number | null = null;
+  for (const hook of extras.refreshCap ?? []) {
+    const seconds = await hook(deviceId);
+    if (seconds !== null && (cap === null || seconds < cap)) cap = seconds;
+  }
+  return cap;
 }
 
 /** The defaults: nothing to update, no function. */

@@ -20,7 +20,7 @@ import type { KeylessPolls } from "./keyless.ts";
 import { type DisplayScreens, IMAGE_URL_TTL_SECONDS, screenPanel } from "./screens.ts";
 import * as repo from "./repository.ts";
 import { secondsToWake } from "./sleep.ts";
-import { firmwareFields, type PollExtras, pressButton } from "./poll_extras.ts";
+import { firmwareFields, type PollExtras, pressButton, refreshCap } from "./poll_extras.ts";
 import type { DisplayReply } from "./protocol.ts";
 
 /** `refresh_rate` of a display that has none set (CONTRACT.md). */
@@ -31,6 +31,8 @@ const REPORT_EVERY_MS = 60_000;
 export const WAITING_REFRESH_RATE = 60;
 /** `refresh_rate` while pending: the claim is shown soon after it happens. */
 export const PENDING_REFRESH_RATE = 60;
+/** The shortest `refresh_rate` a cap (a playlist item's end) brings it down to. */
+export const MIN_REFRESH_RATE = 5;
 export interface PollsDeps {
   db: Db;
   devices: DevicesService;
@@ -165,7 +167,7 @@ export class DisplayPolls {
     // again): `push/refresh` when a push waits, the cached current push otherwise.
     const head = button.moved ? await this.devices.head(device.id) ?? device : device;
     const { push, waiting } = await this.pushes.forDisplay(head);
-    const refreshRate = refreshRateOf(display, waiting);
+    const refreshRate = refreshRateOf(display, waiting, await refreshCap(this.extras, device.id));
     const extra = {
       ...await firmwareFields(this.extras, polled, reported),
       special_function: button.special_function,
@@ -263,14 +265,16 @@ export class DisplayPolls {
 
 /**
  * CONTRACT.md: the display's interval, shortened while a push waits (queued, or still
- * rendering); inside the owner's sleep window it sleeps until its end instead.
+ * rendering) and to the seconds left in its playlist's item (`cap`, never under 5); inside the
+ * owner's sleep window it sleeps until its end instead.
  */
-function refreshRateOf(display: DisplayRow, waiting: boolean): number {
+function refreshRateOf(display: DisplayRow, waiting: boolean, cap: number | null): number {
   const interval = display.refresh_rate ?? DEFAULT_REFRESH_RATE;
   const window = display.profile?.sleepWindow;
   const wake = window ? secondsToWake(window) : null;
   if (wake !== null) return Math.max(interval, wake);
-  return waiting ? Math.min(WAITING_REFRESH_RATE, interval) : interval;
+  const rate = waiting ? Math.min(WAITING_REFRESH_RATE, interval) : interval;
+  return cap === null ? rate : Math.max(MIN_REFRESH_RATE, Math.min(rate, Math.ceil(cap)));
 }
 
 /** What a push's `image_url` signs: its push and expiry, apart from every other signature. */

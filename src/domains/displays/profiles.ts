@@ -8,6 +8,7 @@ import { badRequest, conflict, notFound } from "../../errors.ts";
 import type { DevicesService } from "../devices/service.ts";
 import type { PanelSpec } from "../../infra/render/types.ts";
 import { modelOf } from "./models.ts";
+import { secondsToWake } from "./sleep.ts";
 import * as repo from "./repository.ts";
 import type { OwnerProfile } from "./tables.ts";
 import { type DisplayProfile, MAX_PANEL_PIXELS, toProfile } from "./views.ts";
@@ -58,6 +59,14 @@ export class DisplayProfiles {
     if (!display) return null;
     const { width, height, bitDepth, rotation } = toProfile(display);
     return { width, height, bitDepth, rotation };
+  }
+  /**
+   * Seconds until a device's display wakes when it is inside its owner's sleep window now, else
+   * null (a playlist draws nothing for a sleeping display).
+   */
+  async secondsAsleep(deviceId: string): Promise<number | null> {
+    const window = (await repo.findClaimedByDevice(this.db, deviceId))?.profile?.sleepWindow;
+    return window ? secondsToWake(window) : null;
   }
   /**
    * `POST /api/devices/{id}/reset`: the owner's display answers `reset_firmware: true` at its

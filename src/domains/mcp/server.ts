@@ -38,6 +38,7 @@ export interface McpDeps {
     | "analyze"
     | "config"
     | "plugins"
+    | "playlists"
   >;
   /** The SSRF-guarded fetch of link assets (src/infra/outbound/fetch_link.ts). */
   links: { fetch(url: string): Promise<LinkBody | LinkFailure> };
@@ -72,6 +73,8 @@ export const TOOL_NAMES = [
   "list_plugins",
   "post_plugin_data",
   "push_plugin",
+  "list_playlists",
+  "assign_playlist",
 ] as const;
 
 const CONTENT_WAIT_MS = 20_000;
@@ -187,6 +190,13 @@ const INPUTS = {
     pluginId: uuidParam.describe("A plugin id from list_plugins"),
     deviceId,
     view: z.enum(PLUGIN_VIEWS).optional().describe("Default full"),
+  }),
+  list_playlists: z.object({}),
+  assign_playlist: z.object({
+    deviceId,
+    playlistId: uuidParam.nullable().describe(
+      "A playlist id from list_playlists; null stops the device's playlist",
+    ),
   }),
 } satisfies Record<typeof TOOL_NAMES[number], z.ZodObject>;
 
@@ -444,6 +454,24 @@ export function createMcpServer(deps: McpDeps, userId: string): McpServer {
     },
     async ({ pluginId, deviceId, view }) =>
       json(await services.plugins.push(userId, pluginId, { deviceId, view })),
+  );
+
+  add("list_playlists", {
+    description: "List your playlists: rotations of plugins and mashups, each item with its " +
+      "duration, weekdays and hours in the playlist's time zone.",
+    input: INPUTS.list_playlists,
+    readOnly: true,
+  }, async () => json(await services.playlists.list(userId)));
+
+  add(
+    "assign_playlist",
+    {
+      description: "Run a playlist on a device (it shows the first due item now, each drawn for " +
+        "its panel), or stop it with playlistId null.",
+      input: INPUTS.assign_playlist,
+    },
+    async ({ deviceId, playlistId }) =>
+      json(await services.playlists.assign(userId, deviceId, playlistId)),
   );
 
   server.registerResource("devices", "dds://devices", {

@@ -12,7 +12,7 @@ import { postInbox, readInbox } from "./inbox.ts";
 import { previewPlugin } from "./preview_plugin.ts";
 import { exportPlugin, importPlugin } from "./recipes.ts";
 import { pluginsRouter } from "./router.ts";
-import { PLUGIN_PUSH_TEMPLATE, PluginsService } from "./service.ts";
+import { PLUGIN_PUSH_TEMPLATE, type PluginReaction, PluginsService } from "./service.ts";
 // Its tables (they add themselves to the database's type, src/schema.ts).
 export type { PluginTables } from "./tables.ts";
 
@@ -20,6 +20,13 @@ declare module "../../services.ts" {
   interface Services {
     /** Plugins: CRUD, the webhook inbox, polling, previews, recipes and plugin pushes. */
     plugins: PluginsService;
+  }
+}
+
+declare module "../../face.ts" {
+  interface Hooks {
+    /** A plugin's data changed (a webhook post) or it was deleted, in its transaction. */
+    pluginChanged: PluginReaction;
   }
 }
 
@@ -74,6 +81,7 @@ export const plugins = defineDomain({
         pushes: services.pushes,
         events: services.webhooks,
         log,
+        onChange: context.hooks("pluginChanged"),
       }),
     };
   }),

@@ -7,7 +7,7 @@
  * device's panel through the `pushDrawing` hook), so delivery, history and webhooks work for it as
  * for any push.
  */
-import type { Db } from "../../schema.ts";
+import type { Db, Trx } from "../../schema.ts";
 import { AppError, badRequest } from "../../errors.ts";
 import * as access from "../../infra/access/mod.ts";
 import { isUuid, uuidv7 } from "../../infra/lib/ids.ts";
@@ -79,6 +79,17 @@ export interface PluginsDeps {
   events?: EventSink;
   log?: Log;
   now?: () => Date;
+  /** Reactions to a plugin's data changing or the plugin going (the `pluginChanged` hook's). */
+  onChange?: readonly PluginReaction[];
+}
+
+/**
+ * What follows a change of a plugin, in its transaction: its data changed (a webhook post), or
+ * it was deleted (a playlist's items showing it drop out).
+ */
+export interface PluginReaction {
+  dataChanged(trx: Trx, pluginId: string): Promise<void>;
+  deleted(trx: Trx, userId: string, pluginId: string): Promise<void>;
 }
 
 /** How a plugin is seen: which view, at what panel. */
@@ -191,9 +202,11 @@ export class PluginsService {
 
   /** `DELETE /api/plugins/{id}`: 204; another user's 404. */
   async delete(userId: string, id: string): Promise<void> {
-    if (!isUuid(id) || !await repo.deletePlugin(this.db, userId, id)) {
-      throw access.missing(PLUGIN);
-    }
+    if (!isUuid(id)) throw access.missing(PLUGIN);
+    await this.db.transaction().execute(async (trx) => {
+      if (!await repo.deletePlugin(trx, userId, id)) throw access.missing(PLUGIN);
+      for (const react of this.deps.onChange ?? []) await react.deleted(trx, userId, id);
+    });
   }
 
   /**
@@ -296,6 +309,7 @@ export class PluginsService {
         inbox_window_start: fresh ? now : row.inbox_window_start,
         inbox_window_count: fresh ? 1 : row.inbox_window_count + 1,
       });
+      for (const react of this.deps.onChange ?? []) await react.dataChanged(trx, row.id);
     });
   }
 

@@ -3,9 +3,14 @@ import { buildWith, defineDomain, queueOf } from "../../face.ts";
 import type { PanelSpec } from "../../infra/render/types.ts";
 import { userPrefixes } from "./keys.ts";
 import { renderPushQueue } from "./queues.ts";
-import { type PushDrawing, PushRenderJob, type RenderFailedReaction } from "./render_job.ts";
+import {
+  type PushDrawing,
+  PushRenderJob,
+  type RenderedReaction,
+  type RenderFailedReaction,
+} from "./render_job.ts";
 import { pushesRouter } from "./router.ts";
-import { PushesService } from "./service.ts";
+import { type OwnerPushReaction, PushesService } from "./service.ts";
 import { forgetDevicePushes } from "./unlink.ts";
 // Its tables (they add themselves to the database's type, src/schema.ts).
 export type { PushTables } from "./tables.ts";
@@ -26,6 +31,10 @@ declare module "../../face.ts" {
     devicePanel: (deviceId: string) => Promise<PanelSpec | null>;
     /** A push template another domain draws (a plugin's): its drawing. */
     pushDrawing: PushDrawing;
+    /** A push's render was stored (PREPARE → QUEUE). */
+    pushRendered: RenderedReaction;
+    /** The owner's own push of a device (not a scheduled one), in its transaction. */
+    ownerPushed: OwnerPushReaction;
   }
 }
 
@@ -58,6 +67,7 @@ export const pushes = defineDomain({
       log,
       changes,
       events: services.webhooks,
+      onOwnerPush: context.hooks("ownerPushed"),
     });
     const panels = context.hooks("devicePanel");
     return {
@@ -66,6 +76,7 @@ export const pushes = defineDomain({
         store: storage,
         onFailedForGood: context.hooks("pushFailedForGood"),
         drawings: context.hooks("pushDrawing"),
+        onRendered: context.hooks("pushRendered"),
         panelOf: async (deviceId) => {
           for (const panelOf of panels) {
             const panel = await panelOf(deviceId);

@@ -88,6 +88,9 @@ export interface PushDrawing {
   draw(push: PushRow, panel: PanelSpec | null): Promise<PushBitmaps>;
 }
 
+/** What follows a push's render stored (PREPARE → QUEUE): a playlist's push is shown at once. */
+export type RenderedReaction = (push: PushRow) => Promise<void>;
+
 /** What follows when a push's render failed for good (no retry follows). */
 export type RenderFailedReaction = (push: PushRow, message: string) => Promise<void>;
 
@@ -104,6 +107,8 @@ export interface PushRenderJobOptions {
   panelOf?: (deviceId: string) => Promise<PanelSpec | null>;
   /** Templates other domains draw (the `pushDrawing` hook's answers). */
   drawings?: readonly PushDrawing[];
+  /** Reactions to a render stored (the `pushRendered` hook's answers). */
+  onRendered?: readonly RenderedReaction[];
 }
 
 export class PushRenderJob {
@@ -113,6 +118,7 @@ export class PushRenderJob {
   private readonly panelOf: (deviceId: string) => Promise<PanelSpec | null>;
   /** Filled once every service is built (src/face.ts `hooks`): read at render time. */
   private readonly drawings: readonly PushDrawing[];
+  private readonly onRendered: readonly RenderedReaction[];
 
   constructor(
     private readonly pushes: PushesService,
@@ -124,6 +130,7 @@ export class PushRenderJob {
     this.onFailedForGood = options.onFailedForGood ?? [];
     this.panelOf = options.panelOf ?? (() => Promise.resolve(null));
     this.drawings = options.drawings ?? [];
+    this.onRendered = options.onRendered ?? [];
   }
 
   /** The handler of `renderPushQueue`; a throw tells the queue to retry with backoff. */
@@ -159,11 +166,21 @@ export class PushRenderJob {
       // Deleted meanwhile (unbind): drop what this attempt wrote, unless another attempt of the
       // same push finished first with the same files.
       if (!outcome.done && wrote && outcome.ownedBy !== own) await this.store.deletePrefix(own);
+      if (outcome.done) await this.rendered(push);
     } catch (error) {
       // Nothing references a push's own prefix before it is QUEUE, so this removes only this
       // attempt's files (a deduplicated push wrote none).
       if (wrote) await this.store.deletePrefix(own).catch(() => {});
       await this.failed(push, error, attempt);
+    }
+  }
+
+  /** The reactions to a stored render; theirs to log, the render stands. */
+  private async rendered(push: PushRow) {
+    for (const react of this.onRendered) {
+      await react(push).catch((cause) =>
+        this.log.error("render reaction failed", { pushId: push.id, error: String(cause) })
+      );
     }
   }
 

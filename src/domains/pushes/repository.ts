@@ -191,3 +191,39 @@ export function shownNeighbour(
   return query.orderBy("created_at", older ? "desc" : "asc").orderBy("id", older ? "desc" : "asc")
     .limit(1).executeTakeFirst();
 }
+
+/**
+ * A device's pushes whose params carry `paramKey`, beyond the newest `keep` of them (never its
+ * latest push), locked for deletion.
+ */
+export function scheduledBeyond(
+  trx: Trx,
+  deviceId: string,
+  paramKey: string,
+  keep: number,
+  latestPushId: string | null,
+) {
+  let query = trx.selectFrom("pushes").select(["id", "render_prefix", "file_id"])
+    .where("device_id", "=", deviceId)
+    .where(sql<boolean>`params ->> ${paramKey} is not null`);
+  if (latestPushId) query = query.where("id", "!=", latestPushId);
+  return query.orderBy("created_at", "desc").orderBy("id", "desc").offset(keep).limit(500)
+    .forUpdate().execute();
+}
+
+export function deletePushes(trx: Trx, ids: string[]) {
+  if (ids.length === 0) return Promise.resolve([]);
+  return trx.deleteFrom("pushes").where("id", "in", ids).execute();
+}
+
+/** Which of these render prefixes a push of the device still points at. */
+export async function prefixesInUse(
+  trx: Trx,
+  deviceId: string,
+  prefixes: string[],
+): Promise<Set<string>> {
+  if (prefixes.length === 0) return new Set();
+  const rows = await trx.selectFrom("pushes").select("render_prefix").distinct()
+    .where("device_id", "=", deviceId).where("render_prefix", "in", prefixes).execute();
+  return new Set(rows.map((r) => r.render_prefix!));
+}

@@ -65,7 +65,18 @@ export interface NewPush {
   template: string;
   params?: Record<string, unknown>;
   sourceKey?: string;
+  /**
+   * Made by a schedule (a playlist's item coming due), not by the owner: it holds nothing
+   * (`ownerPushed` reactions are not told).
+   */
+  scheduled?: boolean;
 }
+
+/**
+ * What follows the owner's own push of a device (a new push, or `current-push`), in its
+ * transaction, before the push takes any lock of its own: a playlist holds its rotation.
+ */
+export type OwnerPushReaction = (trx: Trx, deviceId: string) => Promise<void>;
 
 export interface PushUrl {
   url: string;
@@ -123,6 +134,8 @@ export interface PushesDeps {
   changes?: ChangeFeed;
   /** Webhook events (`push.*`), emitted in the transaction of the change. */
   events?: EventSink;
+  /** Reactions to the owner's own push (the `ownerPushed` hook's answers, filled once built). */
+  onOwnerPush?: readonly OwnerPushReaction[];
 }
 
 export class PushesService {
@@ -132,6 +145,7 @@ export class PushesService {
   private readonly jobs: Jobs;
   private readonly events: EventSink;
   private readonly log: Log;
+  private readonly onOwnerPush: readonly OwnerPushReaction[];
 
   constructor(deps: PushesDeps) {
     this.db = deps.db;
@@ -140,6 +154,7 @@ export class PushesService {
     this.jobs = deps.jobs;
     this.events = deps.events ?? NO_EVENTS;
     this.log = deps.log ?? silentLog;
+    this.onOwnerPush = deps.onOwnerPush ?? [];
     this.pushes = (deps.changes ?? ChangeFeed.disabled()).cache();
     this.waiting = (deps.changes ?? ChangeFeed.disabled()).cache();
   }
@@ -165,6 +180,12 @@ export class PushesService {
    */
   async create(input: NewPush, trx?: Trx): Promise<PushRow> {
     const run = async (t: Trx) => {
+      // Before the user's render lock: a playlist's advance takes its rotation's lock first.
+      if (!input.scheduled) {
+        for (const react of this.onOwnerPush) {
+          await react(t, input.deviceId);
+        }
+      }
       // Fair shares (CONTRACT.md): the render job of a user's n-th waiting push takes priority -n,
       // so workers take one push of each user with any waiting before a second of anyone's.
       const waiting = await repo.lockRenderBacklog(t, input.userId);
@@ -571,6 +592,7 @@ export class PushesService {
       if (!target || target.status === "PREPARE" || !target.render_prefix) {
         throw access.missing(PUSH, "Push not found or not rendered");
       }
+      for (const react of this.onOwnerPush) await react(trx, deviceId);
       if (device.latest_push_id !== pushId) {
         if (device.latest_push_id) {
           await repo.transition(trx, device.latest_push_id, ["PUBLISHED", "CONFIRMED"], {
@@ -584,6 +606,54 @@ export class PushesService {
       await this.devices.notify(trx, device, { kind: "new_push", pushId });
     });
     return { message: "Current push set" };
+  }
+
+  /**
+   * A scheduled push just rendered (a playlist's item) is shown at once: it becomes PUBLISHED and
+   * latest (the one shown before EXPIRES), and a device on MQTT gets `new_push`; a display gets
+   * it at its next poll. Nothing happens to a push no longer QUEUE or a device that left.
+   */
+  async showNow(pushId: string): Promise<boolean> {
+    const push = await repo.findPush(this.db, pushId);
+    if (!push) return false;
+    return await this.db.transaction().execute(async (trx) => {
+      const device = await this.devices.lock(trx, push.device_id);
+      if (!device?.owner_id || device.owner_id !== push.user_id) return false;
+      const locked = await repo.lockPush(trx, pushId);
+      if (locked?.status !== "QUEUE") return false;
+      if (device.latest_push_id) {
+        await repo.transition(trx, device.latest_push_id, ["PUBLISHED", "CONFIRMED"], {
+          status: "EXPIRED",
+        });
+      }
+      await this.publish(trx, device.id, pushId);
+      // Its transport says how the device hears of it (MQTT `new_push`, a provider's post; a
+      // display that polls, nothing: it gets it at its next poll).
+      await this.devices.notify(trx, device, { kind: "new_push", pushId });
+      return true;
+    });
+  }
+
+  /**
+   * Keeps a device's history bounded: its pushes whose params carry `paramKey` (a playlist's)
+   * beyond the newest `keep` are deleted, with their file records and stored bitmaps unless a
+   * push left still points at them (an identical render is stored once per device).
+   */
+  async trimScheduled(deviceId: string, paramKey: string, keep: number): Promise<number> {
+    const gone = await this.db.transaction().execute(async (trx) => {
+      const device = await this.devices.lock(trx, deviceId);
+      if (!device) return [];
+      const old = await repo.scheduledBeyond(trx, deviceId, paramKey, keep, device.latest_push_id);
+      if (old.length === 0) return [];
+      await repo.deletePushes(trx, old.map((p) => p.id));
+      const prefixes = [...new Set(old.map((p) => p.render_prefix).filter((p) => p !== null))];
+      const kept = await repo.prefixesInUse(trx, deviceId, prefixes);
+      const unused = old.filter((p) => p.render_prefix !== null && !kept.has(p.render_prefix));
+      await files.deleteFilesById(trx, unused.flatMap((p) => p.file_id ? [p.file_id] : []));
+      return [...new Set(unused.map((p) => p.render_prefix!))];
+    });
+    for (const prefix of gone) await this.store.deletePrefix(prefix);
+    return gone.length;
   }
 
   /** `GET /api/devices/{id}/pushes`: newest first, keyset cursor on (createdAt, id). */

@@ -25,6 +25,14 @@ export const pushListItemSchema = z.object({
     description:
       "When the device confirmed showing it (MQTT `up/confirm`, or a display's next poll); present only then",
   }),
+  // Issue 37, an addition: a push a playlist's item made (CONTRACT.md "Screens that keep
+  // themselves current"). Present only then.
+  source: z.literal("playlist").optional().meta({
+    description: "`playlist` for a push a playlist's item made; absent for every other push",
+  }),
+  pluginId: z.uuid().optional().meta({
+    description: "The plugin a playlist's push shows (the first slot's of a mashup)",
+  }),
 }).meta({ id: "PushListItem" });
 
 export const pushPageSchema = z.object({
@@ -74,5 +82,18 @@ export function toPushListItem(row: Selectable<PushesTable>): z.infer<typeof pus
     ...(row.render_failed_at ? { error: row.render_error ?? "Render failed" } : {}),
     ...(row.fetched_at ? { fetchedAt: row.fetched_at.toISOString() } : {}),
     ...(row.confirmed_at ? { confirmedAt: row.confirmed_at.toISOString() } : {}),
+    ...playlistSource(row.params),
   };
+}
+
+/** A playlist's push says so (its params carry `playlistId`), with the plugin it shows. */
+function playlistSource(params: unknown): { source?: "playlist"; pluginId?: string } {
+  const p = (params ?? {}) as Record<string, unknown>;
+  if (typeof p.playlistId !== "string") return {};
+  const first = typeof p.pluginId === "string"
+    ? p.pluginId
+    : Array.isArray(p.pluginIds) && typeof p.pluginIds[0] === "string"
+    ? p.pluginIds[0]
+    : undefined;
+  return { source: "playlist", ...(first ? { pluginId: first } : {}) };
 }

@@ -63,6 +63,8 @@ export const ANNOUNCED: Readonly<Record<string, Announcement | readonly Announce
   displays: { tag: "display", column: "id", on: ["UPDATE", "DELETE"] },
   // A display's button action, read at every poll (src/domains/buttons/service.ts).
   display_buttons: { tag: "device", column: "device_id", on: ["INSERT", "UPDATE", "DELETE"] },
+  // A device's playlist rotation, read at every display poll (src/domains/playlists/service.ts).
+  playlist_devices: { tag: "device", column: "device_id", on: ["INSERT", "UPDATE", "DELETE"] },
 };
 
 /** The announcements of one table, as a list. */

@@ -1,0 +1,174 @@
+/**
+ * Playlist benchmark (issue 37): 1,000 displays of one panel profile on one playlist of three
+ * plugins, each polling once a minute. Measured: the Chromium screen drawings per rotation (the
+ * goal is one per distinct profile, not one per display), how long until every display's push of
+ * an item is published, and the poll's p50/p99 over one rotation of 60 s items (goal p99 <= 25 ms).
+ * Run alone: `deno run -A bench/playlists.ts [--database-url postgres://…] [--displays N]`.
+ */
+import { type BenchRow, printTable, registerBenchUser } from "./lib.ts";
+import { parseConfig } from "../src/config.ts";
+import { startServer } from "../src/server.ts";
+import { createDatabase } from "../tests/helpers/server.ts";
+import { sql } from "kysely";
+
+const round = (value: number, digits = 2) => Number(value.toFixed(digits));
+const ITEM_SECONDS = 60;
+const MARKUP = '<div class="layout"><span class="value value--xlarge">{{ word }}</span></div>';
+
+/** The screen drawings the render pool has done (`render_duration_seconds_count{kind=screen}`). */
+async function screenDraws(url: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  return text.split("\n").filter((l) => l.startsWith('render_duration_seconds_count{kind="screen"'))
+    .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(" ") + 1)), 0);
+}
+
+/** Runs `work` over `items` with at most `n` at once. */
+async function pooled<T>(items: T[], n: number, work: (item: T) => Promise<void>) {
+  let next = 0;
+  await Promise.all(Array.from({ length: n }, async () => {
+    while (next < items.length) await work(items[next++]);
+  }));
+}
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
+}
+
+export async function benchPlaylists(
+  options: { databaseUrl?: string; displays?: number } = {},
+): Promise<BenchRow[]> {
+  const count = options.displays ?? 1000;
+  Deno.env.set("NODE_ENV", "production");
+  const dataDir = await Deno.makeTempDir({ prefix: "dds-bench-" });
+  const scratch = options.databaseUrl ? await createDatabase(options.databaseUrl) : undefined;
+  const server = await startServer(parseConfig({
+    PORT: "0",
+    HOST: "127.0.0.1",
+    MQTT_PORT: "0",
+    DATA_DIR: dataDir,
+    LOG_LEVEL: "silent",
+    DATABASE_URL: scratch?.url,
+    DISPLAY_SETUPS_PER_MINUTE: String(count * 2),
+    DISPLAYS_PER_USER: String(count),
+  }));
+  const engine = scratch ? "PostgreSQL" : "PGlite";
+  const { services } = server.app;
+  try {
+    const reg = await registerBenchUser(server.url, "playlists");
+    const auth = { authorization: `Bearer ${reg.accessToken}`, "content-type": "application/json" };
+    const post = async (path: string, body: unknown, method = "POST") => {
+      const res = await fetch(`${server.url}${path}`, {
+        method,
+        headers: auth,
+        body: JSON.stringify(body),
+      });
+      const reply = await res.json();
+      if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(reply)}`);
+      return reply;
+    };
+    const displays: { mac: string; key: string; id: string }[] = [];
+    await pooled([...Array(count).keys()], 16, async (i) => {
+      const mac = `B0:00:00:00:${(i >> 8).toString(16).padStart(2, "0")}:${
+        (i & 255).toString(16).padStart(2, "0")
+      }`.toUpperCase();
+      const setup = await (await fetch(`${server.url}/api/setup`, {
+        headers: { ID: mac, Model: "og" },
+      })).json();
+      const claim = await post("/api/devices/claim", { code: setup.friendly_id });
+      displays.push({ mac, key: setup.api_key, id: claim.device.id });
+    });
+    const plugins = [];
+    for (const word of ["One", "Two", "Three"]) {
+      plugins.push(
+        await post("/api/plugins", {
+          name: word,
+          strategy: "static",
+          markup: { full: MARKUP },
+          staticData: { word },
+        }),
+      );
+    }
+    const playlist = await post("/api/playlists", {
+      name: "Bench",
+      items: plugins.map((p) => ({ pluginId: p.id, durationSeconds: ITEM_SECONDS })),
+    });
+    const before = await screenDraws(server.url);
+    const started = performance.now();
+    await pooled(displays, 16, async (d) => {
+      await post(`/api/devices/${d.id}/playlist`, { playlistId: playlist.id }, "PUT");
+    });
+    // Every display's first item published.
+    while (true) {
+      const row = await services.db.selectFrom("pushes")
+        .select((eb) => eb.fn.countAll<string>().as("n"))
+        .where("user_id", "=", reg.user.id).where("status", "=", "PUBLISHED")
+        .executeTakeFirstOrThrow();
+      if (Number(row.n) >= count) break;
+      if (performance.now() - started > 600_000) throw new Error(`only ${row.n} published`);
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    const firstItem = (performance.now() - started) / 1000;
+    const firstDraws = await screenDraws(server.url) - before;
+    // One rotation: each display polls once, spread over the item's 60 s.
+    const times: number[] = [];
+    await Promise.all(displays.map(async (d, i) => {
+      await new Promise((r) => setTimeout(r, (i / count) * ITEM_SECONDS * 1000));
+      const t = performance.now();
+      const res = await fetch(`${server.url}/api/display`, {
+        headers: { ID: d.mac, "Access-Token": d.key, Model: "og" },
+      });
+      await res.arrayBuffer();
+      times.push(performance.now() - t);
+    }));
+    const draws = await screenDraws(server.url) - before;
+    // Items that came due over the run (each a push per display), and their distinct pictures.
+    const shown = await services.db.selectFrom("pushes")
+      .select((eb) => [
+        eb.fn.countAll<string>().as("pushes"),
+        sql<string>`count(distinct png_sha256)`.as("pictures"),
+      ])
+      .where("user_id", "=", reg.user.id).executeTakeFirstOrThrow();
+    const rows: BenchRow[] = [
+      {
+        name: `${count} displays: first item published to all`,
+        value: round(firstItem),
+        unit: "s",
+      },
+      { name: "screen drawings for the first item (1 profile)", value: firstDraws, unit: "draws" },
+      { name: "playlist pushes over the run", value: Number(shown.pushes), unit: "pushes" },
+      { name: "distinct pictures over the run", value: Number(shown.pictures), unit: "pictures" },
+      { name: "screen drawings over the run", value: draws, unit: "draws" },
+      {
+        name: "GET /api/display over a rotation: p50",
+        value: round(percentile(times, 0.5)),
+        unit: "ms",
+      },
+      {
+        name: "GET /api/display over a rotation: p99",
+        value: round(percentile(times, 0.99)),
+        unit: "ms",
+      },
+    ];
+    return rows.map((row) => ({ ...row, name: `playlists: ${row.name} (${engine})` }));
+  } finally {
+    await server.shutdown();
+    await Deno.remove(dataDir, { recursive: true }).catch(() => {});
+    await scratch?.drop();
+  }
+}
+
+if (import.meta.main) {
+  const arg = (name: string) => {
+    const i = Deno.args.indexOf(name);
+    return i >= 0 ? Deno.args[i + 1] : undefined;
+  };
+  const displays = arg("--displays");
+  printTable(
+    await benchPlaylists({
+      databaseUrl: arg("--database-url"),
+      displays: displays ? Number(displays) : undefined,
+    }),
+  );
+  Deno.exit(0);
+}

@@ -1,0 +1,118 @@
+/** SQL of playlists. */
+import { sql } from "kysely";
+import type { Insertable, Updateable } from "kysely";
+import type { Db, Trx } from "../../schema.ts";
+import { jsonb } from "../plugins/repository.ts";
+import type { PlaylistDevicesTable, PlaylistsTable } from "./tables.ts";
+
+export { jsonb };
+
+export function insertPlaylist(db: Db, row: Insertable<PlaylistsTable>) {
+  return db.insertInto("playlists").values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function countPlaylists(db: Db, userId: string): Promise<number> {
+  const row = await db.selectFrom("playlists").select((eb) => eb.fn.countAll<string>().as("n"))
+    .where("user_id", "=", userId).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** A user's playlists, newest first. */
+export function listPlaylists(db: Db, userId: string) {
+  return db.selectFrom("playlists").selectAll().where("user_id", "=", userId)
+    .orderBy("created_at", "desc").orderBy("id", "desc").execute();
+}
+
+/** One playlist of the user; undefined when unknown or another user's. */
+export function findPlaylist(db: Db, userId: string, id: string) {
+  return db.selectFrom("playlists").selectAll().where("id", "=", id).where("user_id", "=", userId)
+    .executeTakeFirst();
+}
+
+export function updatePlaylist(db: Db, id: string, changes: Updateable<PlaylistsTable>) {
+  return db.updateTable("playlists").set(changes).where("id", "=", id).returningAll()
+    .executeTakeFirst();
+}
+
+export async function deletePlaylist(db: Db, userId: string, id: string): Promise<boolean> {
+  const result = await db.deleteFrom("playlists").where("id", "=", id)
+    .where("user_id", "=", userId).executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}
+
+/** The user's playlists whose items name a plugin (its deletion drops those items). */
+export function lockPlaylistsUsing(trx: Trx, userId: string, pluginId: string) {
+  return trx.selectFrom("playlists").selectAll().where("user_id", "=", userId)
+    .where(sql<boolean>`items::text like ${`%${pluginId}%`}`).forUpdate().execute();
+}
+
+/** The playlist a device runs, or undefined. */
+export function findAssignment(db: Db, deviceId: string) {
+  return db.selectFrom("playlist_devices").selectAll().where("device_id", "=", deviceId)
+    .executeTakeFirst();
+}
+
+/** A device's rotation with its playlist, locked: one advance at a time. */
+export function lockRotation(trx: Trx, deviceId: string) {
+  return trx.selectFrom("playlist_devices")
+    .innerJoin("playlists", "playlists.id", "playlist_devices.playlist_id")
+    .selectAll("playlist_devices")
+    .select(["playlists.name", "playlists.time_zone", "playlists.items"])
+    .where("playlist_devices.device_id", "=", deviceId)
+    .forUpdate("playlist_devices").executeTakeFirst();
+}
+
+/** Starts (or restarts) a device on a playlist: its first item is due now. */
+export function assign(trx: Trx, row: Insertable<PlaylistDevicesTable>) {
+  return trx.insertInto("playlist_devices").values(row).onConflict((oc) =>
+    oc.column("device_id").doUpdateSet({
+      playlist_id: row.playlist_id,
+      user_id: row.user_id,
+      item_index: -1,
+      item_ends_at: row.item_ends_at,
+      hold_until: null,
+      plugin_ids: [],
+      updated_at: row.item_ends_at,
+    })
+  ).execute();
+}
+
+export function unassign(db: Db, deviceId: string) {
+  return db.deleteFrom("playlist_devices").where("device_id", "=", deviceId).execute();
+}
+
+export function updateRotation(
+  db: Db,
+  deviceId: string,
+  changes: Updateable<PlaylistDevicesTable>,
+) {
+  return db.updateTable("playlist_devices").set(changes).where("device_id", "=", deviceId)
+    .execute();
+}
+
+/** The devices a playlist runs on (an edit restarts them). */
+export async function devicesOf(db: Db, playlistId: string): Promise<string[]> {
+  const rows = await db.selectFrom("playlist_devices").select("device_id")
+    .where("playlist_id", "=", playlistId).execute();
+  return rows.map((r) => r.device_id);
+}
+
+/** The devices whose current item draws a plugin. */
+export async function devicesShowing(db: Db, pluginId: string): Promise<string[]> {
+  const rows = await db.selectFrom("playlist_devices").select("device_id")
+    .where(sql<boolean>`${pluginId}::uuid = any(plugin_ids)`).execute();
+  return rows.map((r) => r.device_id);
+}
+
+/** Devices whose item ended more than `graceMs` ago: their advance job was lost. */
+export async function overdue(db: Db, now: Date, graceMs: number, limit: number) {
+  const rows = await db.selectFrom("playlist_devices").select("device_id")
+    .where("item_ends_at", "<", new Date(now.getTime() - graceMs))
+    .orderBy("item_ends_at").limit(limit).execute();
+  return rows.map((r) => r.device_id);
+}
+
+/** A device leaving its owner stops its playlist (the `deviceUnlinked` hook). */
+export async function deleteRotation(trx: Trx, deviceId: string): Promise<void> {
+  await trx.deleteFrom("playlist_devices").where("device_id", "=", deviceId).execute();
+}
