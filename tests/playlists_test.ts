@@ -51,7 +51,7 @@ Deno.test({
   sanitizeOps: false,
   sanitizeResources: false,
   fn: async (t) => {
-    const server = await startTestServer();
+    const server = await startTestServer({ WEBHOOK_ALLOW_PRIVATE: "1" });
     const api = client(server.url);
     const services = server.app.services;
     try {
@@ -361,6 +361,55 @@ Deno.test({
               items[0].status !== "QUEUE";
           }, "the same data drawn again");
           assertEquals((await poll(one)).filename, changed.filename, "no redraw on the panel");
+        },
+      );
+
+      await t.step(
+        "a polling plugin on a long item is fetched again by its interval and drawn again",
+        async () => {
+          let reading = 0;
+          const source = Deno.serve(
+            { port: 0, hostname: "127.0.0.1", onListen: () => {} },
+            () => Response.json({ word: `Reading${reading++}` }),
+          );
+          try {
+            const polled = expectStatus(
+              await api.post("/api/plugins", {
+                token,
+                body: {
+                  name: "Polled",
+                  strategy: "polling",
+                  markup: { full: TEXT },
+                  polling: { urls: [`http://127.0.0.1:${source.addr.port}/now`] },
+                },
+              }),
+              201,
+            );
+            const long = await playlist({
+              name: "Long",
+              items: [{ pluginId: polled.id, durationSeconds: 86400 }],
+            });
+            await assign(two.id, long.id);
+            const first = await eventually(async () => {
+              const reply = await poll(two);
+              const [latest] = await history(two.id);
+              return latest?.pluginId === polled.id && latest.status !== "PREPARE" &&
+                reply.image_url && reply;
+            }, "the polling plugin shown");
+            // Its refresh interval passed: the minute's sweep fetches it again and redraws.
+            await services.db.updateTable("plugins")
+              .set({ data_polled_at: new Date(Date.now() - 3_600_000) })
+              .where("id", "=", polled.id).execute();
+            await services.playlists.sweep();
+            await eventually(async () => {
+              const reply = await poll(two);
+              return reply.filename !== first.filename && reply;
+            }, "the new reading shown");
+            assert.ok(reading >= 2, `fetched ${reading} times`);
+          } finally {
+            await source.shutdown();
+            await assign(two.id, null);
+          }
         },
       );
 

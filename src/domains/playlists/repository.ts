@@ -116,3 +116,14 @@ export async function overdue(db: Db, now: Date, graceMs: number, limit: number)
 export async function deleteRotation(trx: Trx, deviceId: string): Promise<void> {
   await trx.deleteFrom("playlist_devices").where("device_id", "=", deviceId).execute();
 }
+
+/** The plugins current items draw now, across devices (at most `limit`). */
+export async function shownPlugins(db: Db, limit: number): Promise<string[]> {
+  const rows = await db.selectFrom("playlist_devices")
+    .select(sql<string>`unnest(plugin_ids)`.as("id"))
+    .where("item_index", ">=", 0)
+    .distinct()
+    .limit(limit)
+    .execute();
+  return rows.map((row) => row.id);
+}

@@ -209,6 +209,9 @@ export class PlaylistsService {
   async sweep(): Promise<number> {
     const due = await repo.overdue(this.db, this.now(), SWEEP_GRACE_MS, SWEEP_BATCH);
     for (const deviceId of due) await this.advance(deviceId);
+    // A polling plugin on a long item is fetched again by its refresh interval; new data redraws
+    // the devices showing it (plugins' `pluginChanged` hook, as a webhook post does).
+    await this.deps.plugins.refreshStale(await repo.shownPlugins(this.db, SWEEP_BATCH));
     return due.length;
   }
 

@@ -87,3 +87,22 @@ export async function claimPoll(db: Db, id: string, now: Date): Promise<boolean>
     .returning("id").executeTakeFirst();
   return row !== undefined;
 }
+
+/** The polling plugins of `ids` whose last poll is older than their refresh interval. */
+export function stalePolling(db: Db, ids: string[], now: Date) {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db.selectFrom("plugins").selectAll()
+    .where("id", "in", ids)
+    .where("strategy", "=", "polling")
+    .where((eb) =>
+      eb.or([
+        eb("data_polled_at", "is", null),
+        eb(
+          "data_polled_at",
+          "<=",
+          sql<Date>`${now}::timestamptz - make_interval(mins => refresh_minutes)`,
+        ),
+      ])
+    )
+    .execute();
+}

@@ -346,12 +346,18 @@ export class PluginsService {
     const fill = (text: string) => this.deps.drawing.fill(text, row.custom_fields);
     const result = await poll(this.deps.fetcher, row.polling, fill);
     if (result.ok && utf8Length(result.variables) <= MAX_DATA_BYTES * 4) {
-      await this.db.updateTable("plugins").set({
-        merge_variables: jsonb(result.variables),
-        data_updated_at: now,
-        data_error: null,
-        data_failed_at: null,
-      }).where("id", "=", row.id).execute();
+      const changed = JSON.stringify(result.variables) !== JSON.stringify(row.merge_variables);
+      await this.db.transaction().execute(async (trx) => {
+        await trx.updateTable("plugins").set({
+          ...(changed ? { merge_variables: jsonb(result.variables), data_updated_at: now } : {}),
+          data_error: null,
+          data_failed_at: null,
+        }).where("id", "=", row.id).execute();
+        // New data redraws what shows it (a playlist's current item), as a webhook post does.
+        if (changed) {
+          for (const react of this.deps.onChange ?? []) await react.dataChanged(trx, row.id);
+        }
+      });
       return result.variables;
     }
     const message = result.ok
@@ -367,6 +373,17 @@ export class PluginsService {
     });
     this.log.info("plugin poll failed", { pluginId: row.id, error: message });
     return row.merge_variables;
+  }
+
+  /**
+   * Polls those of `ids` that are polling plugins with data older than their `refreshMinutes`
+   * (the playlists' minute sweep: a long item keeps its polled data current). New data reaches
+   * the screens showing it through the `pluginChanged` hook.
+   */
+  async refreshStale(ids: string[]): Promise<void> {
+    for (const row of await repo.stalePolling(this.db, ids, this.now())) {
+      await this.variables(row);
+    }
   }
 
   /** The page a plugin's view makes with its data, for a panel. */
