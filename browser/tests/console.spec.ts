@@ -88,7 +88,11 @@ test("a person signs up, claims a display, pushes a photo and the display's poll
   await page.getByLabel("Photo", { exact: true }).setInputFiles(PHOTO);
   const preview = page.getByRole("img", { name: "How the photo will look on the display" });
   await expect(preview).toBeVisible();
-  expect(await preview.evaluate((c) => [(c as HTMLCanvasElement).width, (c as HTMLCanvasElement).height]))
+  expect(
+    await preview.evaluate((
+      c,
+    ) => [(c as HTMLCanvasElement).width, (c as HTMLCanvasElement).height]),
+  )
     .toEqual([800, 480]);
   await expect(page.getByText("800x480, 4 greys")).toBeVisible();
   await page.getByLabel("Title").fill("Misty morning");
@@ -169,6 +173,8 @@ test("account: a personal access token is shown once and revoked", async ({ page
   page.once("dialog", (dialog) => dialog.accept());
   await page.getByRole("button", { name: "Revoke Home Assistant" }).click();
   await expect(page.getByText("No tokens yet.")).toBeVisible();
-  const after = await fetch(`${url}/api/devices`, { headers: { authorization: `Bearer ${token}` } });
+  const after = await fetch(`${url}/api/devices`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
   expect(after.status).toBe(401);
 });

@@ -18,7 +18,7 @@ function health(device) {
     ],
     ["Signal", state && state.rssi ? `${state.rssi} dBm` : "—"],
     ["Firmware", device.firmware || "—"],
-    ["Last seen", when(device.lastSeenAt)],
+    ["Last seen", when(device.lastSeenAt, "never")],
   ];
   return h(
     "dl",
@@ -168,6 +168,14 @@ function profileCard(device, profile) {
     value: sleep ? sleep.timeZone : Intl.DateTimeFormat().resolvedOptions().timeZone,
     maxLength: 64,
   });
+  const sleepFields = h(
+    "div",
+    { class: "grid three", hidden: !sleep },
+    field("From", start),
+    field("Until", end),
+    field("Time zone", zone),
+  );
+  sleepOn.addEventListener("change", () => (sleepFields.hidden = !sleepOn.checked));
   const keyless = h("input", { type: "checkbox", checked: profile.keyless });
   return card(
     "Display profile",

@@ -3,7 +3,7 @@
 // through the custom-push upload ticket, confirm it, and show it as soon as it is rendered.
 // Also the push history of a device with its pictures at the panel's real aspect.
 import { api } from "./api.js";
-import { announce, card, field, form, h, show, when } from "./ui.js";
+import { announce, card, field, form, greys, h, show, when } from "./ui.js";
 
 /** A device's panel: a display's profile, or the 800x480 1-bit panel of an NFC device. */
 export async function panelOf(device) {
@@ -22,7 +22,7 @@ function upright(panel) {
 /** An `<img>` of a push's picture, pixel for pixel at the panel's aspect. */
 function picture(src, [width, height], alt) {
   const img = h("img", { src, alt, class: "panel", width, height });
-  img.style.aspectRatio = `${width} / ${height}`;
+  img.style.setProperty("--ratio", `${width} / ${height}`);
   return img;
 }
 
@@ -145,7 +145,7 @@ function drawPreview(canvas, img, panel, fit) {
   const [width, height] = upright(panel);
   canvas.width = width;
   canvas.height = height;
-  canvas.style.aspectRatio = `${width} / ${height}`;
+  canvas.style.setProperty("--ratio", `${width} / ${height}`);
   const ctx = canvas.getContext("2d", { willReadFrequently: true });
   ctx.fillStyle = "#fff";
   ctx.fillRect(0, 0, width, height);
@@ -205,7 +205,7 @@ function photoForm(device, panel) {
     "aria-label": "How the photo will look on the display",
   });
   const [width, height] = upright(panel);
-  const caption = h("figcaption", {}, `${width}x${height}, ${2 ** panel.bitDepth} greys`);
+  const caption = h("figcaption", {}, `${width}x${height}, ${greys(panel.bitDepth)}`);
   const preview = h("figure", { class: "preview", hidden: true }, canvas, caption);
   let image = null;
   const redraw = () => image && drawPreview(canvas, image, panel, fit.value);

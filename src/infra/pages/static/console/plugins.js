@@ -3,7 +3,7 @@
 // service at a panel's size and depth (saved and redrawn a moment after typing stops), the merge
 // variables it has now (watched while the page is open), and a push to a device.
 import { api } from "./api.js";
-import { announce, card, copyable, field, form, h, show, when } from "./ui.js";
+import { announce, card, copyable, field, form, greys, h, show, when } from "./ui.js";
 
 const WEBHOOK_MARKUP = `<div class="layout layout--col">
   <span class="value value--xxlarge">{{ temperature }}°</span>
@@ -140,8 +140,8 @@ function previewPane(plugin, devices) {
       img.src = objectUrl;
       img.width = w;
       img.height = hgt;
-      img.style.aspectRatio = `${w} / ${hgt}`;
-      caption.textContent = `${w}x${hgt}, ${2 ** bitDepth} greys, drawn ${
+      img.style.setProperty("--ratio", `${w} / ${hgt}`);
+      caption.textContent = `${w}x${hgt}, ${greys(bitDepth)}, drawn ${
         new Date().toLocaleTimeString()
       }`;
       error.hidden = true;

@@ -56,9 +56,8 @@ export function announce(message) {
   announce.timer = setTimeout(() => (el.textContent = ""), 6000);
 }
 
-/** "3 min ago", "in 2 h", or "never". */
-export function ago(iso) {
-  if (!iso) return "never";
+/** "3 min ago", "in 2 h". */
+function ago(iso) {
   const seconds = Math.round((Date.parse(iso) - Date.now()) / 1000);
   const units = [["day", 86400], ["hour", 3600], ["minute", 60], ["second", 1]];
   const rtf = new Intl.RelativeTimeFormat(undefined, { numeric: "auto", style: "short" });
@@ -69,9 +68,9 @@ export function ago(iso) {
   }
 }
 
-/** A `<time>` with the relative time shown and the exact one as its title. */
-export function when(iso) {
-  if (!iso) return h("span", {}, "not yet");
+/** A `<time>` with the relative time shown and the exact one as its title; `none` without one. */
+export function when(iso, none = "not yet") {
+  if (!iso) return h("span", {}, none);
   return h("time", { datetime: iso, title: new Date(iso).toLocaleString() }, ago(iso));
 }
 
@@ -108,7 +107,10 @@ export function card(title, ...children) {
 /** Replaces the main region's content; its first heading names the tab. */
 export function show(...children) {
   const main = document.getElementById("main");
-  main.replaceChildren(...children);
+  main.replaceChildren(...children.filter((child) => child));
   const heading = main.querySelector("h1");
   if (heading) document.title = `${heading.textContent}: Displays`;
 }
+
+/** A panel's grey depth in words. */
+export const greys = (bitDepth) => bitDepth === 1 ? "black and white" : `${2 ** bitDepth} greys`;
