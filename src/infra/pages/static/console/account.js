@@ -13,46 +13,56 @@ const EVENTS = [
   "plugin.data_failed",
 ];
 
-/** A list whose rows each have a button that deletes the row's item, then redraws the page. */
-function revocable(label, items, describe, remove) {
-  if (!items.length) return h("p", { class: "empty" }, `No ${label} yet.`);
-  return h(
-    "ul",
-    { class: "list" },
-    items.map((item) => {
-      const [title, ...details] = describe(item);
-      return h(
-        "li",
-        { class: "row between" },
-        h("div", {}, h("strong", {}, title), h("span", { class: "hint" }, ...details)),
-        h("button", {
-          type: "button",
-          class: "danger small",
-          "aria-label": `Revoke ${title}`,
-          onclick: async () => {
-            if (!confirm(`Revoke ${title}?`)) return;
-            await remove(item);
-            announce(`${title} revoked`);
-            accountView();
-          },
-        }, "Revoke"),
-      );
-    }),
-  );
+/**
+ * A list loaded by `load`, each row with a button that removes its item; `reload()` draws it
+ * again (after one is added), leaving the rest of the page (a secret shown once) as it is.
+ */
+function revocable(label, load, describe, remove) {
+  const el = h("div", {});
+  const row = (item) => {
+    const [title, ...details] = describe(item);
+    return h(
+      "li",
+      { class: "row between" },
+      h("div", {}, h("strong", {}, title), h("span", { class: "hint" }, ...details)),
+      h("button", {
+        type: "button",
+        class: "danger small",
+        "aria-label": `Revoke ${title}`,
+        onclick: async () => {
+          if (!confirm(`Revoke ${title}?`)) return;
+          await remove(item);
+          announce(`${title} revoked`);
+          await el.reload();
+        },
+      }, "Revoke"),
+    );
+  };
+  el.reload = async () => {
+    const items = await load();
+    el.replaceChildren(
+      items.length
+        ? h("ul", { class: "list", "aria-label": label }, items.map(row))
+        : h("p", { class: "empty" }, `No ${label} yet.`),
+    );
+  };
+  return el;
 }
 
-function tokensCard(tokens) {
+async function tokensCard() {
   const name = h("input", { required: true, maxLength: 100, placeholder: "Home Assistant" });
   const created = h("div", { "aria-live": "polite" });
+  const list = revocable(
+    "tokens",
+    async () => (await api("/api/personal-access-tokens")).filter((t) => !t.revokedAt),
+    (t) => [t.name, ` ${t.prefix}…${t.lastFour} · used `, when(t.lastUsedAt, "never")],
+    (t) => api(`/api/personal-access-tokens/${t.id}`, { method: "DELETE" }),
+  );
+  await list.reload();
   return card(
     "Personal access tokens",
     h("p", { class: "hint" }, "For scripts and integrations (Home Assistant, MCP)."),
-    revocable(
-      "tokens",
-      tokens.filter((t) => !t.revokedAt),
-      (t) => [t.name, ` ${t.prefix}…${t.lastFour} · used `, when(t.lastUsedAt)],
-      (t) => api(`/api/personal-access-tokens/${t.id}`, { method: "DELETE" }),
-    ),
+    list,
     form({}, [field("Name", name), h("button", { type: "submit" }, "Create token")], async () => {
       const token = await api("/api/personal-access-tokens", {
         method: "POST",
@@ -63,12 +73,13 @@ function tokensCard(tokens) {
         copyable(`Token ${token.name}`, token.token),
       );
       name.value = "";
+      await list.reload();
     }),
     created,
   );
 }
 
-function webhooksCard(webhooks) {
+async function webhooksCard() {
   const url = h("input", {
     type: "url",
     required: true,
@@ -79,14 +90,16 @@ function webhooksCard(webhooks) {
     h("input", { type: "checkbox", value: event, checked: event.startsWith("push.") })
   );
   const created = h("div", { "aria-live": "polite" });
+  const list = revocable(
+    "webhooks",
+    () => api("/api/webhooks"),
+    (w) => [w.url, ` ${w.events.join(", ")} · ${w.state}`],
+    (w) => api(`/api/webhooks/${w.id}`, { method: "DELETE" }),
+  );
+  await list.reload();
   return card(
     "Webhooks",
-    revocable(
-      "webhooks",
-      webhooks,
-      (w) => [w.url, ` ${w.events.join(", ")} · ${w.state}`],
-      (w) => api(`/api/webhooks/${w.id}`, { method: "DELETE" }),
-    ),
+    list,
     form({}, [
       field("URL", url),
       h(
@@ -108,21 +121,21 @@ function webhooksCard(webhooks) {
         copyable("Signing secret", webhook.secret),
       );
       url.value = "";
+      await list.reload();
     }),
     created,
   );
 }
 
-function sessionsCard(sessions) {
-  return card(
-    "Signed-in sessions",
-    revocable(
-      "sessions",
-      sessions,
-      (s) => [s.userAgent || "Unknown browser", ` ${s.ip || ""} · last used `, when(s.lastUsedAt)],
-      (s) => api(`/auth/sessions/${s.id}`, { method: "DELETE" }),
-    ),
+async function sessionsCard() {
+  const list = revocable(
+    "sessions",
+    () => api("/auth/sessions"),
+    (s) => [s.userAgent || "Unknown browser", ` ${s.ip || ""} · last used `, when(s.lastUsedAt)],
+    (s) => api(`/auth/sessions/${s.id}`, { method: "DELETE" }),
   );
+  await list.reload();
+  return card("Signed-in sessions", list);
 }
 
 /** Opens a Stripe page the service made (checkout or portal). */
@@ -163,19 +176,19 @@ function planCard(subscription) {
 }
 
 export async function accountView() {
-  const [me, tokens, webhooks, sessions, subscription] = await Promise.all([
+  const [me, subscription, tokens, webhooks, sessions] = await Promise.all([
     api("/auth/me"),
-    api("/api/personal-access-tokens"),
-    api("/api/webhooks"),
-    api("/auth/sessions"),
     api("/auth/subscription"),
+    tokensCard(),
+    webhooksCard(),
+    sessionsCard(),
   ]);
   show(
     h("h1", {}, "Account"),
     h("p", { class: "lead" }, `Signed in as ${me.username} (${me.email}).`),
     planCard(subscription),
-    tokensCard(tokens),
-    webhooksCard(webhooks),
-    sessionsCard(sessions),
+    tokens,
+    webhooks,
+    sessions,
   );
 }

@@ -225,7 +225,7 @@ function photoForm(device, panel) {
     field(
       "Photo",
       file,
-      "Take one with the phone's camera or choose a file (JPEG, PNG, HEIC as JPEG…)",
+      "Take one with the phone's camera or choose a file: JPEG, PNG, WebP, up to 10 MB",
     ),
     preview,
     h("div", { class: "grid two" }, field("Title", title), field("Fit", fit)),
