@@ -127,11 +127,19 @@ async function webhooksCard() {
   );
 }
 
+/** "Chrome on Android" from a User-Agent, enough to tell one's sessions apart. */
+function browserOf(agent) {
+  const browser = ((agent || "").match(/(Firefox|Chrome|Safari)\//) || [])[1];
+  const system = ((agent || "").match(/(Android|iPhone|iPad|Windows|Mac OS X|Linux)/) || [])[1];
+  if (!browser) return agent || "Unknown browser";
+  return system ? `${browser} on ${system.replace("Mac OS X", "macOS")}` : browser;
+}
+
 async function sessionsCard() {
   const list = revocable(
     "sessions",
     () => api("/auth/sessions"),
-    (s) => [s.userAgent || "Unknown browser", ` ${s.ip || ""} · last used `, when(s.lastUsedAt)],
+    (s) => [browserOf(s.userAgent), ` ${s.ip || ""} · last used `, when(s.lastUsedAt)],
     (s) => api(`/auth/sessions/${s.id}`, { method: "DELETE" }),
   );
   await list.reload();
@@ -169,7 +177,7 @@ function planCard(subscription) {
         [h("button", { type: "submit", class: "secondary" }, "Manage billing")],
         () => toStripe("/auth/subscription/portal"),
       )
-      : form({ class: "row" }, [
+      : form({}, [
         h("button", { type: "submit", name: "monthly" }, "Upgrade monthly"),
       ], () => toStripe("/auth/subscription/checkout", { interval: "monthly" })),
   );
