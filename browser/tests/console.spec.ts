@@ -119,6 +119,30 @@ test("a person signs up, claims a display, pushes a photo and the display's poll
   await shots(page, "devices");
 });
 
+test("a Kindle's key: an enrollment token with what to type, and the key works at once", async ({ page }) => {
+  const { url } = world();
+  await signUp(page, url, "kindle-owner");
+  await page.getByLabel("Name").fill("Bedroom Kindle");
+  await page.getByRole("button", { name: "Make a key" }).click();
+  const key = await page.getByLabel("apikey.txt, beside TRMNL.sh").inputValue();
+  await expect(page.getByLabel("Environment")).toHaveValue(
+    `TRMNL_BASE_URL=${url} TRMNL_API_KEY=${key}`,
+  );
+  await expect(page.getByLabel("In TRMNL.sh, under USER SETTINGS")).toHaveValue(
+    `BASE_URL="${url}"`,
+  );
+  await shots(page, "enrollment");
+
+  // The Kindle's first poll with that key makes it a device of this user, named by the token.
+  const poll = await fetch(`${url}/api/display`, {
+    headers: { "access-token": key, ID: "AA:BB:CC:00:00:39" },
+  });
+  expect(poll.status).toBe(200);
+  await poll.body?.cancel();
+  await page.reload();
+  await expect(page.getByRole("link", { name: /Bedroom Kindle/ })).toBeVisible();
+});
+
 test("a webhook plugin: its URL to copy, data posted to it, and the preview redrawn", async ({ page }) => {
   const { url } = world();
   await signUp(page, url, "linus");

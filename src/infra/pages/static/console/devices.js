@@ -3,7 +3,7 @@
 // device's page (nickname, display profile, unbind).
 import { api } from "./api.js";
 import { announce, card, copyable, field, form, h, show, when } from "./ui.js";
-import { historyCard, panelOf } from "./photo.js";
+import { historyCard, panelOf, pushPicture } from "./photo.js";
 
 const name = (device) => device.nickname || device.thingName;
 
@@ -86,10 +86,18 @@ function enrollCard() {
   );
 }
 
+/** A device's card: what it shows now, its name and its health. */
 function deviceRow(device) {
+  const now = h("div", { class: "now" });
+  if (device.latestPushId) {
+    pushPicture(device, device.latestPushId, null, `What ${name(device)} shows`)
+      .then((img) => now.append(img))
+      .catch(() => {});
+  }
   return h(
     "li",
     { class: "device" },
+    now,
     h(
       "a",
       { href: `#/devices/${device.id}`, class: "device-link" },

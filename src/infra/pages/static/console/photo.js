@@ -19,14 +19,20 @@ function upright(panel) {
   return turned ? [panel.height, panel.width] : [panel.width, panel.height];
 }
 
-/** An `<img>` of a push's picture, pixel for pixel at the panel's aspect. */
-function picture(src, [width, height], alt) {
-  const img = h("img", { src, alt, class: "panel", width, height });
-  img.style.setProperty("--ratio", `${width} / ${height}`);
+/**
+ * An `<img>` of a push's picture, pixel for pixel at the panel's aspect: the panel's upright size
+ * when known, else the picture's own once it has loaded.
+ */
+function picture(src, size, alt) {
+  const img = h("img", { src, alt, class: "panel" });
+  const fit = ([width, height]) => img.style.setProperty("--ratio", `${width} / ${height}`);
+  if (size) fit(size);
+  else img.addEventListener("load", () => fit([img.naturalWidth, img.naturalHeight]));
   return img;
 }
 
-async function pushPicture(device, pushId, size, alt) {
+/** The picture of one of a device's pushes (its signed URL is valid 15 minutes). */
+export async function pushPicture(device, pushId, size, alt) {
   const { url } = await api(`/api/devices/${device.id}/push/${pushId}?format=png`);
   return picture(url, size, alt);
 }
