@@ -21,6 +21,8 @@ suite.test("GET / answers the console with a strict CSP and no inline script", a
   assert.match(csp, /frame-ancestors 'none'/);
   const html = await page.text();
   assert.match(html, /<script type="module" src="\/console\/app\.js"><\/script>/);
+  // No identity provider configured: the console offers none.
+  assert.match(html, /<body data-providers="">/);
   assert.ok(!/<script(?![^>]*\bsrc=)[^>]*>/.test(html), "an inline script");
 });
 

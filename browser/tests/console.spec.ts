@@ -59,6 +59,19 @@ test("the console at / has a strict CSP and no inline script", async ({ page }) 
   expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
 });
 
+test("Google sign-in started from the console comes back to the console, signed in", async ({ page }) => {
+  const { url } = world();
+  await page.goto(`${url}/`);
+  await page.getByRole("link", { name: "Sign in with Google" }).click();
+  await expect(page.getByRole("heading", { name: "Devices", level: 1 })).toBeVisible();
+  // The tokens were taken out of the address bar; the session is the provider's user.
+  expect(new URL(page.url()).hash).toBe("#/devices");
+  await page.getByRole("link", { name: "Account" }).click();
+  await expect(page.getByText("(browser@example.com)")).toBeVisible();
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await expect(page.getByRole("link", { name: "Sign in with Google" })).toBeVisible();
+});
+
 test("a person signs up, claims a display, pushes a photo and the display's poll gets it", async ({ page }) => {
   const { url } = world();
   const display = await setUpDisplay(url, "AA:BB:CC:00:00:38");

@@ -11,6 +11,7 @@ import {
   apiOrigins,
   type Asset,
   assetResponse,
+  htmlResponse,
   ownAsset,
   type PageOrigins,
   TYPES,
@@ -18,6 +19,23 @@ import {
 import type { Config } from "../../config.ts";
 
 const PAGE = ownAsset("console/index.html", "text/html; charset=utf-8");
+const PROVIDERS = ["google", "apple"] as const;
+
+let template: Promise<string> | undefined;
+
+/**
+ * The page, its `<body data-providers>` naming the identity providers whose sign-in is
+ * configured, so the console offers those buttons only.
+ */
+async function page(configured: (provider: typeof PROVIDERS[number]) => boolean) {
+  if (!template) {
+    template = Deno.readTextFile(PAGE.url);
+    // A failed read is not kept: the next request tries again.
+    template.catch(() => (template = undefined));
+  }
+  const providers = PROVIDERS.filter(configured).join(" ");
+  return (await template).replace('data-providers=""', `data-providers="${providers}"`);
+}
 
 /** The console's files, by the name it asks for them (`/console/{file}`). */
 const FILES = [
@@ -61,7 +79,11 @@ export const consoleRoutes: RawRoute[] = [
     tags: ["pages"],
     auth: publicRoute,
     responses: { 200: { description: "The HTML page", content: { "text/html": z.string() } } },
-    handle: ({ ctx }) => assetResponse(PAGE, consoleOrigins(ctx.services.config)),
+    handle: async ({ ctx }) =>
+      htmlResponse(
+        await page((provider) => ctx.services.oauth.webFlowConfigured(provider)),
+        consoleOrigins(ctx.services.config),
+      ),
   }),
   defineRawRoute({
     method: "GET",

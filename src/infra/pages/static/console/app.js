@@ -18,6 +18,31 @@ const ROUTES = [
   [/^#\/account$/, () => accountView()],
 ];
 
+const PROVIDER_NAMES = { google: "Google", apple: "Apple" };
+
+/** Why a Google or Apple sign-in came back without tokens, shown on the sign-in page. */
+let signInError = null;
+
+/**
+ * A Google or Apple sign-in ends here with the tokens (or an error) in the fragment: keep the
+ * tokens, then take them out of the address bar and the history.
+ */
+async function finishProviderSignIn() {
+  const fields = new URLSearchParams(location.hash.slice(1));
+  history.replaceState(null, "", location.pathname);
+  if (fields.has("error")) {
+    signInError = fields.get("error_description") || "The sign-in did not finish.";
+    return;
+  }
+  const accessToken = fields.get("accessToken");
+  const res = await fetch("/auth/me", { headers: { authorization: `Bearer ${accessToken}` } });
+  if (!res.ok) {
+    signInError = "The sign-in did not finish.";
+    return;
+  }
+  session.start({ accessToken, refreshToken: fields.get("refreshToken"), user: await res.json() });
+}
+
 function signInView() {
   const identifier = h("input", {
     name: "identifier",
@@ -73,6 +98,22 @@ function signInView() {
     );
   });
 
+  // Google and Apple, when the service has them configured; they come back to this page.
+  const providers = (document.body.dataset.providers || "").split(" ").filter(Boolean);
+  const viaProvider = providers.length
+    ? h(
+      "div",
+      { class: "card providers" },
+      providers.map((p) =>
+        h(
+          "a",
+          { class: "button secondary", href: `/auth/oauth/${p}?client=console` },
+          `Sign in with ${PROVIDER_NAMES[p]}`,
+        )
+      ),
+    )
+    : null;
+
   show(
     h("h1", {}, "Your displays"),
     h(
@@ -80,6 +121,8 @@ function signInView() {
       { class: "lead" },
       "Claim the display that shows a code, send it photos and screens drawn from your data.",
     ),
+    signInError ? h("p", { class: "error", role: "alert" }, signInError) : null,
+    viaProvider,
     h(
       "div",
       { class: "grid two" },
@@ -159,4 +202,5 @@ addEventListener("hashchange", () => {
   document.getElementById("main").focus({ preventScroll: true });
 });
 showSignOut();
+if (/^#(accessToken|error)=/.test(location.hash)) await finishProviderSignIn();
 route();

@@ -76,7 +76,9 @@ export function when(iso, none = "not yet") {
 
 /** A read-only value with a button that copies it. */
 export function copyable(label, value) {
-  const input = h("input", { value, readOnly: true, spellcheck: "false", class: "mono" });
+  // A text area, so a long key or line wraps whole on a phone instead of scrolling out of sight.
+  const input = h("textarea", { readOnly: true, spellcheck: "false", class: "mono copy", rows: 1 });
+  input.value = value;
   const copy = h("button", {
     type: "button",
     class: "secondary",
