@@ -39,7 +39,6 @@ test("the console at / has a strict CSP and no inline script", async ({ page }) 
   expect(csp).not.toMatch(/script-src[^;]*unsafe/);
   expect(await page.locator("script:not([src])").count()).toBe(0);
   await expect(page.getByRole("heading", { name: "Sign in" })).toBeVisible();
-  await shots(page, "signed-out");
 
   // A wrong password is refused in the form, by the service's message.
   const form = page.getByRole("form", { name: "Sign in" });
@@ -62,6 +61,7 @@ test("the console at / has a strict CSP and no inline script", async ({ page }) 
 test("Google sign-in started from the console comes back to the console, signed in", async ({ page }) => {
   const { url } = world();
   await page.goto(`${url}/`);
+  await shots(page, "signed-out-providers");
   await page.getByRole("link", { name: "Sign in with Google" }).click();
   await expect(page.getByRole("heading", { name: "Devices", level: 1 })).toBeVisible();
   // The tokens were taken out of the address bar; the session is the provider's user.
@@ -161,6 +161,7 @@ test("a webhook plugin: its URL to copy, data posted to it, and the preview redr
   await signUp(page, url, "linus");
   await page.getByRole("link", { name: "Plugins" }).click();
   await expect(page.getByText("No plugins yet.")).toBeVisible();
+  await shots(page, "plugins-empty");
   await page.getByLabel("Name").fill("Living room");
   await page.getByRole("button", { name: "Create plugin" }).click();
   await expect(page.getByRole("heading", { name: "Living room", level: 1 })).toBeVisible();
@@ -189,6 +190,9 @@ test("a webhook plugin: its URL to copy, data posted to it, and the preview redr
   await expect(page.getByText("Saved", { exact: true })).toBeVisible();
   await expect.poll(() => preview.getAttribute("src")).not.toBe(drawn);
   await shots(page, "plugin");
+  await page.getByRole("link", { name: "Plugins", exact: true }).first().click();
+  await expect(page.getByRole("link", { name: "Living room" })).toBeVisible();
+  await shots(page, "plugins");
 });
 
 test("account: a personal access token is shown once and revoked", async ({ page }) => {

@@ -89,20 +89,28 @@ export async function pluginsView() {
   show(
     h("h1", {}, "Plugins"),
     h("p", { class: "lead" }, "Screens drawn from your data, in TRMNL's Liquid markup."),
-    plugins.length
-      ? h(
-        "ul",
-        { class: "list", "aria-label": "Your plugins" },
-        plugins.map((p) =>
-          h(
-            "li",
-            {},
-            h("a", { href: `#/plugins/${p.id}` }, h("strong", {}, p.name)),
-            h("span", { class: "hint" }, ` ${p.strategy}, data updated `, when(p.dataUpdatedAt)),
-          )
-        ),
-      )
-      : h("p", { class: "empty" }, "No plugins yet."),
+    card(
+      "Your plugins",
+      plugins.length
+        ? h(
+          "ul",
+          { class: "list", "aria-label": "Your plugins" },
+          plugins.map((p) =>
+            h(
+              "li",
+              {},
+              h("a", { href: `#/plugins/${p.id}` }, h("strong", {}, p.name)),
+              h(
+                "span",
+                { class: "hint" },
+                ` ${p.strategy}, data updated `,
+                when(p.dataUpdatedAt, "never"),
+              ),
+            )
+          ),
+        )
+        : h("p", { class: "empty" }, "No plugins yet."),
+    ),
     newPluginCard(),
   );
 }
