@@ -90,6 +90,11 @@ test("a person signs up, claims a display, pushes a photo and the display's poll
   await page.getByLabel("Nickname").fill("Kitchen");
   await page.getByRole("button", { name: "Save nickname" }).click();
   await expect(page.getByRole("status")).toHaveText("Nickname saved");
+  // The sleep window's fields show only when it is on.
+  await expect(page.getByLabel("Time zone")).toBeHidden();
+  await page.getByLabel("Sleep at night").check();
+  await expect(page.getByLabel("Time zone")).toBeVisible();
+  await page.getByLabel("Sleep at night").uncheck();
   await page.getByLabel("Grey depth").selectOption("2");
   await page.getByRole("button", { name: "Save profile" }).click();
   await expect(page.getByRole("status")).toHaveText("Profile saved");

@@ -198,13 +198,7 @@ function profileCard(device, profile) {
       ),
       field("Rotation (clockwise)", rotation),
       h("label", { class: "check" }, sleepOn, " Sleep at night"),
-      h(
-        "div",
-        { class: "grid three" },
-        field("From", start),
-        field("Until", end),
-        field("Time zone", zone),
-      ),
+      sleepFields,
       h(
         "label",
         { class: "check" },
