@@ -117,14 +117,47 @@ function placement(img, width, height, fit) {
   return [(width - w) / 2, (height - hgt) / 2, w, hgt];
 }
 
-/** Greys of `bitDepth` bits, Atkinson-dithered: how a photo looks on the panel. */
-function dither(ctx, width, height, bitDepth) {
+/**
+ * The service's tone stage, roughly (docs/render.md, "The tone stage"): over the picture's own
+ * pixels (`rect`, not the white bands), black and white points at the 0.5% and 99.5% percentiles
+ * stretched to 0..255 (at least 64 greys apart), then gamma 1.1.
+ */
+function tone(grey, width, [x0, y0, w, hgt]) {
+  const counts = new Uint32Array(256);
+  let total = 0;
+  for (let y = Math.max(0, Math.round(y0)); y < Math.min(grey.length / width, y0 + hgt); y++) {
+    for (let x = Math.max(0, Math.round(x0)); x < Math.min(width, x0 + w); x++) {
+      counts[Math.round(grey[y * width + x])]++;
+      total++;
+    }
+  }
+  const percentile = (p) => {
+    let seen = 0;
+    for (let v = 0; v < 256; v++) if ((seen += counts[v]) >= total * p) return v;
+    return 255;
+  };
+  let black = percentile(0.005);
+  let white = percentile(0.995);
+  if (white - black < 64) {
+    const middle = (black + white) / 2;
+    black = Math.max(0, middle - 32);
+    white = Math.min(255, black + 64);
+  }
+  for (let i = 0; i < grey.length; i++) {
+    const stretched = Math.min(1, Math.max(0, (grey[i] - black) / (white - black)));
+    grey[i] = 255 * stretched ** (1 / 1.1);
+  }
+}
+
+/** Toned greys of `bitDepth` bits, Atkinson-dithered: how a photo looks on the panel. */
+function dither(ctx, width, height, bitDepth, rect) {
   const image = ctx.getImageData(0, 0, width, height);
   const px = image.data;
   const grey = new Float32Array(width * height);
   for (let i = 0; i < grey.length; i++) {
     grey[i] = 0.299 * px[i * 4] + 0.587 * px[i * 4 + 1] + 0.114 * px[i * 4 + 2];
   }
+  tone(grey, width, rect);
   const steps = 2 ** bitDepth - 1;
   const spread = [[1, 0], [2, 0], [-1, 1], [0, 1], [1, 1], [0, 2]];
   for (let y = 0; y < height; y++) {
@@ -155,8 +188,9 @@ function drawPreview(canvas, img, panel, fit) {
   const ctx = canvas.getContext("2d", { willReadFrequently: true });
   ctx.fillStyle = "#fff";
   ctx.fillRect(0, 0, width, height);
-  ctx.drawImage(img, ...placement(img, width, height, fit));
-  dither(ctx, width, height, panel.bitDepth);
+  const rect = placement(img, width, height, fit);
+  ctx.drawImage(img, ...rect);
+  dither(ctx, width, height, panel.bitDepth, rect);
 }
 
 /** Waits for the push's render: its status once it leaves PREPARE, or its error. */
