@@ -67,6 +67,23 @@ export async function benchHtmlScreens(runs = 20): Promise<BenchRow[]> {
   const large: PanelSpec = { width: 1872, height: 1404, bitDepth: 4 };
   const rows: BenchRow[] = [];
   try {
+    // The baseline of the same run: a push template drawn by the render pool alone (satori and
+    // resvg, no browser), for the same 800x480 1-bit panel.
+    const baseline: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      const t0 = performance.now();
+      await pool.renderTemplate({
+        name: "note",
+        variables: { title: "Living room", body: "21.5° · 48% · 1,130 ppm" },
+        panel: small,
+      });
+      baseline.push(performance.now() - t0);
+    }
+    rows.push({
+      name: "baseline: push template (no browser) 800x480 1-bit p50",
+      value: round(percentile(baseline, 0.5)),
+      unit: "ms",
+    });
     let started = performance.now();
     await screens.draw({ content: { markup: markup.weather }, panel: small });
     rows.push({
@@ -91,6 +108,11 @@ export async function benchHtmlScreens(runs = 20): Promise<BenchRow[]> {
           {
             name: `html screens: ${name} ${label} p95`,
             value: round(percentile(samples, 0.95)),
+            unit: "ms",
+          },
+          {
+            name: `html screens: ${name} ${label} p99`,
+            value: round(percentile(samples, 0.99)),
             unit: "ms",
           },
         );

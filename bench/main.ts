@@ -20,6 +20,7 @@ import { benchWebhooks } from "./webhooks.ts";
 import { benchWebhookFairness } from "./webhook_fairness.ts";
 import { benchRest } from "./rest.ts";
 import { benchSaturated } from "./saturated.ts";
+import { benchHtmlScreens } from "./html_screens.ts";
 import { type BenchRow, printTable } from "./lib.ts";
 import { Progress } from "../src/infra/lib/progress.ts";
 import { helpAndExit } from "../src/infra/lib/usage.ts";
@@ -28,7 +29,7 @@ helpAndExit(
   Deno.args,
   `Usage: deno task bench
 
-Runs every benchmark (auth, billing, render, templates, scene, fairness, render-fairness,
+Runs every benchmark (auth, billing, render, templates, scene, html screens, fairness, render-fairness,
 targetless, push, burst, fleet, display, webhooks, webhook fairness, rest, saturated, content, mcp)
 and prints one table; progress lines on stderr. DATABASE_URL measures on a real PostgreSQL, MQTT_URL runs the fleet on that broker. The
 content, rest (its cold tail) and saturated benchmarks need wrk.
@@ -43,6 +44,7 @@ const steps: Array<[string, () => Promise<BenchRow[]>]> = [
   ["render", () => benchRender()],
   ["templates", () => benchTemplates()],
   ["scene", () => benchScene()],
+  ["html screens", () => benchHtmlScreens()],
   ["fairness", () => benchFairness()],
   ["render-fairness", () => benchRenderFairness({ databaseUrl })],
   ["targetless", () => benchTargetless({ databaseUrl })],

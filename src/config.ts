@@ -147,6 +147,8 @@ const schema = z.object({
   SCREEN_FRAMEWORK_CSS: optionalString,
   // CONTRACT.md "Screens that keep themselves current": posts to one plugin's webhook inbox.
   PLUGIN_WEBHOOKS_PER_HOUR: positiveOrDefault(120),
+  // CONTRACT.md "Displays behind another provider": posts to a provider's webhook (TRMNL's limit).
+  PROVIDER_POSTS_PER_HOUR: positiveOrDefault(12),
   LOGIN_FAILURES_PER_IDENTIFIER: positiveOrDefault(10),
   LOGIN_FAILURES_PER_IP: positiveOrDefault(100),
   MQTT_DEVICE_KEY: z.base64().refine((v) => atob(v).length === 32, "must be base64 of 32 bytes")
@@ -210,6 +212,8 @@ function shape(env: z.output<typeof schema>) {
     displaysPerUser: env.DISPLAYS_PER_USER,
     /** Webhook targets may be private or loopback addresses (WEBHOOK_ALLOW_PRIVATE; not in production). */
     webhookAllowPrivate: env.WEBHOOK_ALLOW_PRIVATE,
+    /** Posts per hour to one display's provider webhook at most (PROVIDER_POSTS_PER_HOUR). */
+    providerPostsPerHour: env.PROVIDER_POSTS_PER_HOUR,
     /**
      * HTML screens (src/infra/html/): `chromiumPath` (CHROMIUM_PATH) instead of a system Chromium
      * or the npm one; `frameworkCss` (SCREEN_FRAMEWORK_CSS) a stylesheet file read once, in place

@@ -40,6 +40,8 @@ const PUBLIC = [
   /^(\/internal\/factory)?\/(docs|playground)(\/\{file\})?$/, // static pages; their calls carry the pasted token
   /^\/api\/setup$/, // a display's first call: its MAC, rate limited per address
   /^\/api\/display\/image\/\{pushId\}$/, // a display's picture: a signed URL, like /storage/
+  /^\/api\/feeds\/\{token\}\.png$/, // an image feed: its secret token is the authorization
+  /^\/api\/custom_plugins\/\{uuid\}$/, // a plugin's webhook inbox: its uuid is the credential
   /^\/metrics$/, // its own optional METRICS_TOKEN, not a user credential (docs/decisions.md)
 ];
 

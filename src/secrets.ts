@@ -26,6 +26,8 @@ export interface Secrets {
   mqttServiceSecret: string;
   /** Key of the per-device MQTT passwords (MQTT_DEVICE_KEY or generated; 32 bytes). */
   mqttDeviceKey: Uint8Array;
+  /** AES-256-GCM key sealing providers' credentials at rest (generated; 32 bytes). */
+  providerKey: Uint8Array;
 }
 
 /** Loads (or creates) `DATA_DIR/secrets.json` and overlays configured values. */
@@ -68,6 +70,11 @@ export async function loadSecrets(config: Config): Promise<Secrets & { generated
     stored.mqttDeviceKey = encodeBase64(crypto.getRandomValues(new Uint8Array(32)));
     generated.push("MQTT_DEVICE_KEY");
   }
+  // CONTRACT.md "Displays behind another provider": their credentials are kept sealed.
+  if (!stored.providerKey) {
+    stored.providerKey = encodeBase64(crypto.getRandomValues(new Uint8Array(32)));
+    generated.push("providerKey");
+  }
   if (generated.length) {
     await Deno.mkdir(config.dataDir, { recursive: true });
     const text = JSON.stringify(stored, null, 2);
@@ -86,8 +93,11 @@ export async function loadSecrets(config: Config): Promise<Secrets & { generated
     storageSecret: stored.storageSecret,
     mqttServiceSecret: stored.mqttServiceSecret,
     mqttDeviceKey: decodeBase64(config.mqtt.deviceKey ?? stored.mqttDeviceKey),
+    providerKey: decodeBase64(stored.providerKey),
     // Internal secrets are not worth a banner line; configurable ones are.
-    generated: generated.filter((name) => !["storageSecret", "mqttServiceSecret"].includes(name)),
+    generated: generated.filter((name) =>
+      !["storageSecret", "mqttServiceSecret", "providerKey"].includes(name)
+    ),
   };
 }
 

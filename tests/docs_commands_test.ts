@@ -268,6 +268,30 @@ Deno.test({
         assertEquals(profile.keyless, true);
       });
 
+      await t.step("providers.md", async () => {
+        // The second fetch of the feed sends the first's ETag: 304, as the page says.
+        await runBlock(server, dir, {
+          file: "docs/providers.md",
+          heading: "An image feed: one URL for anything that fetches a picture",
+          env: dds,
+          expect: [["GET", /^\/api\/feeds\//, 304, 2]],
+        });
+        await runBlock(server, dir, {
+          file: "docs/providers.md",
+          heading: "An image feed: one URL for anything that fetches a picture",
+          index: 1,
+          env: {
+            ...dds,
+            FEED_ID: JSON.parse(await Deno.readTextFile(`${dir}/feed.json`)).device.id,
+          },
+        });
+        await runBlock(server, dir, {
+          file: "docs/providers.md",
+          heading: "A TRMNL on TRMNL's hosted service (a private plugin's webhook)",
+          env: dds,
+        });
+      });
+
       await t.step("firmware.md", async () => {
         await Deno.writeFile(`${dir}/firmware.bin`, new Uint8Array(4096).fill(0xe9));
         const batch = await createBatch(api, { sku: "SKU-A" });

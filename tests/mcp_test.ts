@@ -598,8 +598,6 @@ suite.test("stdio: without DDS_TOKEN it ends at once with one line naming it", a
   assertEquals(out.stdout.length, 0);
 });
 
-suite.end();
-
 suite.test(
   "plugins: list_plugins and post_plugin_data act as the caller; another user's plugin is 404",
   async (api, server) => {
@@ -639,3 +637,5 @@ suite.test(
     }
   },
 );
+
+suite.end();

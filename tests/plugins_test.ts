@@ -317,6 +317,18 @@ Deno.test({
           const started = Date.now();
           expectError(await api.get(`/api/plugins/${looping.id}/preview`, { token }), 503);
           assert.ok(Date.now() - started < 25_000, "answered within the 20 s budget");
+          // Two of one user's previews draw at once; a third waits its turn elsewhere (429).
+          const three = await Promise.all(
+            [0, 1, 2].map(() =>
+              fetch(`${server.url}/api/plugins/${looping.id}/preview`, {
+                headers: { authorization: `Bearer ${token}` },
+              }).then(async (r) => {
+                await r.body?.cancel();
+                return r.status;
+              })
+            ),
+          );
+          assertEquals(three.sort(), [429, 503, 503]);
           // The next render is not stalled by it.
           assertEquals(
             (await bytesOf(server.url, `/api/plugins/${plugin.id}/preview`, token)).status,

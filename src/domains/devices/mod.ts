@@ -8,6 +8,7 @@ import {
   type ReportReaction,
   type UnlinkReaction,
 } from "./service.ts";
+import type { DeviceTransport } from "./transport.ts";
 // Its tables (they add themselves to the database's type, src/schema.ts).
 export type { DeviceCommandTables, DeviceTables } from "./tables.ts";
 
@@ -25,6 +26,8 @@ declare module "../../face.ts" {
     deviceReported: ReportReaction;
     /** An MQTT device reported its firmware version; failures are only logged. */
     firmwareReported: (device: DeviceRow) => Promise<unknown>;
+    /** How devices of other transports are reached (displays: polling, providers). */
+    deviceTransports: readonly DeviceTransport[];
   }
 }
 
@@ -47,6 +50,7 @@ export const devices = defineDomain({
       onUnlink: context.hooks("deviceUnlinked"),
       onReport: context.hooks("deviceReported"),
       onFirmwareReport: context.hooks("firmwareReported"),
+      transports: context.hooks("deviceTransports"),
       log: context.log,
       changes: context.changes,
     }),

@@ -68,8 +68,8 @@ export function insertCommand(db: Db, row: Insertable<DeviceCommandsTable>) {
 
 /** The devices of a user, locked, for account deletion. */
 export function lockOwnedDevices(trx: Trx, ownerId: string) {
-  return trx.selectFrom("devices").select(["id", "thing_name"]).where("owner_id", "=", ownerId)
-    .forUpdate().execute();
+  return trx.selectFrom("devices").selectAll().where("owner_id", "=", ownerId).forUpdate()
+    .execute();
 }
 
 /** SPEC 3.6: the caller becomes the owner, boundAt is now, the claim code is cleared. */
@@ -87,11 +87,16 @@ export function lockDeviceByHwId(trx: Trx, hwId: string) {
     .executeTakeFirst();
 }
 
-/** How many devices of a transport a user owns. */
-export async function countOwnedByTransport(db: Db, ownerId: string, transport: string) {
+/** How many displays a user owns: every device that is not the factory's (MQTT). */
+export async function countOwnedDisplays(db: Db, ownerId: string) {
   const row = await db.selectFrom("devices").select((eb) => eb.fn.countAll<string>().as("n"))
-    .where("owner_id", "=", ownerId).where("transport", "=", transport).executeTakeFirstOrThrow();
+    .where("owner_id", "=", ownerId).where("transport", "<>", "mqtt").executeTakeFirstOrThrow();
   return Number(row.n);
+}
+
+/** A device made here, not by the factory (a display behind another provider). */
+export function insertDevice(trx: Trx, row: Insertable<DevicesTable>) {
+  return trx.insertInto("devices").values(row).returningAll().executeTakeFirstOrThrow();
 }
 
 /** A display's device, created bound to its claimer (CONTRACT.md: transport `http`). */

@@ -17,6 +17,9 @@ import type { TaggedCache } from "../../infra/db/cache/tagged_cache.ts";
 import * as repo from "./repository.ts";
 import { Batcher } from "../../infra/lib/batcher.ts";
 import type { DevicesTable } from "./tables.ts";
+import type { DeviceMessenger, DeviceNotice, DeviceOutbox, DeviceTransport } from "./transport.ts";
+export type { DeviceMessenger, DeviceOutbox } from "./transport.ts";
+import { mqttTransport } from "./transport_mqtt.ts";
 import { displayThingName, toCommand, toDevice, toDeviceListItem, toHealth } from "./views.ts";
 
 /** A device of another user is 403, an unknown one 404 (SPEC 4.5): the one kind that tells them apart. */
@@ -26,25 +29,6 @@ export const DEVICE = access.resource("device", {
 });
 
 export type DeviceRow = Selectable<DevicesTable>;
-
-/** How the service talks to devices; the MQTT gateway implements it. */
-export interface DeviceMessenger {
-  /** Resolves once the broker acknowledged the message; rejects with 503 otherwise. */
-  publish(thingName: string, channel: string, body: unknown): Promise<void>;
-}
-
-/**
- * Device messages that must follow a commit (`unbound`, `new_push`): enqueued in the transaction
- * and published after it, with retries (src/infra/mqtt/outbox.ts).
- */
-export interface DeviceOutbox {
-  enqueue(
-    trx: Trx,
-    thingName: string,
-    channel: "down/cmd",
-    body: Record<string, unknown>,
-  ): Promise<void>;
-}
 
 /** A device leaving its owner (unbind, account deletion). */
 export interface UnlinkedDevice {
@@ -86,6 +70,11 @@ export interface DevicesOptions {
    * given the updated row: a firmware offer (issue 24). Failures are only logged.
    */
   onFirmwareReport?: ReadonlyArray<(device: DeviceRow) => Promise<unknown>>;
+  /**
+   * The other domains' transports (displays: `http`, `image_feed`, `trmnl_webhook`), filled once
+   * every service exists; `mqtt` is this domain's own.
+   */
+  transports?: ReadonlyArray<readonly DeviceTransport[]>;
 }
 
 /** What `DevicesService` is built from (one object, like every domain's service). */
@@ -121,18 +110,40 @@ export class DevicesService {
   );
 
   private readonly db: Db;
-  private readonly messenger: DeviceMessenger;
-  readonly outbox: DeviceOutbox;
+  private readonly mqtt: DeviceTransport;
+  private readonly transports: ReadonlyArray<readonly DeviceTransport[]>;
 
   constructor(deps: DevicesDeps) {
     this.db = deps.db;
-    this.messenger = deps.messenger;
-    this.outbox = deps.outbox;
+    this.mqtt = mqttTransport(deps.messenger, deps.outbox);
+    this.transports = deps.transports ?? [];
     this.onUnlink = deps.onUnlink ?? [];
     this.onFirmwareReport = deps.onFirmwareReport ?? [];
     this.onReport = deps.onReport ?? [];
     this.log = deps.log ?? silentLog;
     this.heads = (deps.changes ?? ChangeFeed.disabled()).cache();
+  }
+
+  /** The adapter a device is reached through (its `transport`); unknown names fail loudly. */
+  transportOf(device: Pick<DeviceRow, "transport">): DeviceTransport {
+    if (device.transport === "mqtt") return this.mqtt;
+    const found = this.transports.flat().find((transport) => transport.name === device.transport);
+    if (!found) throw new Error(`No adapter for transport ${device.transport}`);
+    return found;
+  }
+
+  /** Tells a device `notice` through its transport once `trx` commits. */
+  notify(trx: Trx, device: DeviceRow, notice: DeviceNotice): Promise<void> {
+    return this.transportOf(device).notify(trx, device, notice);
+  }
+
+  /**
+   * A push of the device is rendered and waits (`push_ready`), in the render's transaction:
+   * a device nobody polls has it published and delivered by its transport.
+   */
+  async pushReady(trx: Trx, deviceId: string, pushId: string): Promise<void> {
+    const device = await repo.findDevice(trx, deviceId);
+    if (device?.owner_id) await this.notify(trx, device, { kind: "push_ready", pushId });
   }
 
   /**
@@ -222,9 +233,35 @@ export class DevicesService {
     return (await repo.lockDevice(trx, deviceId))?.owner_id;
   }
 
-  /** How many displays (devices polling over HTTP) a user holds. */
+  /** How many displays (devices polling over HTTP or behind another provider) a user holds. */
   countDisplays(db: Db, userId: string): Promise<number> {
-    return repo.countOwnedByTransport(db, userId, "http");
+    return repo.countOwnedDisplays(db, userId);
+  }
+
+  /**
+   * A display behind another provider (CONTRACT.md), bound to its creator at once: `transport`
+   * names its adapter; `hwId` and `thingName` are `external-<id>` (it has no hardware id).
+   */
+  async createExternal(trx: Trx, userId: string, transport: string, nickname: string | null) {
+    const id = uuidv7();
+    const now = new Date();
+    return await repo.insertDevice(trx, {
+      id,
+      hw_id: `external-${id}`,
+      thing_name: `external-${id}`,
+      owner_id: userId,
+      nickname,
+      transport,
+      bound_at: now,
+      created_at: now,
+      updated_at: now,
+    });
+  }
+
+  /** A device behind another provider fetched its picture: it is seen now (online). */
+  async reportSeen(deviceId: string) {
+    const now = new Date();
+    await this.report((db) => repo.updateDevice(db, deviceId, { last_seen_at: now, online: true }));
   }
 
   /**
@@ -335,18 +372,20 @@ export class DevicesService {
   }
 
   async getHealth(userId: string, deviceId: string) {
-    return toHealth(await this.owned(userId, deviceId));
+    const device = await this.owned(userId, deviceId);
+    const extra = await this.transportOf(device).health?.(device);
+    return { ...toHealth(device), ...extra };
   }
 
   /**
    * SPEC 3.6 unbind: the device becomes claimable again (owner and binding cleared, a fresh
-   * claim code, its pushes gone), and the device is told `unbound` through the outbox, once the
+   * claim code, its pushes gone), and the device is told `unbound` by its transport, once the
    * unbinding committed. The unbinding does not depend on the broker.
    */
   async unbind(userId: string, deviceId: string) {
     const row = await this.db.transaction().execute(async (trx) => {
       const device = await this.lockOwned(trx, userId, deviceId);
-      await this.unlink(trx, device.id, userId, device.thing_name);
+      await this.unlink(trx, device, userId);
       return device;
     });
     await this.afterUnlink([{ id: row.id, ownerId: userId, thingName: row.thing_name }]);
@@ -354,15 +393,15 @@ export class DevicesService {
   }
 
   /**
-   * Clears the owner of a locked device, runs the other domains' unlink reactions and enqueues
-   * the device's `unbound` in the same transaction.
+   * Clears the owner of a locked device, runs the other domains' unlink reactions and tells the
+   * device `unbound` through its transport (once the transaction commits).
    */
-  private async unlink(trx: Trx, deviceId: string, ownerId: string, thingName: string) {
+  private async unlink(trx: Trx, device: DeviceRow, ownerId: string) {
     for (const reaction of this.onUnlink) {
-      await reaction.inTransaction(trx, { id: deviceId, ownerId });
+      await reaction.inTransaction(trx, { id: device.id, ownerId });
     }
-    await this.outbox.enqueue(trx, thingName, "down/cmd", { kind: "unbound" });
-    await repo.updateDevice(trx, deviceId, {
+    await this.notify(trx, device, { kind: "unbound" });
+    await repo.updateDevice(trx, device.id, {
       owner_id: null,
       bound_at: null,
       claim_code: newClaimCode(),
@@ -379,7 +418,7 @@ export class DevicesService {
   async unlinkAllOf(trx: Trx, userId: string): Promise<() => Promise<void>> {
     const unlinked: Array<UnlinkedDevice & { thingName: string }> = [];
     for (const device of await repo.lockOwnedDevices(trx, userId)) {
-      await this.unlink(trx, device.id, userId, device.thing_name);
+      await this.unlink(trx, device, userId);
       unlinked.push({ id: device.id, ownerId: userId, thingName: device.thing_name });
     }
     return () => this.afterUnlink(unlinked);
@@ -410,13 +449,15 @@ export class DevicesService {
     // command the device got must never answer an error.
     if (input.text.includes("\u0000")) throw badRequest("text must not contain NUL characters");
     const device = await this.owned(userId, deviceId);
-    // CONTRACT.md: a display polls over HTTP; there is nothing to deliver a command on.
-    if (device.transport === "http") {
-      throw conflict("Commands are not supported by displays that poll (transport http)");
+    // CONTRACT.md: only an MQTT device has a channel for commands (a display polls, a provider
+    // shows pictures).
+    const { publish } = this.transportOf(device);
+    if (!publish) {
+      throw conflict(`Commands are not supported by this device (transport ${device.transport})`);
     }
     const id = uuidv7();
     const payload = { id, kind: "text", text: input.text };
-    await this.messenger.publish(device.thing_name, "down/cmd", payload);
+    await publish(device, "down/cmd", payload);
     const row = await repo.insertCommand(this.db, {
       id,
       device_id: device.id,

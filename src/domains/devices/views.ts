@@ -22,9 +22,14 @@ function stateString(state: unknown): string | null {
   return state === null || state === undefined ? null : JSON.stringify(state);
 }
 
+/** The transports a device may have (CONTRACT.md; each has its adapter, `transport.ts`). */
+export const TRANSPORTS = ["mqtt", "http", "image_feed", "trmnl_webhook"] as const;
+
 // CONTRACT.md "Displays people already own": an added field, SPEC's are unchanged.
-const transportSchema = z.enum(["mqtt", "http"]).meta({
-  description: "`mqtt`: a device made by the factory; `http`: a display polling `GET /api/display`",
+const transportSchema = z.enum(TRANSPORTS).meta({
+  description: "`mqtt`: a device made by the factory; `http`: a display polling " +
+    "`GET /api/display`; `image_feed`, `trmnl_webhook`: a display behind another provider " +
+    "(`POST /api/devices/external`)",
 });
 
 export const deviceSchema = z.object({
@@ -77,6 +82,14 @@ export const healthSchema = z.object({
   stateUpdatedAt: timestamp.nullable(),
   latestPushId: z.uuid().nullable(),
   latestPushAt: timestamp.nullable(),
+  // CONTRACT.md "Displays behind another provider": an added field, only on such a device.
+  provider: z.object({
+    name: z.string(),
+    host: z.string().nullable().meta({ description: "The webhook's host (never its URL)" }),
+    lastPostAt: timestamp.nullable(),
+    lastError: z.string().nullable(),
+    lastErrorAt: timestamp.nullable(),
+  }).optional().meta({ description: "A display behind another provider: its deliveries" }),
 }).meta({ id: "DeviceHealth" });
 
 export const commandSchema = z.object({
@@ -112,7 +125,7 @@ export function toDevice(row: DeviceRow, now = Date.now()): z.infer<typeof devic
     tags: row.tags,
     latestPushId: row.latest_push_id,
     latestPushAt: iso(row.latest_push_at),
-    transport: row.transport === "http" ? "http" : "mqtt",
+    transport: TRANSPORTS.find((name) => name === row.transport) ?? "mqtt",
   };
 }
 

@@ -3,7 +3,15 @@
  * that poll with TRMNL's protocol (`/api/setup`, `/api/display`) and are claimed by a code. A
  * claimed display is a device of the devices domain; its pushes are the pushes domain's.
  */
-import { buildWith, defineDomain } from "../../face.ts";
+import { buildWith, defineDomain, queueOf } from "../../face.ts";
+import { judgeAddress } from "../../infra/outbound/address_guard.ts";
+import { LinkFetcher } from "../../infra/outbound/fetch_link.ts";
+import { PROVIDER_TIMEOUT_MS } from "./external.ts";
+import { displayFeed } from "./feed.ts";
+import { providerPostQueue } from "./queues.ts";
+import { httpTransport } from "./transport_http.ts";
+import { imageFeedTransport } from "./transport_image_feed.ts";
+import { trmnlWebhookTransport } from "./transport_trmnl_webhook.ts";
 import { displayImage } from "./image.ts";
 import { displayPoll } from "./poll.ts";
 import { displayLog } from "./post_log.ts";
@@ -38,12 +46,26 @@ export const displays = defineDomain({
       "Displays people already own, polling with TRMNL's protocol: setup, the image to show, logs",
   },
   router: displaysRouter,
-  rawRoutes: [displaySetup, displayPoll, displayLog, displayImage],
+  rawRoutes: [displaySetup, displayPoll, displayLog, displayImage, displayFeed],
+  queues: [
+    queueOf(
+      providerPostQueue,
+      (services) => (job, attempt) => services.displays.external.deliver(job, attempt),
+      // A post waits on the network (10 s at most): an unreachable provider holds one slot.
+      { concurrency: 4 },
+    ),
+  ],
   hooks: {
     // A display that leaves its owner takes its log entries with it.
     deviceUnlinked: () => forgetDisplayLogs(),
     // A display's custom images are drawn for its panel (CONTRACT.md).
     devicePanel: ({ services }) => (deviceId) => services.displays.profiles.panelOf(deviceId),
+    // How a display is reached: polling (`http`) or behind another provider.
+    deviceTransports: ({ services }) => [
+      httpTransport,
+      imageFeedTransport,
+      trmnlWebhookTransport(services.displays.external),
+    ],
   },
   /**
    * A claimed display is a device (devices) showing its pushes (pushes); its poll carries what
@@ -69,6 +91,21 @@ export const displays = defineDomain({
           firmware: context.hooks("displayFirmware"),
           button: context.hooks("displayButton"),
         },
+        jobs: context.jobs,
+        // A provider's webhook is posted to under the webhooks' outbound rules: private and
+        // loopback targets only with WEBHOOK_ALLOW_PRIVATE (local use and tests).
+        poster: new LinkFetcher({
+          timeoutMs: PROVIDER_TIMEOUT_MS,
+          userAgent: "DeviceDisplayService/0.1 (display provider)",
+          ...(context.config.webhookAllowPrivate
+            ? {
+              allowAddress: (address: string) =>
+                [null, "private", "loopback"].includes(judgeAddress(address)),
+            }
+            : {}),
+        }),
+        providerKey: context.secrets.providerKey,
+        providerPostsPerHour: context.config.providerPostsPerHour,
       }),
     }),
   ),

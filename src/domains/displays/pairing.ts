@@ -183,7 +183,7 @@ export class DisplayPairing {
     return { device, status: "bound" as const };
   }
   /** 409 when the user holds more displays than allowed (counted in the caller's transaction). */
-  private async refuseOverLimit(trx: Trx, userId: string, adding = 0) {
+  async refuseOverLimit(trx: Trx, userId: string, adding = 0) {
     const held = await this.devices.countDisplays(trx, userId) +
       (await repo.unusedEnrollments(trx, userId)).count + adding;
     if (held > this.displaysPerUser) {

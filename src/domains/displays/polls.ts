@@ -274,6 +274,6 @@ function refreshRateOf(display: DisplayRow, waiting: boolean): number {
 }
 
 /** What a push's `image_url` signs: its push and expiry, apart from every other signature. */
-function pictureMessage(pushId: string, expires: number): string {
+export function pictureMessage(pushId: string, expires: number): string {
   return `display-image\n${pushId}\n${expires}`;
 }

@@ -2,9 +2,11 @@
 import { router } from "../../infra/trpc/init.ts";
 import { claimDisplay } from "./claim_display.ts";
 import { createEnrollmentToken } from "./create_enrollment_token.ts";
+import { createExternalDevice } from "./create_external_device.ts";
 import { getDisplayProfile } from "./get_display_profile.ts";
 import { listDisplayLogs } from "./list_display_logs.ts";
 import { resetDisplay } from "./reset_display.ts";
+import { rotateFeedToken } from "./rotate_feed_token.ts";
 import { setDisplayProfile } from "./set_display_profile.ts";
 
 export const displaysRouter = router({
@@ -14,4 +16,6 @@ export const displaysRouter = router({
   setDisplayProfile,
   listDisplayLogs,
   resetDisplay,
+  createExternalDevice,
+  rotateFeedToken,
 });

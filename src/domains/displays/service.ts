@@ -3,7 +3,7 @@
  * a reader looks for: how a display comes to be someone's (`pairing.ts`: setup, claim,
  * enrollment tokens), its polls and pictures (`polls.ts`; those that send no key: `keyless.ts`),
  * the screens the service draws itself (`screens.ts`), its profile (`profiles.ts`), its logs
- * (`logs.ts`) and its keys (`keys.ts`).
+ * (`logs.ts`), its keys (`keys.ts`), and displays behind another provider (`external.ts`).
  * `DisplaysService` builds them once, sharing one key cache and one set of screens.
  */
 import type { Db } from "../../schema.ts";
@@ -14,6 +14,8 @@ import type { Renderer } from "../../infra/render/types.ts";
 import type { ObjectStore } from "../../infra/storage/object_store.ts";
 import type { Log } from "../../infra/lib/log.ts";
 import type { Network } from "../../infra/lib/networks.ts";
+import type { Jobs } from "../../infra/jobs/types.ts";
+import { ExternalDisplays, type ProviderPoster } from "./external.ts";
 import { DisplayKeys } from "./keys.ts";
 import { KeylessPolls } from "./keyless.ts";
 import { DisplayLogs } from "./logs.ts";
@@ -45,6 +47,14 @@ export interface DisplaysDeps {
   log?: Log;
   /** What other domains add to a claimed display's poll (firmware, button; poll_extras.ts). */
   extras?: PollExtras;
+  /** Background work: posts to providers' webhooks. */
+  jobs: Jobs;
+  /** The SSRF-safe outbound fetcher a provider's webhook is posted through. */
+  poster: ProviderPoster;
+  /** AES-256-GCM key sealing providers' credentials at rest. */
+  providerKey: Uint8Array;
+  /** PROVIDER_POSTS_PER_HOUR. */
+  providerPostsPerHour: number;
 }
 
 export class DisplaysService {
@@ -56,6 +66,8 @@ export class DisplaysService {
   readonly profiles: DisplayProfiles;
   /** A display's log entries. */
   readonly logs: DisplayLogs;
+  /** Displays behind another provider: image feeds and TRMNL's webhook (`external.ts`). */
+  readonly external: ExternalDisplays;
 
   constructor(deps: DisplaysDeps) {
     const keys = new DisplayKeys(deps.db, deps.changes);
@@ -83,5 +95,11 @@ export class DisplaysService {
     });
     this.profiles = new DisplayProfiles(deps.db, deps.devices);
     this.logs = new DisplayLogs(deps.db, keys, deps.devices);
+    this.external = new ExternalDisplays({
+      ...deps,
+      pairing: this.pairing,
+      screens,
+      postsPerHour: deps.providerPostsPerHour,
+    });
   }
 }

@@ -82,8 +82,29 @@ export interface DisplayLogsTable {
   created_at: ColumnType<Date, Date | undefined, never>;
 }
 
+/**
+ * A display behind another provider (migrations/1040_device_transports.sql): its feed token's
+ * hash, its sealed webhook, what was last posted and the last failure.
+ */
+export interface DisplayProvidersTable {
+  device_id: string;
+  provider: string;
+  /** SHA-256 (hex) of the `image_feed` URL's token; null for another provider. */
+  feed_token_hash: string | null;
+  /** The `trmnl_webhook` URL, sealed (src/infra/lib/sealed.ts); null for another provider. */
+  webhook_sealed: string | null;
+  /** The webhook URL's host, the one part of it the owner is shown. */
+  webhook_host: string | null;
+  posted_push_id: string | null;
+  posted_at: Date | null;
+  last_error: string | null;
+  last_error_at: Date | null;
+  created_at: ColumnType<Date, Date | undefined, never>;
+}
+
 export interface DisplayTables {
   displays: DisplaysTable;
+  display_providers: DisplayProvidersTable;
   display_logs: DisplayLogsTable;
   display_rate_windows: DisplayRateWindowsTable;
 }

@@ -53,6 +53,7 @@ export const previewPlugin: RawRoute = defineRawRoute({
     },
     400: { description: "invalid_request: a parameter, or markup that does not render" },
     404: { description: "not_found: Plugin not found" },
+    429: { description: "rate_limited: two previews of yours are drawing already (Retry-After)" },
     503: {
       description: "unavailable: the renderer is busy, or the page ran past its 20 s deadline",
     },

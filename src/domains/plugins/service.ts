@@ -53,6 +53,9 @@ export const INBOX_MAX_BYTES = 64 * 1024;
 
 const HOUR_MS = 60 * 60 * 1000;
 
+/** Plugin previews one user may have drawing at once in a process. */
+export const PREVIEWS_PER_USER = 2;
+
 export type { PluginRow };
 
 /** What a webhook inbox post carries (TRMNL's body). */
@@ -357,14 +360,36 @@ export class PluginsService {
     return { plugin: row, view, variables: await this.variables(row), panel };
   }
 
-  /** `GET /api/plugins/{id}/preview`: the PNG of exactly that size and grey depth. */
+  /**
+   * `GET /api/plugins/{id}/preview`: the PNG of exactly that size and grey depth. A user has at
+   * most `PREVIEWS_PER_USER` previews drawing at once (429 beyond): one user's editor cannot fill
+   * Chromium's queue for everyone else.
+   */
   async preview(userId: string, id: string, shot: PluginShot): Promise<Uint8Array> {
     const row = await this.row(userId, id);
-    const content = await this.deps.drawing.content([
-      await this.page(row, shot.view, shot.panel),
-    ]);
-    return await this.deps.drawing.preview(userId, content, shot.panel, shot.signal);
+    const drawing = this.previewing.get(userId) ?? 0;
+    if (drawing >= PREVIEWS_PER_USER) {
+      throw new AppError(
+        "rate_limited",
+        `At most ${PREVIEWS_PER_USER} plugin previews at once; retry when one is done`,
+        { "Retry-After": "1" },
+      );
+    }
+    this.previewing.set(userId, drawing + 1);
+    try {
+      const content = await this.deps.drawing.content([
+        await this.page(row, shot.view, shot.panel),
+      ]);
+      return await this.deps.drawing.preview(userId, content, shot.panel, shot.signal);
+    } finally {
+      const left = (this.previewing.get(userId) ?? 1) - 1;
+      if (left > 0) this.previewing.set(userId, left);
+      else this.previewing.delete(userId);
+    }
   }
+
+  /** Previews drawing now, by user (this process's). */
+  private readonly previewing = new Map<string, number>();
 
   /**
    * What a screen of the user's plugins shows, for a panel: one plugin's view, or a mashup of

@@ -1,4 +1,3 @@
-import { z } from "zod";
 import { withExample } from "../../infra/http/operation.ts";
 import { uuidParam } from "../../infra/lib/params.ts";
 import { userOrPatProcedure } from "../../infra/trpc/auth.ts";

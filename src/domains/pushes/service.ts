@@ -383,6 +383,8 @@ export class PushesService {
         render_error: null,
         render_attempts: locked.render_attempts + 1,
       });
+      // A device nobody polls (a provider's webhook) has it delivered by its transport.
+      await this.devices.pushReady(trx, push.device_id, push.id);
       return { done: true, ownedBy: render.prefix };
     });
   }
@@ -518,6 +520,27 @@ export class PushesService {
     return { push: latest ? displayPush(latest, false) : null, waiting: false };
   }
 
+  /**
+   * A device behind a provider's webhook, which never asks: every waiting push is published in
+   * turn (rule 2; each the latest for a moment, so history and webhooks see it), and the last is
+   * what the provider is sent. Returns that push, or undefined with nothing rendered to show.
+   * Bounded: one transaction, at most `MAX_LIMIT` (50) rotations.
+   */
+  async publishWaiting(deviceId: string): Promise<PushRow | undefined> {
+    return await this.db.transaction().execute(async (trx) => {
+      let device = await this.devices.lock(trx, deviceId);
+      if (!device?.owner_id) return undefined;
+      let shown: PushRow | undefined;
+      for (let turn = 0; turn < MAX_LIMIT; turn++) {
+        const result = await this.rotate(trx, device);
+        shown = result?.push;
+        if (!result?.changed) break;
+        device = { ...device, latest_push_id: result.push.id };
+      }
+      return shown?.render_prefix ? shown : undefined;
+    });
+  }
+
   /** `GET /api/devices/{id}/push/{pushId}` (rule 3): changes no push state. */
   async getById(userId: string, deviceId: string, pushId: string, format: PushFormat) {
     await this.devices.owned(userId, deviceId);
@@ -558,10 +581,7 @@ export class PushesService {
       }
       // Outbox: the signal goes out once this commits, retried while the broker is away (also
       // when the push already was current: the caller asked the device to show it).
-      await this.devices.outbox.enqueue(trx, device.thing_name, "down/cmd", {
-        kind: "new_push",
-        pushId,
-      });
+      await this.devices.notify(trx, device, { kind: "new_push", pushId });
     });
     return { message: "Current push set" };
   }

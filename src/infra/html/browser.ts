@@ -126,8 +126,11 @@ export class HtmlBrowser {
   #running?: Promise<Running>;
   #idleTimer?: ReturnType<typeof setTimeout>;
   #active = 0;
-  /** The next render's context, prepared while the last one drew (`#takeBlank`). */
-  #spare?: Promise<Blank | undefined>;
+  /**
+   * The next renders' contexts, prepared while earlier ones drew (`#takeBlank`): as many as pages
+   * may draw at once, so back-to-back renders rarely wait for a renderer process to start.
+   */
+  #spares: Array<Promise<Blank | undefined>> = [];
   readonly #waiting: Array<{ start: () => void; reject: (error: unknown) => void }> = [];
   #closed = false;
 
@@ -269,8 +272,9 @@ export class HtmlBrowser {
       },
     };
     browser.on("disconnected", () => {
-      // Crashed or closed: the next render launches a new one.
+      // Crashed or closed: the next render launches a new one, with contexts of its own.
       if (this.#running && this.#runningNow === running) this.#running = undefined;
+      this.#spares = [];
       void Deno.remove(dir, { recursive: true }).catch(() => {});
     });
     this.#runningNow = running;
@@ -337,8 +341,8 @@ export class HtmlBrowser {
   async #takeBlank(browser: Browser, request: CaptureRequest): Promise<Blank> {
     const key = `${request.timeZone ?? ""}|${request.locale ?? ""}`;
     // Taken before waiting, so two renders never share one.
-    const pending = this.#spare;
-    this.#spare = undefined;
+    const pending = this.#spares.shift();
+    this.#topUp(browser, key, request);
     const spare = await pending;
     let blank: Blank;
     if (spare && spare.key === key && spare.browser === browser && browser.isConnected()) {
@@ -347,8 +351,14 @@ export class HtmlBrowser {
       void spare?.context.close().catch(() => {});
       blank = await this.#blank(browser, key, request);
     }
-    this.#spare = this.#blank(browser, key, request).catch(() => undefined);
     return blank;
+  }
+
+  /** Starts contexts for the next renders until `concurrency` are on their way. */
+  #topUp(browser: Browser, key: string, request: CaptureRequest): void {
+    while (this.#spares.length < this.#options.concurrency) {
+      this.#spares.push(this.#blank(browser, key, request).catch(() => undefined));
+    }
   }
 
   async #blank(browser: Browser, key: string, request: CaptureRequest): Promise<Blank> {
@@ -397,7 +407,8 @@ export class HtmlBrowser {
   }
 
   async #kill(browser: Browser): Promise<void> {
-    this.#spare = undefined;
+    // The prepared contexts go with their browser.
+    this.#spares = [];
     if (this.#runningNow?.browser === browser) {
       this.#running = undefined;
       this.#runningNow = undefined;
@@ -406,8 +417,8 @@ export class HtmlBrowser {
   }
 
   async #shutDown(): Promise<void> {
-    // Its context goes with the browser.
-    this.#spare = undefined;
+    // Its contexts go with the browser.
+    this.#spares = [];
     const running = this.#running;
     this.#running = undefined;
     this.#runningNow = undefined;

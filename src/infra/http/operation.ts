@@ -145,7 +145,8 @@ function content(types: Record<string, z.ZodType>): ZodOpenApiContentObject {
 /** Headers every response of its status carries, added unless the declaration names them. */
 function statusHeaders(status: number, spec: OperationSpec): Record<string, z.ZodType> {
   if (status === 429) return { "Retry-After": retryAfter };
-  if (status >= 300 && status < 400) return { Location: location };
+  // A redirect names where to; 304 (Not Modified) is no redirect and has none.
+  if (status >= 300 && status < 400 && status !== 304) return { Location: location };
   // The renewal runs with the credential check, before the handler (src/infra/trpc/auth.ts).
   if (status < 300 && spec.access.credentials.includes("user")) {
     return { "X-Renewed-Token": renewedToken };
