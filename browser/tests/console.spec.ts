@@ -70,6 +70,12 @@ test("Google sign-in started from the console comes back to the console, signed 
   await expect(page.getByText("(browser@example.com)")).toBeVisible();
   await page.getByRole("button", { name: "Sign out" }).click();
   await expect(page.getByRole("link", { name: "Sign in with Google" })).toBeVisible();
+
+  // A sign-in the provider refused comes back with an error: said on the page, nobody signed in.
+  await page.goto(`${url}/#error=access_denied&error_description=The+provider+did+not+sign+you+in`);
+  await expect(page.getByRole("alert")).toHaveText("The provider did not sign you in");
+  expect(new URL(page.url()).hash).toBe("");
+  await expect(page.getByRole("button", { name: "Sign out" })).toBeHidden();
 });
 
 test("a person signs up, claims a display, pushes a photo and the display's poll gets it", async ({ page }) => {

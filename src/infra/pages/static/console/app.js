@@ -197,10 +197,15 @@ session.onChange((next) => {
   }
   route();
 });
+/** The page for the fragment, after keeping the tokens a provider's sign-in brought. */
+async function arrive() {
+  if (/^#(accessToken|error)=/.test(location.hash)) await finishProviderSignIn();
+  await route();
+}
+
 addEventListener("hashchange", () => {
-  route();
+  arrive();
   document.getElementById("main").focus({ preventScroll: true });
 });
 showSignOut();
-if (/^#(accessToken|error)=/.test(location.hash)) await finishProviderSignIn();
-route();
+arrive();
