@@ -38,6 +38,7 @@ const PUBLIC = [
   /^\/api\/devices\/bind\/code$/, // retired: always 410
   /^\/api\/devices\/\{id\}\/refresh-code$/,
   /^(\/internal\/factory)?\/(docs|playground)(\/\{file\})?$/, // static pages; their calls carry the pasted token
+  /^\/(console\/\{file\})?$/, // the owner's console and its files; its calls carry the user's token
   /^\/api\/setup$/, // a display's first call: its MAC, rate limited per address
   /^\/api\/display\/image\/\{pushId\}$/, // a display's picture: a signed URL, like /storage/
   /^\/api\/feeds\/\{token\}\.png$/, // an image feed: its secret token is the authorization

@@ -2,6 +2,7 @@
 import type { RawRoute } from "./infra/http/raw.ts";
 import { factoryOpenApiRoute, health, openApiRoute } from "./infra/http/system_routes.ts";
 import { DOMAINS } from "./domains.ts";
+import { consoleRoutes } from "./infra/pages/console.ts";
 import { docsRoutes } from "./infra/pages/docs.ts";
 import { playgroundRoutes } from "./infra/pages/playground.ts";
 import { metricsRoute } from "./infra/metrics/route.ts";
@@ -11,10 +12,12 @@ import { Readiness, readyRoute } from "./infra/http/readiness.ts";
 export const domainRawRoutes: RawRoute[] = [
   health,
   ...DOMAINS.flatMap((domain) => "rawRoutes" in domain ? domain.rawRoutes : []),
-  // Pages for people: the API reference of each ingress and the render playground (issue 14).
+  // Pages for people: the API reference of each ingress and the render playground (issue 14),
+  // the owner's console (issue 38).
   ...docsRoutes(""),
   ...docsRoutes("/internal/factory"),
   ...playgroundRoutes,
+  ...consoleRoutes,
 ];
 
 /** The documents the service serves, built on first use. */

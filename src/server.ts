@@ -113,6 +113,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
           `Device Display Service listening`,
           `  user API         ${url}  (health: ${url}/health, OpenAPI: ${url}/openapi.json, tRPC: ${url}/trpc)`,
           `  factory console  ${factoryUrl}/internal/factory${factory ? "" : " (shared port)"}`,
+          `  owner's console  ${url}/  (sign in, claim displays, push photos, plugins)`,
           `  API reference    ${url}/docs${
             factory ? `  (factory: ${factoryUrl}/internal/factory/docs)` : ""
           }`,

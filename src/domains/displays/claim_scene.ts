@@ -20,7 +20,7 @@ function line(
 
 /**
  * The claim screen as a Scene (800x480): the code set at 112 px (three times the old headline's),
- * to read across a room; where to claim it; how long it holds; the API call on a line of its own.
+ * to read across a room; where to claim it (the console at the service's URL); how long it holds; the API call on a line of its own.
  */
 export function claimScene(code: string, base: string) {
   return {
@@ -36,7 +36,10 @@ export function claimScene(code: string, base: string) {
         frame: { x: 48, y: 258, width: 704, height: 4 },
         properties: { fill: "#000000" },
       },
-      line("where", `Claim it in the app at ${base}`, { y: 278, height: 72 }, { fontSize: 26 }),
+      line("where", `Sign in at ${base}/ and enter this code under Claim a display`, {
+        y: 278,
+        height: 72,
+      }, { fontSize: 26 }),
       line(
         "valid",
         "The code is valid for 24 hours; this screen changes once the display is yours",

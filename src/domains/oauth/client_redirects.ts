@@ -1,15 +1,17 @@
 /**
- * Where a redirect sign-in ends (CONTRACT.md "Identity providers"): one of three fixed client
+ * Where a redirect sign-in ends (CONTRACT.md "Identity providers"): one of four fixed client
  * URLs, chosen by the `client` kept in the state row, never by a request parameter; tokens or
  * an error always in the fragment, never the query.
  */
 import type { Config } from "../../config.ts";
 
-/** The client redirects of CONTRACT.md. */
+/** The client redirects of CONTRACT.md, from the configuration and the service's public URL. */
 export const CLIENT_REDIRECTS = {
   web: (config: Config) => `${config.webAppUrl}/auth/callback`,
   desktop: () => "dds-desktop://auth/callback",
   ios: () => "dds-ios://auth/callback",
+  // The owner's console (CONTRACT.md "The owner's console"): its page on PUBLIC_BASE_URL.
+  console: (_config: Config, baseUrl: string) => `${baseUrl}/`,
 } as const;
 
 /** The clients `start` accepts. */

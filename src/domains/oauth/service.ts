@@ -79,12 +79,18 @@ export class OauthService {
   }
 
   /** 501 when the provider's web flow has no configuration (CONTRACT.md). */
+  /** Whether the provider's redirect sign-in is configured (the console offers only those). */
+  webFlowConfigured(provider: ProviderName): boolean {
+    return Boolean(
+      provider === "google"
+        ? this.config.google.clientId && this.config.google.clientSecret
+        : this.config.apple.clientId && this.config.apple.teamId && this.config.apple.keyId &&
+          this.config.apple.privateKey,
+    );
+  }
+
   requireWebFlow(provider: ProviderName) {
-    const ok = provider === "google"
-      ? this.config.google.clientId && this.config.google.clientSecret
-      : this.config.apple.clientId && this.config.apple.teamId && this.config.apple.keyId &&
-        this.config.apple.privateKey;
-    if (!ok) {
+    if (!this.webFlowConfigured(provider)) {
       throw new AppError(
         "not_implemented",
         `${PROVIDER_LABEL[provider]} sign-in is not configured`,
@@ -95,12 +101,12 @@ export class OauthService {
   /**
    * `GET /auth/oauth/{provider}?client=`: the consent-screen URL with a fresh single-use state,
    * and the cookie that binds the state to this browser (CONTRACT.md). Only `client` is read:
-   * the client redirect is one of three fixed URLs, never taken from the request.
+   * the client redirect is one of four fixed URLs, never taken from the request.
    */
   async start(provider: ProviderName, client: string | null): Promise<StartResult> {
     this.requireWebFlow(provider);
     if (!client || !Object.hasOwn(CLIENT_REDIRECTS, client)) {
-      throw badRequest("client must be web, desktop or ios");
+      throw badRequest("client must be web, desktop, ios or console");
     }
     const state = randomToken(32);
     const verifier = randomToken(32);
@@ -171,7 +177,7 @@ export class OauthService {
       ? await repo.consumeState(this.db, sha256Hex(state), provider, bindings.map(sha256Hex))
       : undefined;
     if (!row) throw badRequest("Invalid or expired state");
-    const target = CLIENT_REDIRECTS[row.client as OauthClient](this.config);
+    const target = CLIENT_REDIRECTS[row.client as OauthClient](this.config, this.baseUrl());
     return {
       location: await this.finish(provider, params, row, target, info),
       setCookie: clearedBindingCookie(provider, this.https),

@@ -28,7 +28,8 @@ function startRoute(provider: ProviderName, label: string): RawRoute {
     // Checked by the service, after whether the provider is configured (501 comes first).
     query: z.object({
       client: z.string().optional().meta({
-        description: "Where the tokens are delivered: `web`, `desktop` or `ios`",
+        description: "Where the tokens are delivered: `web`, `desktop`, `ios` or `console` " +
+          "(the owner's console at PUBLIC_BASE_URL/)",
       }),
     }),
     responses: {

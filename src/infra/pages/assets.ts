@@ -1,5 +1,5 @@
 /**
- * Files of the pages people open in a browser (`/docs`, `/playground`): read once from the
+ * Files of the pages people open in a browser (`/`, `/docs`, `/playground`): read once from the
  * service's own tree or from an npm package (swagger-ui-dist, bundled and served locally: no CDN,
  * the pages work offline) and answered with headers that let them run nothing but their own
  * scripts.
@@ -35,19 +35,27 @@ function read(asset: Asset): Promise<Uint8Array<ArrayBuffer>> {
   return bytes;
 }
 
+/** Origins a page may reach besides its own: API calls (`connect`) and pictures (`img`). */
+export interface PageOrigins {
+  connect?: string[];
+  img?: string[];
+}
+
+const list = (origins: string[] = []) => origins.map((o) => ` ${o}`).join("");
+
 /**
  * The pages run only their own scripts: no inline script, no eval, nothing from another origin
- * but `connect` to the API origins they call. Swagger UI sets inline styles and shows response
- * images as blob: URLs.
+ * but `connect` to the API origins they call and `img` for pictures stored elsewhere (a bucket).
+ * Swagger UI sets inline styles and shows response images as blob: URLs.
  */
-export function pageHeaders(type: string, connect: string[] = []): Record<string, string> {
+export function pageHeaders(type: string, origins: PageOrigins = {}): Record<string, string> {
   const csp = [
     "default-src 'none'",
     "script-src 'self'",
     "style-src 'self' 'unsafe-inline'",
-    "img-src 'self' data: blob:",
+    `img-src 'self' data: blob:${list(origins.img)}`,
     "font-src 'self' data:",
-    `connect-src 'self'${connect.map((o) => ` ${o}`).join("")}`,
+    `connect-src 'self'${list(origins.connect)}`,
     "base-uri 'none'",
     "form-action 'none'",
     "frame-ancestors 'none'",
@@ -62,13 +70,13 @@ export function pageHeaders(type: string, connect: string[] = []): Record<string
 }
 
 /** A response with the file's bytes. */
-export async function assetResponse(asset: Asset, connect: string[] = []): Promise<Response> {
-  return new Response(await read(asset), { headers: pageHeaders(asset.type, connect) });
+export async function assetResponse(asset: Asset, origins: PageOrigins = {}): Promise<Response> {
+  return new Response(await read(asset), { headers: pageHeaders(asset.type, origins) });
 }
 
 /** An HTML page from a string. */
-export function htmlResponse(html: string, connect: string[] = []): Response {
-  return new Response(html, { headers: pageHeaders("text/html; charset=utf-8", connect) });
+export function htmlResponse(html: string, origins: PageOrigins = {}): Response {
+  return new Response(html, { headers: pageHeaders("text/html; charset=utf-8", origins) });
 }
 
 /** Media types of the pages' files. */
@@ -78,3 +86,10 @@ export const TYPES = {
   png: "image/png",
   json: "application/json",
 } as const;
+
+/** Origins a page's API calls may reach besides its own: PUBLIC_BASE_URL when configured. */
+export function apiOrigins(
+  config: { publicBaseUrl: string; publicBaseUrlConfigured: boolean },
+): string[] {
+  return config.publicBaseUrlConfigured ? [new URL(config.publicBaseUrl).origin] : [];
+}

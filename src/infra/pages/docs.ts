@@ -9,6 +9,7 @@ import { z } from "zod";
 import { AppError } from "../../errors.ts";
 import { defineRawRoute, publicRoute, type RawRoute } from "../http/raw.ts";
 import {
+  apiOrigins,
   type Asset,
   assetResponse,
   htmlResponse,
@@ -81,7 +82,8 @@ export function docsRoutes(prefix: "" | "/internal/factory"): RawRoute[] {
       tags: [factory ? "factory" : "pages"],
       auth: publicRoute,
       responses: htmlDoc,
-      handle: ({ ctx }) => Promise.resolve(htmlResponse(html, apiOrigins(ctx.services.config))),
+      handle: ({ ctx }) =>
+        Promise.resolve(htmlResponse(html, { connect: apiOrigins(ctx.services.config) })),
     }),
     defineRawRoute({
       method: "GET",
@@ -109,9 +111,4 @@ export function docsRoutes(prefix: "" | "/internal/factory"): RawRoute[] {
       },
     }),
   ];
-}
-
-/** Origins "Try it out" may call besides the page's own: PUBLIC_BASE_URL when configured. */
-function apiOrigins(config: { publicBaseUrl: string; publicBaseUrlConfigured: boolean }) {
-  return config.publicBaseUrlConfigured ? [new URL(config.publicBaseUrl).origin] : [];
 }
