@@ -143,7 +143,7 @@ function itemFields(item, plugins, changed) {
           ),
         ),
       ),
-      mashup.pluginIds.map((id, slot) =>
+      ...mashup.pluginIds.map((id, slot) =>
         field(
           `Slot ${slot + 1}`,
           pluginSelect(plugins, id, (value) => (mashup.pluginIds[slot] = value)),
@@ -185,7 +185,7 @@ function itemFields(item, plugins, changed) {
 
   return [
     field("Shows", kind),
-    what,
+    ...[what].flat(),
     h(
       "div",
       { class: "grid two" },
@@ -235,7 +235,7 @@ function itemsEditor(items, plugins) {
             "fieldset",
             { class: "item" },
             h("legend", {}, `Item ${i + 1}`),
-            itemFields(item, plugins, () => draw()),
+            ...itemFields(item, plugins, () => draw()),
             h(
               "div",
               { class: "row" },
@@ -247,12 +247,12 @@ function itemsEditor(items, plugins) {
         );
       }),
     );
-    // The moved item keeps the focus, on the same button when it is still usable.
+    // The moved item keeps the focus: on the same button, or the other one at either end.
     if (focus) {
       const [index, label] = focus;
-      const buttons = list.children[index].querySelectorAll("button");
-      [...buttons].find((b) => b.dataset.action === label && !b.disabled)?.focus() ??
-        buttons[2].focus();
+      const buttons = [...list.children[index].querySelectorAll("button[data-action]")]
+        .filter((b) => !b.disabled);
+      (buttons.find((b) => b.dataset.action === label) ?? buttons[0]).focus();
     }
   }
   draw();
