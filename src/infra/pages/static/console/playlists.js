@@ -188,7 +188,7 @@ function itemFields(item, plugins, changed) {
     ...[what].flat(),
     h(
       "div",
-      { class: "grid two" },
+      { class: "grid pair" },
       field("Minutes", minutes),
       field("Seconds", secs),
     ),
@@ -200,7 +200,7 @@ function itemFields(item, plugins, changed) {
     ),
     h(
       "div",
-      { class: "grid two" },
+      { class: "grid pair" },
       field("From", time("from"), "Empty: all day"),
       field("Until", time("until")),
     ),
@@ -238,7 +238,7 @@ function itemsEditor(items, plugins) {
             ...itemFields(item, plugins, () => draw()),
             h(
               "div",
-              { class: "row" },
+              { class: "row wrap" },
               button("Move up", () => swap(i - 1), i === 0),
               button("Move down", () => swap(i + 1), i === items.length - 1),
               button("Remove", () => void items.splice(i, 1)),
