@@ -285,11 +285,11 @@ test("a playlist of a plugin and a mashup, reordered, saved and run on a display
   await second.getByLabel("Until").fill("09:00");
 
   // The mashup moves up by keyboard; the focus stays on the moved item.
-  await second.getByRole("button", { name: "Move up" }).focus();
+  await second.getByRole("button", { name: "Move item 2 up" }).focus();
   await page.keyboard.press("Enter");
   await expect(page.getByRole("group", { name: "Item 1" }).getByLabel("Layout")).toBeVisible();
   await expect(
-    page.getByRole("group", { name: "Item 1" }).getByRole("button", { name: "Move down" }),
+    page.getByRole("group", { name: "Item 1" }).getByRole("button", { name: "Move item 1 down" }),
   )
     .toBeFocused();
 

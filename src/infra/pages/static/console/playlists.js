@@ -213,11 +213,13 @@ function itemsEditor(items, plugins) {
   function draw(focus) {
     list.replaceChildren(
       ...items.map((item, i) => {
-        const button = (label, action, disabled) =>
+        const button = (label, name, action, disabled) =>
           h("button", {
             type: "button",
             class: "secondary small",
             "data-action": label,
+            // Short on screen (three fit a phone's row); the name says which item.
+            "aria-label": name,
             disabled,
             onclick: () => {
               const next = action();
@@ -239,9 +241,9 @@ function itemsEditor(items, plugins) {
             h(
               "div",
               { class: "row wrap" },
-              button("Move up", () => swap(i - 1), i === 0),
-              button("Move down", () => swap(i + 1), i === items.length - 1),
-              button("Remove", () => void items.splice(i, 1)),
+              button("Up", `Move item ${i + 1} up`, () => swap(i - 1), i === 0),
+              button("Down", `Move item ${i + 1} down`, () => swap(i + 1), i === items.length - 1),
+              button("Remove", `Remove item ${i + 1}`, () => void items.splice(i, 1)),
             ),
           ),
         );
