@@ -230,3 +230,103 @@ test("account: a personal access token is shown once and revoked", async ({ page
   });
   expect(after.status).toBe(401);
 });
+
+test("a playlist of a plugin and a mashup, reordered, saved and run on a display", async ({ page }) => {
+  const { url } = world();
+  const display = await setUpDisplay(url, "AA:BB:CC:00:00:40");
+  await signUp(page, url, "hedy");
+  const { accessToken } = await page.evaluate(() =>
+    JSON.parse(sessionStorage.getItem("dds.console.session")!)
+  );
+  const call = async (path: string, method = "GET", body?: unknown) => {
+    const res = await fetch(`${url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${accessToken}`, "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    expect(res.ok).toBe(true);
+    return await res.json();
+  };
+  const { device } = await call("/api/devices/claim", "POST", { code: display.friendly_id });
+  const markup = '<div class="layout"><span class="value">{{ word }}</span></div>';
+  for (const word of ["Hello", "World"]) {
+    await call("/api/plugins", "POST", {
+      name: word,
+      strategy: "static",
+      staticData: { word },
+      markup: { full: markup, halfVertical: markup },
+    });
+  }
+
+  await page.getByRole("link", { name: "Playlists" }).click();
+  await expect(page.getByText("No playlists yet.")).toBeVisible();
+  await page.getByLabel("Name").fill("Kitchen");
+  await page.getByRole("button", { name: "Create playlist" }).click();
+  await expect(page.getByRole("heading", { name: "Kitchen", level: 1 })).toBeVisible();
+  await expect(page.getByLabel("Time zone")).not.toHaveValue("");
+
+  // One plugin for two minutes, then a mashup of both halves on weekdays in the morning.
+  await page.getByRole("button", { name: "Add a plugin" }).click();
+  const first = page.getByRole("group", { name: "Item 1" });
+  await first.getByLabel("Plugin").selectOption({ label: "World" });
+  await first.getByLabel("Minutes").fill("2");
+  await first.getByLabel("Seconds").fill("30");
+  await page.getByRole("button", { name: "Add a mashup" }).click();
+  const second = page.getByRole("group", { name: "Item 2" });
+  await expect(second.getByLabel("Layout")).toHaveValue("1Lx1R");
+  await second.getByLabel("Layout").selectOption("2x2");
+  await expect(second.getByLabel(/^Slot/)).toHaveCount(4);
+  await second.getByLabel("Layout").selectOption("1Lx1R");
+  await expect(second.getByLabel(/^Slot/)).toHaveCount(2);
+  await second.getByLabel("Slot 1").selectOption({ label: "Hello" });
+  await second.getByLabel("Slot 2").selectOption({ label: "World" });
+  for (const day of ["Sun", "Sat"]) await second.getByLabel(day).uncheck();
+  await second.getByLabel("From").fill("07:00");
+  await second.getByLabel("Until").fill("09:00");
+
+  // The mashup moves up by keyboard; the focus stays on the moved item.
+  await second.getByRole("button", { name: "Move item 2 up" }).focus();
+  await page.keyboard.press("Enter");
+  await expect(page.getByRole("group", { name: "Item 1" }).getByLabel("Layout")).toBeVisible();
+  await expect(
+    page.getByRole("group", { name: "Item 1" }).getByRole("button", { name: "Move item 1 down" }),
+  )
+    .toBeFocused();
+
+  // A duration under 5 seconds is refused by the service, its message beside the form.
+  const plugin = page.getByRole("group", { name: "Item 2" });
+  await plugin.getByLabel("Minutes").fill("0");
+  await plugin.getByLabel("Seconds").fill("3");
+  await page.getByRole("button", { name: "Save playlist" }).click();
+  await expect(page.getByRole("alert")).toContainText("at least 5");
+  await plugin.getByLabel("Minutes").fill("2");
+  await plugin.getByLabel("Seconds").fill("30");
+  await page.getByRole("button", { name: "Save playlist" }).click();
+  await expect(page.getByRole("status")).toHaveText("Playlist saved");
+
+  await page.getByLabel("display-aabbcc000040").check();
+  await expect(page.getByRole("status")).toHaveText("display-aabbcc000040 runs Kitchen");
+  await shots(page, "playlist");
+
+  const playlists = await call("/api/playlists");
+  expect(playlists).toHaveLength(1);
+  const plugins = await call("/api/plugins");
+  const idOf = (name: string) => plugins.find((p: { name: string }) => p.name === name).id;
+  expect(playlists[0].items).toEqual([
+    {
+      mashup: { layout: "1Lx1R", pluginIds: [idOf("Hello"), idOf("World")] },
+      durationSeconds: 900,
+      days: [1, 2, 3, 4, 5],
+      from: "07:00",
+      until: "09:00",
+    },
+    { pluginId: idOf("World"), durationSeconds: 150 },
+  ]);
+  expect(await call(`/api/devices/${device.id}/playlist`)).toEqual({
+    playlistId: playlists[0].id,
+  });
+
+  await page.getByRole("link", { name: "Playlists", exact: true }).first().click();
+  await expect(page.getByText("2 items · on display-aabbcc000040")).toBeVisible();
+  await shots(page, "playlists");
+});

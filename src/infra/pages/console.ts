@@ -46,6 +46,7 @@ const FILES = [
   "devices.js",
   "photo.js",
   "plugins.js",
+  "playlists.js",
   "account.js",
   "console.css",
 ];

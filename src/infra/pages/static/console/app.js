@@ -1,12 +1,13 @@
 // The owner's console: one page, its sections chosen by the URL fragment (#/devices,
-// #/devices/{id}, #/photo, #/plugins, #/plugins/{id}, #/account). Signed out, every fragment
-// shows the sign-in and sign-up forms.
+// #/devices/{id}, #/photo, #/plugins, #/plugins/{id}, #/playlists, #/playlists/{id}, #/account).
+// Signed out, every fragment shows the sign-in and sign-up forms.
 import { publicApi } from "./api.js";
 import { session } from "./session.js";
-import { announce, card, field, form, h, show } from "./ui.js";
+import { announce, field, form, h, show } from "./ui.js";
 import { devicesView, deviceView } from "./devices.js";
 import { photoView } from "./photo.js";
 import { pluginsView, pluginView } from "./plugins.js";
+import { playlistsView, playlistView } from "./playlists.js";
 import { accountView } from "./account.js";
 
 const ROUTES = [
@@ -14,6 +15,7 @@ const ROUTES = [
   [/^#\/photo(?:\/([\w-]+))?$/, (id) => photoView(id)],
   [/^#\/plugins\/([\w-]+)$/, (id) => pluginView(id)],
   [/^#\/plugins$/, () => pluginsView()],
+  [/^#\/playlists\/([\w-]+)$/, (id) => playlistView(id)],
   [/^#\/playlists$/, () => playlistsView()],
   [/^#\/account$/, () => accountView()],
 ];
@@ -128,22 +130,6 @@ function signInView() {
       { class: "grid two" },
       h("div", { class: "card" }, signIn),
       h("div", { class: "card" }, signUp),
-    ),
-  );
-}
-
-/** Playlists: `/api/playlists` is being built on another branch; this is where they go. */
-function playlistsView() {
-  show(
-    h("h1", {}, "Playlists"),
-    card(
-      "Coming soon",
-      h(
-        "p",
-        {},
-        "Playlists (screens in turn, timed and scheduled) will be arranged here. Until then, " +
-          "push a plugin or a photo to a display from its page.",
-      ),
     ),
   );
 }
