@@ -113,9 +113,11 @@ test("a person signs up, claims a display, pushes a photo and the display's poll
   const preview = page.getByRole("img", { name: "How the photo will look on the display" });
   await expect(preview).toBeVisible();
   expect(
-    await preview.evaluate((
-      c,
-    ) => [(c as HTMLCanvasElement).width, (c as HTMLCanvasElement).height]),
+    // The canvas's own pixel size (Deno's type check has no DOM library: read it structurally).
+    await preview.evaluate((c) => {
+      const canvas = c as unknown as { width: number; height: number };
+      return [canvas.width, canvas.height];
+    }),
   )
     .toEqual([800, 480]);
   await expect(page.getByText("800x480, 4 greys")).toBeVisible();
