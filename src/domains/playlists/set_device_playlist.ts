@@ -1,3 +1,4 @@
+import { withExample } from "../../infra/http/operation.ts";
 import { z } from "zod";
 import { uuidParam } from "../../infra/lib/params.ts";
 import { userOrPatProcedure } from "../../infra/trpc/auth.ts";
@@ -24,14 +25,18 @@ export const setDevicePlaylist = userOrPatProcedure
       },
     },
   })
-  .input(
+  .input(withExample(
     z.object({
       id: uuidParam,
       playlistId: z.uuid("must be a UUID").nullable().meta({
         description: "The caller's playlist; null stops the device's playlist",
       }),
     }).strict(),
-  )
+    {
+      id: "01936f3e-0000-7c3d-9e2f-1a2b3c4d5e6f",
+      playlistId: "01936f3e-8a4b-7c3d-9e2f-1a2b3c4d5e6f",
+    },
+  ))
   .output(devicePlaylistSchema)
   .mutation(({ ctx, input }) =>
     ctx.services.playlists.assign(ctx.caller.userId, input.id, input.playlistId)

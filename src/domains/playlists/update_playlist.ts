@@ -1,3 +1,4 @@
+import { withExample } from "../../infra/http/operation.ts";
 import { uuidParam } from "../../infra/lib/params.ts";
 import { userOrPatProcedure } from "../../infra/trpc/auth.ts";
 import { updatePlaylistSchema } from "./inputs.ts";
@@ -17,7 +18,11 @@ export const updatePlaylist = userOrPatProcedure
       errorResponses: { ...PLAYLIST_ERRORS, 400: `id is not a UUID; ${BODY_ERRORS}` },
     },
   })
-  .input(updatePlaylistSchema.extend({ id: uuidParam }))
+  .input(withExample(updatePlaylistSchema.extend({ id: uuidParam }), {
+    id: "01936f3e-8a4b-7c3d-9e2f-1a2b3c4d5e6f",
+    name: "Weekday mornings",
+    timeZone: "Europe/Berlin",
+  }))
   .output(playlistSchema)
   .mutation(({ ctx, input }) => {
     const { id, ...fields } = input;

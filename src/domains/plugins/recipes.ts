@@ -25,6 +25,8 @@ export const importPlugin: RawRoute = defineRawRoute({
     contentType: "application/zip",
     limit: RECIPE_LIMITS.packedBytes,
     docSchema: z.string().meta({ format: "binary" }),
+    // The document can only name the file: a zip is bytes.
+    example: "(the bytes of a recipe zip: src/settings.yml and src/full.liquid)",
   },
   responses: {
     201: {
