@@ -3,8 +3,11 @@
  * pool's Scene renderer, so its code can be set far larger than a push template's headline.
  */
 
-/** A line of text of the claim screen (a Scene v1 element, docs/render.md). */
-function line(
+/**
+ * A line of text of the service's own screens (a Scene v1 element, docs/render.md), centred
+ * unless `properties` says otherwise.
+ */
+export function line(
   id: string,
   text: string,
   frame: { y: number; height: number },

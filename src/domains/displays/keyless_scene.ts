@@ -4,20 +4,16 @@
  * ways to make it show its pictures. The same for every display (it names no MAC or device), so it
  * is drawn once.
  */
+import { line } from "./claim_scene.ts";
 
-/** A text element of the screen (a Scene v1 element, docs/render.md), left-aligned by default. */
+/** A text element of the screen, left-aligned unless `properties` says otherwise. */
 function text(
   id: string,
   value: string,
   frame: { y: number; height: number },
   properties: Record<string, unknown>,
 ) {
-  return {
-    id,
-    type: "text",
-    frame: { x: 48, width: 704, ...frame },
-    properties: { text: value, color: "#000000", align: "leading", ...properties },
-  };
+  return line(id, value, frame, { align: "leading", ...properties });
 }
 
 /** The key-less help screen as a Scene (800x480): what happened, then each way out. */
