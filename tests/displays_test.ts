@@ -663,6 +663,59 @@ suite.test("push history: the display's download is its fetchedAt, its next poll
   assert.ok(confirmed.confirmedAt >= confirmed.fetchedAt, JSON.stringify(confirmed));
 });
 
+/** The push's status in the device's history. */
+async function statusOf(api: Client, token: string, deviceId: string, pushId: string) {
+  const page = expectStatus(await api.get(`/api/devices/${deviceId}/pushes`, { token }), 200);
+  return page.items.find((item: { pushId: string }) => item.pushId === pushId)?.status;
+}
+
+/** Polls until the push leaves PREPARE (its render is done). */
+async function renderedPush(api: Client, token: string, deviceId: string, pushId: string) {
+  for (let i = 0; i < 120; i++) {
+    if (await statusOf(api, token, deviceId, pushId) !== "PREPARE") return;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error("the push was never rendered");
+}
+
+suite.test(
+  "current-push: the chosen push holds the display; the one it replaced waits in the queue",
+  async (api) => {
+    const { user, mac, key, device } = await claimed(api);
+    const token = user.accessToken;
+    const empty = expectStatus(await poll(api, mac, key), 200);
+    const first = await customPush(api, token, device.id, greyPng(640, 480));
+    const a = await nextPicture(api, mac, key, empty.filename);
+    assert.ok(a.image_url.includes(first));
+    // A second push, rendered, then chosen by the owner (SPEC 3.1: the first returns to QUEUE).
+    const second = await customPush(api, token, device.id, greyPng(300, 200));
+    await renderedPush(api, token, device.id, second);
+    expectStatus(
+      await api.post(`/api/devices/${device.id}/current-push`, {
+        token,
+        body: { pushId: second },
+      }),
+      200,
+    );
+    assertEquals(await statusOf(api, token, device.id, first), "QUEUE");
+    // Poll after poll, the display keeps the owner's choice: the first is not rotated back in.
+    for (let i = 0; i < 3; i++) {
+      const b = expectStatus(await poll(api, mac, key), 200);
+      assert.ok(b.image_url.includes(second), `poll ${i}: ${b.image_url}`);
+      assert.notEqual(b.filename, a.filename);
+      // Nothing new waits: the usual interval, not the minute of a waiting push.
+      assertEquals(b.refresh_rate, 900);
+    }
+    assertEquals(await statusOf(api, token, device.id, first), "QUEUE");
+    // Asked for explicitly (rule 2, `push/refresh`), the queued one comes back.
+    const refreshed = expectStatus(
+      await api.post(`/api/devices/${device.id}/push/refresh`, { token }),
+      200,
+    );
+    assertEquals([refreshed.pushId, refreshed.changed], [first, true]);
+  },
+);
+
 /** `POST /api/log` as the firmware sends it. */
 async function sendLog(api: Client, mac: string, key: string, body: unknown, raw?: string) {
   const reply = await api.post("/api/log", {

@@ -71,21 +71,28 @@ export function lockPush(trx: Trx, id: string) {
 
 /**
  * SPEC 3.1: the push to promote next: highest priority, then oldest. Callers hold the device
- * row lock, so two promotions of one device cannot pick the same push.
+ * row lock, so two promotions of one device cannot pick the same push. `fresh`: only a push never
+ * published (not one `current-push` sent back to the queue), for the rotations nobody asked for.
  */
-export function nextQueued(trx: Trx, deviceId: string) {
+export function nextQueued(trx: Trx, deviceId: string, fresh = false) {
   return trx.selectFrom("pushes").selectAll()
     .where("device_id", "=", deviceId).where("status", "=", "QUEUE")
+    .$if(fresh, (qb) => qb.where("published_at", "is", null))
     .orderBy("priority", "desc").orderBy("created_at", "asc").orderBy("id", "asc")
     .limit(1).forUpdate().executeTakeFirst();
 }
 
-/** Whether a push of the device waits in QUEUE or is still rendering (PREPARE, not failed). */
-export async function hasWaiting(db: Db, deviceId: string) {
+/**
+ * Whether a push of the device waits in QUEUE or is still rendering (PREPARE, not failed);
+ * `fresh` as for `nextQueued`: a push sent back to the queue does not count.
+ */
+export async function hasWaiting(db: Db, deviceId: string, fresh = false) {
   const row = await db.selectFrom("pushes").select("id").where("device_id", "=", deviceId)
     .where((eb) =>
       eb.or([
-        eb("status", "=", "QUEUE"),
+        fresh
+          ? eb.and([eb("status", "=", "QUEUE"), eb("published_at", "is", null)])
+          : eb("status", "=", "QUEUE"),
         eb.and([eb("status", "=", "PREPARE"), eb("render_failed_at", "is", null)]),
       ])
     ).limit(1).executeTakeFirst();

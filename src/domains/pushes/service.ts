@@ -325,9 +325,14 @@ export class PushesService {
     return { push: await this.publish(trx, device.id, next.id), changed: true };
   }
 
-  /** Rule 2 on a locked device: the next QUEUE push replaces the latest, which expires. */
-  private async rotate(trx: Trx, device: DeviceRow) {
-    const next = await repo.nextQueued(trx, device.id);
+  /**
+   * Rule 2 on a locked device: the next QUEUE push replaces the latest, which expires. `fresh`
+   * (a display's poll, a provider's post: rotations the device did not ask for) takes only a push
+   * never published: the one `current-push` sent back to the queue stays there, or the next poll
+   * would undo the owner's choice (CONTRACT.md: `current-push` is shown at the next poll).
+   */
+  private async rotate(trx: Trx, device: DeviceRow, fresh = false) {
+    const next = await repo.nextQueued(trx, device.id, fresh);
     if (!next) {
       const latest = device.latest_push_id
         ? await repo.findPush(trx, device.latest_push_id)
@@ -513,7 +518,7 @@ export class PushesService {
     return this.waiting.get(
       deviceId,
       () => [tag.device(deviceId)],
-      () => repo.hasWaiting(this.db, deviceId),
+      () => repo.hasWaiting(this.db, deviceId, true),
     );
   }
 
@@ -530,8 +535,8 @@ export class PushesService {
         const device = await this.devices.lock(trx, head.id);
         // Unbound or moved since the display authenticated: nothing is shown for it.
         if (!device?.owner_id || device.owner_id !== head.owner_id) return null;
-        const rotated = await this.rotate(trx, device);
-        return { rotated, waiting: await repo.hasWaiting(trx, head.id) };
+        const rotated = await this.rotate(trx, device, true);
+        return { rotated, waiting: await repo.hasWaiting(trx, head.id, true) };
       });
       if (!result) return { push: null, waiting: false };
       const { rotated, waiting } = result;
@@ -553,7 +558,7 @@ export class PushesService {
       if (!device?.owner_id) return undefined;
       let shown: PushRow | undefined;
       for (let turn = 0; turn < MAX_LIMIT; turn++) {
-        const result = await this.rotate(trx, device);
+        const result = await this.rotate(trx, device, true);
         shown = result?.push;
         if (!result?.changed) break;
         device = { ...device, latest_push_id: result.push.id };
