@@ -1,5 +1,9 @@
 import { expect, type Page, test } from "@playwright/test";
-import { resolve } from "node:path";
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import process from "node:process";
 import { shot, world } from "../world.ts";
 
 const PHOTO = resolve("src/infra/render/testdata/photos/misty.jpg");
@@ -78,71 +82,234 @@ test("Google sign-in started from the console comes back to the console, signed 
   await expect(page.getByRole("button", { name: "Sign out" })).toBeHidden();
 });
 
-test("a person signs up, claims a display, pushes a photo and the display's poll gets it", async ({ page }) => {
-  const { url } = world();
-  const display = await setUpDisplay(url, "AA:BB:CC:00:00:38");
-  await signUp(page, url, "grace");
-  await expect(page.getByText("No displays yet")).toBeVisible();
-  await shots(page, "devices-empty");
+/**
+ * `deno task device-sim --trmnl`, as a person runs it beside the console: a TRMNL display over
+ * HTTP polling every second; its lines are kept and can be waited for.
+ */
+function startSimulator(url: string, mac: string) {
+  const out = mkdtempSync(join(tmpdir(), "dds-console-sim-"));
+  const child = spawn(
+    "deno",
+    ["task", "device-sim", "--trmnl", "--api", url, "--out", out, "--every", "1", "--mac", mac],
+    { detached: true, stdio: ["ignore", "pipe", "inherit"] },
+  );
+  const lines: string[] = [];
+  let buffered = "";
+  child.stdout!.setEncoding("utf8");
+  child.stdout!.on("data", (chunk: string) => {
+    buffered += chunk;
+    const parts = buffered.split("\n");
+    buffered = parts.pop()!;
+    lines.push(...parts);
+  });
+  /** The first line matching `pattern` after the first `from` lines, waited for. */
+  const line = async (pattern: RegExp, from = 0) => {
+    let found: string | undefined;
+    await expect.poll(() => (found = lines.slice(from).find((l) => pattern.test(l))), {
+      timeout: 60_000,
+      message: `the simulator's output so far:\n${lines.join("\n")}`,
+    }).toBeTruthy();
+    return found!;
+  };
+  const stop = () => {
+    try {
+      process.kill(-child.pid!, "SIGTERM");
+    } catch { /* already gone */ }
+    rmSync(out, { recursive: true, force: true });
+  };
+  return { lines, line, stop };
+}
 
-  // A wrong code is refused; the right one opens the display's page.
-  await page.getByLabel("Code on the display's screen").fill("ZZZZZZ");
-  await page.getByRole("button", { name: "Claim" }).click();
-  await expect(page.getByRole("alert").first()).toBeVisible();
-  await page.getByLabel("Code on the display's screen").fill(display.friendly_id.toLowerCase());
-  await page.getByRole("button", { name: "Claim" }).click();
-  await expect(page.getByRole("heading", { name: "display-aabbcc000038", level: 1 })).toBeVisible();
-  await expect(page.getByText("Nothing pushed yet.")).toBeVisible();
-  await page.getByLabel("Nickname").fill("Kitchen");
-  await page.getByRole("button", { name: "Save nickname" }).click();
-  await expect(page.getByRole("status")).toHaveText("Nickname saved");
-  // The sleep window's fields show only when it is on.
-  await expect(page.getByLabel("Time zone")).toBeHidden();
-  await page.getByLabel("Sleep at night").check();
-  await expect(page.getByLabel("Time zone")).toBeVisible();
-  await page.getByLabel("Sleep at night").uncheck();
-  await page.getByLabel("Grey depth").selectOption("2");
-  await page.getByRole("button", { name: "Save profile" }).click();
-  await expect(page.getByRole("status")).toHaveText("Profile saved");
-  await shots(page, "device");
+/** The size of a PNG file, from its IHDR chunk. */
+function pngSize(file: string): [number, number] {
+  const bytes = readFileSync(file);
+  expect(bytes.subarray(1, 4).toString("latin1")).toBe("PNG");
+  return [bytes.readUInt32BE(16), bytes.readUInt32BE(20)];
+}
 
-  // The photo, drawn for the panel before it is sent, then sent.
-  await page.getByRole("link", { name: "Push a photo" }).click();
-  await expect(page.getByRole("heading", { name: "Push a photo", level: 1 })).toBeVisible();
-  await page.getByLabel("Photo", { exact: true }).setInputFiles(PHOTO);
-  const preview = page.getByRole("img", { name: "How the photo will look on the display" });
-  await expect(preview).toBeVisible();
-  expect(
-    // The canvas's own pixel size (Deno's type check has no DOM library: read it structurally).
-    await preview.evaluate((c) => {
-      const canvas = c as unknown as { width: number; height: number };
-      return [canvas.width, canvas.height];
+/** The signed-in console user's access token (kept in the tab's session storage). */
+async function tokenOf(page: Page): Promise<string> {
+  const { accessToken } = await page.evaluate(() =>
+    JSON.parse(sessionStorage.getItem("dds.console.session")!)
+  );
+  return accessToken;
+}
+
+/**
+ * A Scene made elsewhere, as the app's `hardcode` flow makes one from a photo (SPEC 4.7): created,
+ * its picture uploaded to the ticket, confirmed, and waited for until ready.
+ */
+async function makeScene(url: string, token: string) {
+  const api = `${url}/api/app/v1`;
+  const auth = { authorization: `Bearer ${token}` };
+  const photo = readFileSync(PHOTO);
+  const created = await fetch(`${api}/contents`, {
+    method: "POST",
+    headers: { ...auth, "content-type": "application/json", "idempotency-key": "console-scene-1" },
+    body: JSON.stringify({
+      mode: "hardcode",
+      title: "Misty Scene",
+      output: { viewport: { width: 800, height: 480 }, colorMode: "grayscale" },
+      assets: [{ type: "image", contentType: "image/jpeg", sizeBytes: photo.byteLength }],
     }),
-  )
-    .toEqual([800, 480]);
-  await expect(page.getByText("800x480, 4 greys")).toBeVisible();
-  await page.getByLabel("Title").fill("Misty morning");
-  await shots(page, "photo-preview");
-  await page.getByRole("button", { name: "Send to display" }).click();
-  await expect(page.getByRole("status")).toContainText("Sent", { timeout: 60_000 });
-  const history = page.getByRole("list", { name: "Pushes, newest first" });
-  await expect(history.getByText("Misty morning")).toBeVisible();
-  await expect(history.locator("img.panel").first()).toBeVisible();
+  });
+  expect(created.status).toBe(201);
+  const content = await created.json();
+  const ticket = content.assets[0].upload;
+  const form = new FormData();
+  for (const [key, value] of Object.entries(ticket.fields)) form.append(key, value as string);
+  form.append("file", new Blob([photo], { type: "image/jpeg" }));
+  expect((await fetch(ticket.url, { method: "POST", body: form })).ok).toBe(true);
+  const confirmed = await fetch(`${api}/contents/${content.id}/confirm`, {
+    method: "POST",
+    headers: auth,
+  });
+  expect(confirmed.status).toBe(202);
+  await expect.poll(async () => {
+    const now = await (await fetch(`${api}/contents/${content.id}`, { headers: auth })).json();
+    return now.state;
+  }, { timeout: 60_000 }).toBe("ready");
+}
 
-  // The display's next poll gets the picture; downloading it is "fetched" in the history.
-  const poll = await fetch(`${url}/api/display`, { headers: { "access-token": display.api_key } });
-  const body = await poll.json();
-  expect(body.image_url).toContain("/api/display/image/");
-  expect((await fetch(body.image_url)).status).toBe(200);
-  await page.reload();
-  await expect(history.locator("li").first().getByText("Fetched")).toBeVisible();
-  await expect(history.locator("li").first().locator("dd").nth(1)).not.toHaveText("not yet");
-  await shots(page, "photo-sent");
+test("a person claims a display run by device-sim --trmnl, sends a photo, a note and a Scene, and the simulator shows each", async ({ page }) => {
+  test.setTimeout(240_000);
+  const { url } = world();
+  const sim = startSimulator(url, "AA:BB:CC:00:00:38");
+  try {
+    const code = (await sim.line(/claim code/)).match(/claim code (\w+)/)![1];
+    await signUp(page, url, "grace");
+    await expect(page.getByText("No displays yet")).toBeVisible();
+    await shots(page, "devices-empty");
 
-  // The device list shows it by its nickname.
-  await page.getByRole("link", { name: "Devices" }).click();
-  await expect(page.getByRole("link", { name: /Kitchen/ })).toBeVisible();
-  await shots(page, "devices");
+    // A wrong code is refused; the one the simulator's screen shows opens the display's page.
+    await page.getByLabel("Code on the display's screen").fill("ZZZZZZ");
+    await page.getByRole("button", { name: "Claim" }).click();
+    await expect(page.getByRole("alert").first()).toBeVisible();
+    await page.getByLabel("Code on the display's screen").fill(code.toLowerCase());
+    await page.getByRole("button", { name: "Claim" }).click();
+    await expect(page.getByRole("heading", { name: "display-aabbcc000038", level: 1 }))
+      .toBeVisible();
+    await expect(page.getByText("Nothing pushed yet.")).toBeVisible();
+    const deviceId = new URL(page.url()).hash.split("/")[2];
+    /** The simulator shows the push the device has now (what the owner just sent). */
+    const showsCurrent = async (from: number) => {
+      const res = await fetch(`${url}/api/devices/${deviceId}/push`, {
+        headers: { authorization: `Bearer ${await tokenOf(page)}` },
+      });
+      expect(res.status).toBe(200);
+      const { pushId } = await res.json();
+      return await sim.line(new RegExp(`showing push ${pushId} `), from);
+    };
+    await page.getByLabel("Nickname").fill("Kitchen");
+    await page.getByRole("button", { name: "Save nickname" }).click();
+    await expect(page.getByRole("status")).toHaveText("Nickname saved");
+    // The sleep window's fields show only when it is on.
+    await expect(page.getByLabel("Time zone")).toBeHidden();
+    await page.getByLabel("Sleep at night").check();
+    await expect(page.getByLabel("Time zone")).toBeVisible();
+    await page.getByLabel("Sleep at night").uncheck();
+    await page.getByLabel("Grey depth").selectOption("2");
+    await page.getByRole("button", { name: "Save profile" }).click();
+    await expect(page.getByRole("status")).toHaveText("Profile saved");
+    await shots(page, "device");
+    // Claimed, the simulator's next poll shows the ready screen instead of the code.
+    await sim.line(/showing the ready screen/);
+
+    // The photo, drawn for the panel before it is sent, then sent.
+    await page.getByRole("link", { name: "Send a photo, note or Scene" }).click();
+    await expect(page.getByRole("heading", { name: "Send to a display", level: 1 })).toBeVisible();
+    await page.getByLabel("Photo", { exact: true }).setInputFiles(PHOTO);
+    const preview = page.getByRole("img", { name: "How the photo will look on the display" });
+    await expect(preview).toBeVisible();
+    expect(
+      // The canvas's own pixel size (Deno's type check has no DOM library: read it structurally).
+      await preview.evaluate((c) => {
+        const canvas = c as unknown as { width: number; height: number };
+        return [canvas.width, canvas.height];
+      }),
+    )
+      .toEqual([800, 480]);
+    await expect(page.getByText("800x480, 4 greys")).toBeVisible();
+    await page.getByLabel("Title", { exact: true }).fill("Misty morning");
+    await shots(page, "photo-preview");
+    let seen = sim.lines.length;
+    await page.getByRole("button", { name: "Send to display" }).click();
+    await expect(page.getByRole("status")).toContainText("Sent", { timeout: 60_000 });
+    const history = page.getByRole("list", { name: "Pushes, newest first" });
+    await expect(history.getByText("Misty morning")).toBeVisible();
+    await expect(history.locator("img.panel").first()).toBeVisible();
+
+    // The simulator's next poll downloads it and "shows" it: a PNG of the panel's size.
+    const shown = await showsCurrent(seen);
+    expect(pngSize(shown.split(" → ")[1])).toEqual([800, 480]);
+    // Polled again with it, the display has drawn it: fetched and shown in the history.
+    await expect.poll(async () => {
+      await page.reload();
+      return await history.locator("li").first().locator(".badge").textContent();
+    }, { timeout: 30_000 }).toBe("Shown");
+    await expect(history.locator("li").first().locator("dd").nth(1)).not.toHaveText("not yet");
+    await shots(page, "photo-sent");
+
+    // A note, laid out by the service's note template, reaches the simulator the same way.
+    seen = sim.lines.length;
+    await page.getByLabel("Note title").fill("Shopping");
+    await page.getByLabel("Note", { exact: true }).fill("Milk, bread, eggs and coffee.");
+    await page.getByRole("button", { name: "Send note" }).click();
+    await expect(page.getByRole("status")).toContainText("Sent", { timeout: 60_000 });
+    await expect(history.locator("li").first().getByText("Shopping")).toBeVisible();
+    await showsCurrent(seen);
+
+    // A Scene made in the app is listed with its picture and sent with its button.
+    await makeScene(url, await tokenOf(page));
+    // Its picture is drawn a moment after it is ready: "Drawing…" until then.
+    const scenes = page.getByRole("list", { name: "Your Scenes" });
+    await expect.poll(async () => {
+      await page.reload();
+      return await scenes.locator("img.panel").count();
+    }, { timeout: 60_000 }).toBe(1);
+    seen = sim.lines.length;
+    await page.getByRole("button", { name: "Send Scene 1 to Kitchen" }).click();
+    await expect(page.getByRole("status")).toContainText("Sent", { timeout: 60_000 });
+    await showsCurrent(seen);
+    // Describing one needs the Pro plan: the service's refusal is shown in the form.
+    await page.getByLabel("What the Scene shows").fill("Today's weather in Lisbon");
+    await page.getByRole("button", { name: "Make Scene" }).click();
+    await expect(page.getByRole("form", { name: "Describe a Scene" }).getByRole("alert"))
+      .toContainText(/plan/i);
+    await shots(page, "send");
+
+    // A note for the assistant goes through the content pipeline: summarised, then placed.
+    seen = sim.lines.length;
+    await page.getByLabel("Note for the assistant", { exact: true }).fill(
+      "Dentist on Friday at 9. Bring the insurance card.",
+    );
+    await page.getByRole("button", { name: "Keep note" }).click();
+    const notes = page.getByRole("list", { name: "Your notes, newest first" });
+    await expect.poll(async () => {
+      await page.getByRole("button", { name: "Refresh" }).click();
+      return await notes.locator("li").first().locator(".badge").textContent();
+    }, { timeout: 60_000 }).toBe("Summarised");
+    await page.getByRole("button", { name: "Place notes now" }).click();
+    await expect(page.getByRole("status")).toHaveText("The assistant is placing your notes");
+    await expect.poll(async () => {
+      await page.getByRole("button", { name: "Refresh" }).click();
+      return await notes.locator("li").first().textContent();
+    }, { timeout: 60_000 }).toContain("On 1 display");
+    // The agent's push, once drawn, is new in the queue: the simulator's next poll shows it.
+    const items = await (await fetch(`${url}/api/raw-items?limit=1`, {
+      headers: { authorization: `Bearer ${await tokenOf(page)}` },
+    })).json();
+    await sim.line(new RegExp(`showing push ${items.items[0].pushIds[0]} `), seen);
+    await page.reload();
+    await expect(history.locator("li").first()).toContainText("Dentist");
+
+    // The device list shows it by its nickname.
+    await page.getByRole("link", { name: "Devices" }).click();
+    await expect(page.getByRole("link", { name: /Kitchen/ })).toBeVisible();
+    await shots(page, "devices");
+  } finally {
+    sim.stop();
+  }
 });
 
 test("a Kindle's key: an enrollment token with what to type, and the key works at once", async ({ page }) => {

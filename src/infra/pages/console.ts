@@ -45,6 +45,7 @@ const FILES = [
   "session.js",
   "devices.js",
   "photo.js",
+  "send.js",
   "plugins.js",
   "playlists.js",
   "account.js",

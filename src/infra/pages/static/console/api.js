@@ -19,8 +19,8 @@ async function errorOf(res) {
   return `The service answered ${res.status}`;
 }
 
-function send(path, { method = "GET", body, type, token } = {}) {
-  const headers = {};
+function send(path, { method = "GET", body, type, token, headers: extra } = {}) {
+  const headers = { ...extra };
   if (token) headers.authorization = `Bearer ${token}`;
   let payload = body;
   if (body !== undefined && !type) {

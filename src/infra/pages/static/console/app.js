@@ -1,18 +1,18 @@
 // The owner's console: one page, its sections chosen by the URL fragment (#/devices,
-// #/devices/{id}, #/photo, #/plugins, #/plugins/{id}, #/playlists, #/playlists/{id}, #/account).
+// #/devices/{id}, #/send (#/photo before), #/plugins, #/plugins/{id}, #/playlists, #/playlists/{id}, #/account).
 // Signed out, every fragment shows the sign-in and sign-up forms.
 import { publicApi } from "./api.js";
 import { session } from "./session.js";
 import { announce, field, form, h, show } from "./ui.js";
 import { devicesView, deviceView } from "./devices.js";
-import { photoView } from "./photo.js";
+import { sendView } from "./send.js";
 import { pluginsView, pluginView } from "./plugins.js";
 import { playlistsView, playlistView } from "./playlists.js";
 import { accountView } from "./account.js";
 
 const ROUTES = [
   [/^#\/devices\/([\w-]+)$/, (id) => deviceView(id)],
-  [/^#\/photo(?:\/([\w-]+))?$/, (id) => photoView(id)],
+  [/^#\/(?:send|photo)(?:\/([\w-]+))?$/, (id) => sendView(id)],
   [/^#\/plugins\/([\w-]+)$/, (id) => pluginView(id)],
   [/^#\/plugins$/, () => pluginsView()],
   [/^#\/playlists\/([\w-]+)$/, (id) => playlistView(id)],

@@ -254,7 +254,11 @@ export async function deviceView(id) {
     h("p", { class: "crumbs" }, h("a", { href: "#/devices" }, "Devices")),
     h("h1", {}, name(device)),
     card("Health", health(device), nicknameCard(device)),
-    h("p", {}, h("a", { class: "button", href: `#/photo/${device.id}` }, "Push a photo")),
+    h(
+      "p",
+      {},
+      h("a", { class: "button", href: `#/send/${device.id}` }, "Send a photo, note or Scene"),
+    ),
     await historyCard(device, profile),
     profile.editable ? profileCard(device, profile) : null,
     unbindCard(device),

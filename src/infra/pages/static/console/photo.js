@@ -1,9 +1,9 @@
-// Push a photo: pick a file (the phone's camera or a computer's file), see it drawn for the
+// A photo: pick a file (the phone's camera or a computer's file), see it drawn for the
 // panel (its size, rotation and grey depth, dithered here as the service will), upload it
 // through the custom-push upload ticket, confirm it, and show it as soon as it is rendered.
 // Also the push history of a device with its pictures at the panel's real aspect.
 import { api } from "./api.js";
-import { announce, card, field, form, greys, h, show, when } from "./ui.js";
+import { announce, card, field, form, greys, h, when } from "./ui.js";
 
 /** A device's panel: a display's profile, or the 800x480 1-bit panel of an NFC device. */
 export async function panelOf(device) {
@@ -194,7 +194,7 @@ function drawPreview(canvas, img, panel, fit) {
 }
 
 /** Waits for the push's render: its status once it leaves PREPARE, or its error. */
-async function rendered(device, pushId) {
+export async function rendered(device, pushId) {
   for (let attempt = 0; attempt < 60; attempt++) {
     const { items } = await api(`/api/devices/${device.id}/pushes?limit=10`);
     const push = items.find((p) => p.pushId === pushId);
@@ -223,13 +223,22 @@ async function send(device, file, { title, fit }) {
       ...(fit === "auto" ? {} : { fit }),
     },
   });
+  await showWhenRendered(device, pushId);
+}
+
+/**
+ * Waits for a push the owner just made to be drawn, then puts it on the display (a rendered push
+ * waits in the queue until then, as any other: SPEC 3.1).
+ */
+export async function showWhenRendered(device, pushId) {
   const push = await rendered(device, pushId);
   if (push.status === "QUEUE") {
     await api(`/api/devices/${device.id}/current-push`, { method: "POST", body: { pushId } });
   }
 }
 
-function photoForm(device, panel) {
+/** The photo form: choose, see it drawn for the panel, send; the history is redrawn after. */
+export function photoForm(device, panel) {
   const file = h("input", { type: "file", accept: "image/*", required: true });
   const title = h("input", { maxLength: 200, placeholder: "Holiday" });
   const fit = h(
@@ -281,39 +290,9 @@ function photoForm(device, panel) {
   });
 }
 
-async function historyWithId(device, panel) {
+/** The push history card with the id the forms redraw it by. */
+export async function historyWithId(device, panel) {
   const history = await historyCard(device, panel);
   history.id = "history";
   return history;
-}
-
-export async function photoView(id) {
-  const devices = await api("/api/devices");
-  if (!devices.length) {
-    return show(
-      h("h1", {}, "Push a photo"),
-      h(
-        "p",
-        { class: "empty" },
-        "Claim a display first ",
-        h("a", { href: "#/devices" }, "on Devices"),
-        ".",
-      ),
-    );
-  }
-  const device = devices.find((d) => d.id === id) || devices[0];
-  const picker = h(
-    "select",
-    { onchange: (e) => (location.hash = `#/photo/${e.target.value}`) },
-    devices.map((d) =>
-      h("option", { value: d.id, selected: d.id === device.id }, d.nickname || d.thingName)
-    ),
-  );
-  const panel = await panelOf(device);
-  show(
-    h("h1", {}, "Push a photo"),
-    devices.length > 1 ? field("Display", picker) : null,
-    card(`To ${device.nickname || device.thingName}`, photoForm(device, panel)),
-    await historyWithId(device, panel),
-  );
 }
