@@ -3,7 +3,8 @@
  * service on ephemeral ports (embedded defaults, or DATABASE_URL/MQTT_URL when set, like the
  * integration tests), a local Google identity provider that consents at once, the web portal
  * origin (`WEB_APP_URL`: its `/auth/callback` page shows the fragment it was given, its
- * `/cors.html` calls the API cross-origin) and another origin the service does not allow.
+ * `/cors.html` calls the API cross-origin, `/weather.json` feeds a polling plugin and `/hook`
+ * takes webhooks) and another origin the service does not allow.
  * Prints one JSON line with the URLs and a user's credentials, then runs until stdin closes.
  */
 import { startFakeIdp } from "../tests/helpers/fake_idp.ts";
@@ -41,6 +42,11 @@ fetch(q.get("api") + "/auth/me", { headers: { authorization: "Bearer " + q.get("
   });
 </script>`);
     }
+    if (url.pathname === "/weather.json") {
+      // What a polling plugin fetches (an Open-Meteo-like answer).
+      return Response.json({ current: { temperature_2m: 17.5, wind_speed_10m: 12 } });
+    }
+    if (url.pathname === "/hook") return new Response(null, { status: 204 });
     return new Response("not found", { status: 404 });
   };
 }
@@ -60,6 +66,8 @@ const server = await startTestServer({
   CORS_ORIGINS: portalUrl,
   // Every user token has under 24 hours left, so each response renews it (X-Renewed-Token).
   ACCESS_TOKEN_EXPIRY: "1h",
+  // Polling plugins and webhooks of the console's tests reach the portal on 127.0.0.1.
+  WEBHOOK_ALLOW_PRIVATE: "true",
 });
 
 const api = async (path: string, body: unknown, token?: string) => {

@@ -4,6 +4,8 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import process from "node:process";
+import { Buffer } from "node:buffer";
+import { zipSync } from "fflate";
 import { shot, world } from "../world.ts";
 
 const PHOTO = resolve("src/infra/render/testdata/photos/misty.jpg");
@@ -334,6 +336,19 @@ test("a Kindle's key: an enrollment token with what to type, and the key works a
   await poll.body?.cancel();
   await page.reload();
   await expect(page.getByRole("link", { name: /Bedroom Kindle/ })).toBeVisible();
+
+  // Unbound from its page (after a confirmation), it leaves the list and its key stops working.
+  await page.getByRole("link", { name: /Bedroom Kindle/ }).click();
+  await expect(page.getByRole("heading", { name: "Bedroom Kindle", level: 1 })).toBeVisible();
+  page.once("dialog", (dialog) => dialog.accept());
+  await page.getByRole("button", { name: "Unbind Bedroom Kindle" }).click();
+  await expect(page.getByRole("status")).toHaveText("Bedroom Kindle unbound");
+  await expect(page.getByText("No displays yet")).toBeVisible();
+  const after = await fetch(`${url}/api/display`, {
+    headers: { "access-token": key, ID: "AA:BB:CC:00:00:39" },
+  });
+  expect(after.status).toBe(401);
+  await after.body?.cancel();
 });
 
 test("a webhook plugin: its URL to copy, data posted to it, and the preview redrawn", async ({ page }) => {
@@ -375,6 +390,75 @@ test("a webhook plugin: its URL to copy, data posted to it, and the preview redr
   await shots(page, "plugins");
 });
 
+test("a polling plugin fetched by the service, pushed to a display; a recipe zip imported with its warnings", async ({ page }) => {
+  const { url, portal } = world();
+  const display = await setUpDisplay(url, "AA:BB:CC:00:00:41");
+  await signUp(page, url, "ada-polls");
+  const token = await tokenOf(page);
+  const claimed = await fetch(`${url}/api/devices/claim`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify({ code: display.friendly_id }),
+  });
+  expect(claimed.status).toBe(200);
+  const { device } = await claimed.json();
+
+  // A polling plugin: the service fetches the URL; its answer is the merge variables.
+  await page.getByRole("link", { name: "Plugins" }).click();
+  await expect(page.getByRole("heading", { name: "Plugins", level: 1 })).toBeVisible();
+  await page.getByLabel("Name").fill("Weather");
+  await page.getByLabel("Starting point").selectOption("polling");
+  await page.getByLabel("URL to fetch (JSON)").fill(`${portal}/weather.json`);
+  await page.getByRole("button", { name: "Create plugin" }).click();
+  await expect(page.getByRole("heading", { name: "Weather", level: 1 })).toBeVisible();
+  await expect(page.getByLabel("Merge variables")).toContainText('"temperature_2m": 17.5');
+  const preview = page.getByRole("img", { name: "Preview of Weather" });
+  await expect(preview).toHaveJSProperty("naturalWidth", 800);
+  await shots(page, "plugin-polling");
+
+  // Pushed to the display: drawn for its panel and shown at its next poll.
+  await page.getByLabel("Display", { exact: true }).selectOption({ label: "display-aabbcc000041" });
+  await page.getByRole("button", { name: "Push to display" }).click();
+  await expect(page.getByRole("status")).toHaveText(
+    "Sent: display-aabbcc000041 shows it at its next poll",
+    { timeout: 60_000 },
+  );
+  const current = await (await fetch(`${url}/api/devices/${device.id}/pushes?limit=1`, {
+    headers: { authorization: `Bearer ${token}` },
+  })).json();
+  expect(current.items[0].status).toBe("PUBLISHED");
+  const poll = await (await fetch(`${url}/api/display`, {
+    headers: { "access-token": display.api_key },
+  })).json();
+  expect(poll.image_url).toContain(`/api/display/image/${current.items[0].pushId}`);
+
+  // A recipe zip (a trmnlp project): imported, opened, and what will not work is listed.
+  const text = new TextEncoder();
+  const zip = zipSync({
+    "clock/src/settings.yml": text.encode(
+      'name: Clock recipe\nstrategy: static\nstatic_data: \'{"time": "07:30"}\'\n',
+    ),
+    "clock/src/full.liquid": text.encode(
+      '<div class="layout"><span class="value">{{ time | frobnicate }}</span></div>',
+    ),
+  });
+  await page.getByRole("link", { name: "Plugins", exact: true }).first().click();
+  await expect(page.getByRole("heading", { name: "Plugins", level: 1 })).toBeVisible();
+  await page.getByLabel("Recipe zip").setInputFiles({
+    name: "clock.zip",
+    mimeType: "application/zip",
+    buffer: Buffer.from(zip),
+  });
+  await page.getByRole("button", { name: "Import recipe" }).click();
+  await expect(page.getByRole("heading", { name: "Clock recipe", level: 1 })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "What will not work as on TRMNL" }))
+    .toBeVisible();
+  await expect(page.getByText(/frobnicate/).first()).toBeVisible();
+  await expect(page.getByRole("img", { name: "Preview of Clock recipe" }))
+    .toHaveJSProperty("naturalWidth", 800);
+  await shots(page, "plugin-imported");
+});
+
 test("account: a personal access token is shown once and revoked", async ({ page }) => {
   const { url } = world();
   await signUp(page, url, "barbara");
@@ -394,6 +478,18 @@ test("account: a personal access token is shown once and revoked", async ({ page
   page.once("dialog", (dialog) => dialog.accept());
   await page.getByRole("button", { name: "Revoke Home Assistant" }).click();
   await expect(page.getByText("No tokens yet.")).toBeVisible();
+
+  // A webhook: its signing secret shown once, then listed and revoked.
+  const { portal } = world();
+  await page.getByLabel("URL", { exact: true }).fill(`${portal}/hook`);
+  await page.getByRole("button", { name: "Add webhook" }).click();
+  await expect(page.getByLabel("Signing secret")).not.toHaveValue("");
+  const hooks = page.getByRole("list", { name: "webhooks" });
+  await expect(hooks.getByText(`${portal}/hook`)).toBeVisible();
+  await shots(page, "account-webhook");
+  page.once("dialog", (dialog) => dialog.accept());
+  await page.getByRole("button", { name: `Revoke ${portal}/hook` }).click();
+  await expect(page.getByText("No webhooks yet.")).toBeVisible();
   const after = await fetch(`${url}/api/devices`, {
     headers: { authorization: `Bearer ${token}` },
   });

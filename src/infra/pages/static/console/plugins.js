@@ -4,6 +4,7 @@
 // variables it has now (watched while the page is open), and a push to a device.
 import { api } from "./api.js";
 import { announce, card, copyable, field, form, greys, h, show, when } from "./ui.js";
+import { showWhenRendered } from "./photo.js";
 
 const WEBHOOK_MARKUP = `<div class="layout layout--col">
   <span class="value value--xxlarge">{{ temperature }}°</span>
@@ -179,8 +180,9 @@ function dataPane(plugin, onChange) {
     const data = await api(`/api/plugins/${plugin.id}/data`);
     pre.textContent = JSON.stringify(data.mergeVariables, null, 2);
     updated.replaceChildren(
-      "Updated ",
-      when(data.updatedAt),
+      ...(plugin.strategy === "static" && !data.updatedAt
+        ? ["The plugin's own data (static)"]
+        : ["Updated ", when(data.updatedAt)]),
       data.error ? ` · last poll failed: ${data.error}` : "",
     );
     if (last !== undefined && last !== data.updatedAt) onChange();
@@ -268,11 +270,14 @@ export async function pluginView(id) {
           {},
           [field("Display", target), h("button", { type: "submit" }, "Push to display")],
           async () => {
-            await api(`/api/plugins/${id}/push`, {
-              method: "POST",
-              body: { deviceId: target.value },
-            });
+            const device = devices.find((d) => d.id === target.value);
             announce(`${plugin.name} is being drawn for the display`);
+            const { pushId } = await api(`/api/plugins/${id}/push`, {
+              method: "POST",
+              body: { deviceId: device.id },
+            });
+            await showWhenRendered(device, pushId);
+            announce(`Sent: ${device.nickname || device.thingName} shows it at its next poll`);
           },
         ),
       )
