@@ -4,12 +4,14 @@
  * integration tests), a local Google identity provider that consents at once, the web portal
  * origin (`WEB_APP_URL`: its `/auth/callback` page shows the fragment it was given, its
  * `/cors.html` calls the API cross-origin, `/weather.json` feeds a polling plugin and `/hook`
- * takes webhooks) and another origin the service does not allow.
+ * takes webhooks), another origin the service does not allow, and a second service with Stripe
+ * configured against a local Stripe-compatible server (the console's plan).
  * Prints one JSON line with the URLs and a user's credentials, then runs until stdin closes.
  */
 import { startFakeIdp } from "../tests/helpers/fake_idp.ts";
 import { oauthEnv } from "../tests/helpers/oauth.ts";
 import { startTestServer } from "../tests/helpers/server.ts";
+import { startFakeStripe } from "../tests/helpers/fake_stripe.ts";
 
 /** A page of the portal or the other origin. */
 function pages(): (req: Request) => Response {
@@ -70,6 +72,18 @@ const server = await startTestServer({
   WEBHOOK_ALLOW_PRIVATE: "true",
 });
 
+// A second service with Stripe configured (a local Stripe-compatible server, the real SDK):
+// the console's checkout and portal, and what a Pro plan opens.
+const stripe = startFakeStripe();
+const STRIPE_WEBHOOK_SECRET = "whsec_browser_tests";
+const billing = await startTestServer({
+  STRIPE_SECRET_KEY: stripe.key,
+  STRIPE_API_URL: stripe.url,
+  STRIPE_WEBHOOK_SECRET,
+  STRIPE_PRICE_MONTHLY: "price_monthly_pro",
+  STRIPE_PRICE_YEARLY: "price_yearly_pro",
+});
+
 const api = async (path: string, body: unknown, token?: string) => {
   const res = await fetch(`${server.url}${path}`, {
     method: "POST",
@@ -95,10 +109,18 @@ console.log(JSON.stringify({
   other: otherUrl,
   accessToken: user.accessToken,
   pat: pat.token,
+  billing: billing.url,
+  stripeWebhookSecret: STRIPE_WEBHOOK_SECRET,
 }));
 
 // Runs until the test runner closes stdin (or ends this process).
 for await (const _ of Deno.stdin.readable) { /* keep running */ }
-await server.close();
-await Promise.all([google.close(), apple.close(), portal.shutdown(), other.shutdown()]);
+await Promise.all([server.close(), billing.close()]);
+await Promise.all([
+  google.close(),
+  apple.close(),
+  stripe.close(),
+  portal.shutdown(),
+  other.shutdown(),
+]);
 Deno.exit(0);

@@ -11,6 +11,10 @@ export interface World {
   other: string;
   accessToken: string;
   pat: string;
+  /** A second service, with Stripe configured (a local Stripe-compatible server). */
+  billing: string;
+  /** The signing secret of that service's Stripe webhook. */
+  stripeWebhookSecret: string;
 }
 
 /** The running world (set by the global setup). */

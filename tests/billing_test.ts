@@ -249,6 +249,51 @@ suite.test("portal answers the hosted portal URL for the user's customer", async
   assertEquals(call?.body.customer, user.customer);
 });
 
+suite.test(
+  "checkout and portal started from the console return to it; from elsewhere, to WEB_APP_URL",
+  async (api, server) => {
+    const user = await registerUser(api);
+    const own = new URL(server.url).origin;
+    const webApp = server.env.WEB_APP_URL ?? "http://localhost:3000";
+    const lastBody = (path: string) => stripe.calls.findLast((c) => c.path === path)!.body;
+    const checkout = async (origin?: string) => {
+      expectStatus(
+        await api.post("/auth/subscription/checkout", {
+          token: user.accessToken,
+          body: { interval: "monthly" },
+          headers: origin ? { origin } : {},
+        }),
+        200,
+      );
+      return lastBody("/v1/checkout/sessions");
+    };
+    const fromConsole = await checkout(own);
+    assertEquals([fromConsole.success_url, fromConsole.cancel_url], [
+      `${server.url}/#/account`,
+      `${server.url}/#/account`,
+    ]);
+    // A script (no Origin) or another site's page: the web app's pages, as before.
+    for (const origin of [undefined, "https://elsewhere.example"]) {
+      const session = await checkout(origin);
+      assert.match(session.success_url, new RegExp(`^${webApp}/billing/success\\?session_id=`));
+      assertEquals(session.cancel_url, `${webApp}/billing/cancel`);
+    }
+    const subscriber = await subscribedUser(api);
+    const portal = async (origin?: string) => {
+      expectStatus(
+        await api.post("/auth/subscription/portal", {
+          token: subscriber.accessToken,
+          headers: origin ? { origin } : {},
+        }),
+        200,
+      );
+      return lastBody("/v1/billing_portal/sessions").return_url;
+    };
+    assertEquals(await portal(own), `${server.url}/#/account`);
+    assertEquals(await portal(), `${webApp}/settings/billing`);
+  },
+);
+
 suite.test("invoices list the provider's invoices in cents with hosted and PDF URLs", async (api) => {
   const fresh = await registerUser(api);
   assertEquals(

@@ -1,11 +1,12 @@
 import { expect, type Page, test } from "@playwright/test";
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import process from "node:process";
 import { Buffer } from "node:buffer";
 import { zipSync } from "fflate";
+import Stripe from "stripe";
 import { shot, world } from "../world.ts";
 
 const PHOTO = resolve("src/infra/render/testdata/photos/misty.jpg");
@@ -267,6 +268,7 @@ test("a person claims a display run by device-sim --trmnl, sends a photo, a note
     const scenes = page.getByRole("list", { name: "Your Scenes" });
     await expect.poll(async () => {
       await page.reload();
+      await expect(page.getByRole("heading", { name: "Push history" })).toBeVisible();
       return await scenes.locator("img.panel").count();
     }, { timeout: 60_000 }).toBe(1);
     seen = sim.lines.length;
@@ -494,6 +496,112 @@ test("account: a personal access token is shown once and revoked", async ({ page
     headers: { authorization: `Bearer ${token}` },
   });
   expect(after.status).toBe(401);
+});
+
+/** A Stripe webhook event, signed as Stripe signs it, delivered to the service. */
+async function stripeEvent(url: string, secret: string, type: string, object: unknown) {
+  const payload = JSON.stringify({
+    id: `evt_browser_${crypto.randomUUID()}`,
+    object: "event",
+    api_version: "2025-01-27.acacia",
+    created: Math.floor(Date.now() / 1000),
+    livemode: false,
+    type,
+    data: { object },
+  });
+  const signature = await Stripe.webhooks.generateTestHeaderStringAsync({
+    payload,
+    secret,
+    cryptoProvider: Stripe.createSubtleCryptoProvider(),
+  });
+  const res = await fetch(`${url}/auth/webhook/stripe`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "stripe-signature": signature },
+    body: payload,
+  });
+  expect(res.status).toBe(200);
+  await res.body?.cancel();
+}
+
+test("the plan: Stripe's checkout and portal come back to the console; Pro makes a Scene from a description", async ({ page }) => {
+  test.setTimeout(180_000);
+  const { billing, stripeWebhookSecret } = world();
+  // Stripe's hosted pages, as the browser would reach them (this machine has no network).
+  for (
+    const [host, title] of [["checkout.stripe.test", "Checkout"], ["billing.stripe.test", "Portal"]]
+  ) {
+    await page.route(`https://${host}/**`, (route) =>
+      route.fulfill({
+        contentType: "text/html",
+        body: `<!doctype html><title>Stripe ${title}</title><h1>Stripe ${title}</h1>`,
+      }));
+  }
+  const display = await setUpDisplay(billing, "AA:BB:CC:00:00:42");
+  await signUp(page, billing, "pro-owner");
+  const token = await tokenOf(page);
+  const auth = { authorization: `Bearer ${token}` };
+  const claimed = await fetch(`${billing}/api/devices/claim`, {
+    method: "POST",
+    headers: { ...auth, "content-type": "application/json" },
+    body: JSON.stringify({ code: display.friendly_id }),
+  });
+  expect(claimed.status).toBe(200);
+  await claimed.body?.cancel();
+
+  // A free user describing a Scene is refused; the plan's checkout is Stripe's page.
+  await page.getByRole("link", { name: "Account" }).click();
+  await expect(page.getByText("Plan: free")).toBeVisible();
+  await page.getByRole("button", { name: "Upgrade yearly" }).click();
+  await expect(page.getByRole("heading", { name: "Stripe Checkout" })).toBeVisible();
+  expect(new URL(page.url()).host).toBe("checkout.stripe.test");
+
+  // Paid: Stripe tells the service (signed webhooks), then sends the owner back to the console.
+  const me = await (await fetch(`${billing}/auth/me`, { headers: auth })).json();
+  const userId = me.id as string;
+  const customer = me.subscription?.paymentCustomerId ??
+    (await (await fetch(`${billing}/auth/subscription`, { headers: auth })).json())
+      .paymentCustomerId;
+  const subscription = `sub_${userId.slice(-12)}`;
+  await stripeEvent(billing, stripeWebhookSecret, "checkout.session.completed", {
+    id: `cs_${subscription}`,
+    object: "checkout.session",
+    mode: "subscription",
+    client_reference_id: userId,
+    customer,
+    subscription,
+    metadata: { userId, plan: "pro", interval: "yearly" },
+    status: "complete",
+  });
+  await page.goto(`${billing}/#/account`);
+  await expect(page.getByText(/^Plan: pro, billed yearly/)).toBeVisible();
+  await shots(page, "account-pro");
+  await page.getByRole("button", { name: "Manage billing" }).click();
+  await expect(page.getByRole("heading", { name: "Stripe Portal" })).toBeVisible();
+
+  // Pro: the assistant makes a Scene at the panel's size from a description; it is sent.
+  await page.goto(`${billing}/#/send`);
+  await expect(page.getByRole("heading", { name: "Send to a display", level: 1 })).toBeVisible();
+  await page.getByLabel("What the Scene shows").fill("Good morning. Dentist at 9, rain at noon.");
+  await page.getByRole("button", { name: "Make Scene" }).click();
+  await expect(page.getByRole("status")).toHaveText("Scene made: send it with its button", {
+    timeout: 60_000,
+  });
+  const scenes = page.getByRole("list", { name: "Your Scenes" });
+  await expect.poll(async () => {
+    await page.reload();
+    await expect(page.getByRole("heading", { name: "Push history" })).toBeVisible();
+    return await scenes.locator("img.panel").count();
+  }, { timeout: 60_000 }).toBe(1);
+  await page.getByRole("button", { name: "Send Scene 1 to display-aabbcc000042" }).click();
+  await expect(page.getByRole("status")).toContainText("Sent", { timeout: 60_000 });
+  const poll = await (await fetch(`${billing}/api/display`, {
+    headers: { "access-token": display.api_key },
+  })).json();
+  expect(poll.image_url).toContain("/api/display/image/");
+  // What the panel gets, kept beside the screenshots to be looked at.
+  const picture = new Uint8Array(await (await fetch(poll.image_url)).arrayBuffer());
+  writeFileSync(shot("console-scene-on-display"), picture);
+  await shots(page, "send-pro");
 });
 
 test("a playlist of a plugin and a mashup, reordered, saved and run on a display", async ({ page }) => {

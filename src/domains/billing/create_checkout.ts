@@ -27,5 +27,9 @@ export const createCheckout = userProcedure
   ))
   .output(urlSchema)
   .mutation(({ ctx, input }) =>
-    ctx.services.billing.createCheckout(ctx.caller.userId, input.interval)
+    ctx.services.billing.createCheckout(
+      ctx.caller.userId,
+      input.interval,
+      ctx.req.headers.get("origin"),
+    )
   );

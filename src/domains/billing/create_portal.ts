@@ -15,4 +15,9 @@ export const createPortal = userProcedure
   })
   .input(z.object({}).optional())
   .output(urlSchema)
-  .mutation(({ ctx }) => ctx.services.billing.createPortal(ctx.caller.userId));
+  .mutation(({ ctx }) =>
+    ctx.services.billing.createPortal(
+      ctx.caller.userId,
+      ctx.req.headers.get("origin"),
+    )
+  );

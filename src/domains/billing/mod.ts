@@ -26,7 +26,7 @@ export const billing = defineDomain({
     cancelBeforeAccountDeletion: ({ services }) => (user) =>
       services.billing.cancelForDeletion(user.id),
   },
-  build: buildWith([], ({ db, config }) => {
+  build: buildWith([], ({ db, config, publicBaseUrl }) => {
     // The SDK (~10 MB of the request thread) loads with the first call that needs it (issue 26).
     let client: Promise<StripeClient> | undefined;
     const stripe = config.stripe.secretKey
@@ -35,6 +35,6 @@ export const billing = defineDomain({
           createStripe(config.stripe)!
         )
       : null;
-    return { billing: new BillingService(db, config, stripe) };
+    return { billing: new BillingService(db, config, stripe, publicBaseUrl) };
   }),
 });

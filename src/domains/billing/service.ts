@@ -30,7 +30,18 @@ export class BillingService {
     private readonly config: Config,
     /** The provider's client, loaded on first use (issue 26); null without STRIPE_SECRET_KEY. */
     private readonly stripe: (() => Promise<StripeClient>) | null,
+    /** The service's own URL (PUBLIC_BASE_URL, or where it listens): the console's origin. */
+    private readonly publicBaseUrl: () => string = () => config.publicBaseUrl,
   ) {}
+
+  /**
+   * Whether a checkout or portal request came from the owner's console (its `Origin` is the
+   * service's own): Stripe then sends the owner back to the console's account page, as a Google
+   * or Apple sign-in started there comes back there (CONTRACT.md "The owner's console").
+   */
+  fromConsole(origin: string | null): boolean {
+    return origin !== null && origin === new URL(this.publicBaseUrl()).origin;
+  }
 
   /** The `subscription` object of `GET /auth/me` (SPEC 2.4), or null if never subscribed. */
   async summary(userId: string): Promise<SubscriptionSummary | null> {
@@ -94,7 +105,11 @@ export class BillingService {
    * `POST /auth/subscription/checkout`: a hosted Checkout Session in subscription mode, tagged
    * with the user id so the webhook finds the user without calling back (CONTRACT.md).
    */
-  async createCheckout(userId: string, interval: Interval): Promise<{ url: string }> {
+  async createCheckout(
+    userId: string,
+    interval: Interval,
+    origin: string | null = null,
+  ): Promise<{ url: string }> {
     const stripe = await this.requireStripe();
     const price = interval === "monthly"
       ? this.config.stripe.priceMonthly
@@ -113,20 +128,31 @@ export class BillingService {
       line_items: [{ price, quantity: 1 }],
       metadata,
       subscription_data: { metadata },
-      success_url: `${this.config.webAppUrl}/billing/success?session_id={CHECKOUT_SESSION_ID}`,
-      cancel_url: `${this.config.webAppUrl}/billing/cancel`,
+      ...(this.fromConsole(origin)
+        ? { success_url: this.consoleAccount, cancel_url: this.consoleAccount }
+        : {
+          success_url: `${this.config.webAppUrl}/billing/success?session_id={CHECKOUT_SESSION_ID}`,
+          cancel_url: `${this.config.webAppUrl}/billing/cancel`,
+        }),
     });
     if (!session.url) throw new AppError("internal", "Checkout session has no URL");
     return { url: session.url };
   }
 
+  /** The console's account page: where Stripe sends back an owner who started from it. */
+  private get consoleAccount() {
+    return `${this.publicBaseUrl()}/#/account`;
+  }
+
   /** `POST /auth/subscription/portal`: the provider's hosted billing portal for the user. */
-  async createPortal(userId: string): Promise<{ url: string }> {
+  async createPortal(userId: string, origin: string | null = null): Promise<{ url: string }> {
     const stripe = await this.requireStripe();
     const customer = await this.customerOf(stripe, userId);
     const session = await stripe.billingPortal.sessions.create({
       customer,
-      return_url: `${this.config.webAppUrl}/settings/billing`,
+      return_url: this.fromConsole(origin)
+        ? this.consoleAccount
+        : `${this.config.webAppUrl}/settings/billing`,
     });
     return { url: session.url };
   }

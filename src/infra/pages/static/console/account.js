@@ -159,6 +159,18 @@ async function toStripe(path, body) {
   }
 }
 
+/** Pro, billed monthly or yearly: the button pressed says which. */
+function upgradeForm() {
+  let interval = "monthly";
+  const button = (value, label) =>
+    h("button", { type: "submit", name: value, onclick: () => (interval = value) }, label);
+  return form(
+    { class: "row" },
+    [button("monthly", "Upgrade monthly"), button("yearly", "Upgrade yearly")],
+    () => toStripe("/auth/subscription/checkout", { interval }),
+  );
+}
+
 function planCard(subscription) {
   const paid = subscription.status === "active" || subscription.status === "trialing";
   return card(
@@ -167,9 +179,13 @@ function planCard(subscription) {
       "p",
       {},
       paid
-        ? `${subscription.plan || "Paid"} (${subscription.interval}), renews `
+        ? `Plan: ${subscription.plan || "paid"}${
+          subscription.interval ? `, billed ${subscription.interval}` : ""
+        }`
         : `Plan: ${subscription.plan || "free"}`,
-      paid ? when(subscription.currentPeriodEnd) : "",
+      paid && subscription.currentPeriodEnd
+        ? [", renews ", when(subscription.currentPeriodEnd)]
+        : "",
     ),
     paid
       ? form(
@@ -177,9 +193,7 @@ function planCard(subscription) {
         [h("button", { type: "submit", class: "secondary" }, "Manage billing")],
         () => toStripe("/auth/subscription/portal"),
       )
-      : form({}, [
-        h("button", { type: "submit", name: "monthly" }, "Upgrade monthly"),
-      ], () => toStripe("/auth/subscription/checkout", { interval: "monthly" })),
+      : upgradeForm(),
   );
 }
 

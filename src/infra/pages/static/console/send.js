@@ -128,7 +128,6 @@ async function scenesCard(device, panel) {
       body: {
         mode: "auto",
         intent: intent.value.trim(),
-        title: intent.value.trim().slice(0, 100),
         output: {
           viewport: { width, height },
           colorMode: panel.bitDepth === 1 ? "monochrome" : "grayscale",
