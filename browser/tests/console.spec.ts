@@ -310,6 +310,11 @@ test("a person claims a display run by device-sim --trmnl, sends a photo, a note
     // The device list shows it by its nickname.
     await page.getByRole("link", { name: "Devices" }).click();
     await expect(page.getByRole("link", { name: /Kitchen/ })).toBeVisible();
+    // Its health as the simulator reports it on every poll (4.12 V; RSSI -55 on its page).
+    await expect(page.getByText("93%")).toBeVisible();
+    await page.getByRole("link", { name: /Kitchen/ }).click();
+    await expect(page.getByText("-55 dBm")).toBeVisible();
+    await page.getByRole("link", { name: "Devices", exact: true }).first().click();
     await shots(page, "devices");
   } finally {
     sim.stop();

@@ -7,23 +7,36 @@ import { historyCard, panelOf, pushPicture } from "./photo.js";
 
 const name = (device) => device.nickname || device.thingName;
 
+/** The device's last reported state: SPEC 2.7 sends it as an escaped JSON string. */
+function stateOf(device) {
+  if (typeof device.state !== "string") return device.state || null;
+  try {
+    return JSON.parse(device.state);
+  } catch {
+    return null;
+  }
+}
+
 /** Battery, signal, online and firmware as short labelled facts. */
 function health(device) {
-  const state = device.state;
+  const state = stateOf(device);
   const facts = [
     ["Status", device.online ? "Online" : "Offline"],
     [
       "Battery",
       device.battery === undefined || device.battery === null ? "—" : `${device.battery}%`,
     ],
-    ["Signal", state && state.rssi ? `${state.rssi} dBm` : "—"],
+    // The list form has no state (SPEC 2.7): the signal shows on the device's own page.
+    "state" in device ? ["Signal", state && state.rssi ? `${state.rssi} dBm` : "—"] : null,
     ["Firmware", device.firmware || "—"],
     ["Last seen", when(device.lastSeenAt, "never")],
   ];
   return h(
     "dl",
     { class: "facts" },
-    facts.map(([term, value]) => h("div", {}, h("dt", {}, term), h("dd", {}, value))),
+    facts.filter(Boolean).map(([term, value]) =>
+      h("div", {}, h("dt", {}, term), h("dd", {}, value))
+    ),
   );
 }
 
