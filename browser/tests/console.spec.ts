@@ -6,7 +6,7 @@ import { join, resolve } from "node:path";
 import process from "node:process";
 import { Buffer } from "node:buffer";
 import { zipSync } from "fflate";
-import Stripe from "stripe";
+import { signedEvent, stripeObjects } from "../../tests/helpers/stripe_events.ts";
 import { shot, world } from "../world.ts";
 
 const PHOTO = resolve("src/infra/render/testdata/photos/misty.jpg");
@@ -265,12 +265,7 @@ test("a person claims a display run by device-sim --trmnl, sends a photo, a note
     // A Scene made in the app is listed with its picture and sent with its button.
     await makeScene(url, await tokenOf(page));
     // Its picture is drawn a moment after it is ready: "Drawing…" until then.
-    const scenes = page.getByRole("list", { name: "Your Scenes" });
-    await expect.poll(async () => {
-      await page.reload();
-      await expect(page.getByRole("heading", { name: "Push history" })).toBeVisible();
-      return await scenes.locator("img.panel").count();
-    }, { timeout: 60_000 }).toBe(1);
+    await sceneListed(page);
     seen = sim.lines.length;
     await page.getByRole("button", { name: "Send Scene 1 to Kitchen" }).click();
     await expect(page.getByRole("status")).toContainText("Sent", { timeout: 60_000 });
@@ -504,21 +499,8 @@ test("account: a personal access token is shown once and revoked", async ({ page
 });
 
 /** A Stripe webhook event, signed as Stripe signs it, delivered to the service. */
-async function stripeEvent(url: string, secret: string, type: string, object: unknown) {
-  const payload = JSON.stringify({
-    id: `evt_browser_${crypto.randomUUID()}`,
-    object: "event",
-    api_version: "2025-01-27.acacia",
-    created: Math.floor(Date.now() / 1000),
-    livemode: false,
-    type,
-    data: { object },
-  });
-  const signature = await Stripe.webhooks.generateTestHeaderStringAsync({
-    payload,
-    secret,
-    cryptoProvider: Stripe.createSubtleCryptoProvider(),
-  });
+async function stripeEvent(url: string, secret: string, type: string, object: object) {
+  const { payload, signature } = await signedEvent(secret, type, object as Record<string, unknown>);
   const res = await fetch(`${url}/auth/webhook/stripe`, {
     method: "POST",
     headers: { "content-type": "application/json", "stripe-signature": signature },
@@ -526,6 +508,16 @@ async function stripeEvent(url: string, secret: string, type: string, object: un
   });
   expect(res.status).toBe(200);
   await res.body?.cancel();
+}
+
+/** Reloads the Send page until its Scenes list shows a picture (drawn a moment after ready). */
+async function sceneListed(page: Page) {
+  const scenes = page.getByRole("list", { name: "Your Scenes" });
+  await expect.poll(async () => {
+    await page.reload();
+    await expect(page.getByRole("heading", { name: "Push history" })).toBeVisible();
+    return await scenes.locator("img.panel").count();
+  }, { timeout: 60_000 }).toBe(1);
 }
 
 test("the plan: Stripe's checkout and portal come back to the console; Pro makes a Scene from a description", async ({ page }) => {
@@ -566,16 +558,11 @@ test("the plan: Stripe's checkout and portal come back to the console; Pro makes
   const customer = me.subscription?.paymentCustomerId ??
     (await (await fetch(`${billing}/auth/subscription`, { headers: auth })).json())
       .paymentCustomerId;
-  const subscription = `sub_${userId.slice(-12)}`;
+  const { checkout } = stripeObjects(userId);
   await stripeEvent(billing, stripeWebhookSecret, "checkout.session.completed", {
-    id: `cs_${subscription}`,
-    object: "checkout.session",
-    mode: "subscription",
-    client_reference_id: userId,
+    ...checkout,
     customer,
-    subscription,
-    metadata: { userId, plan: "pro", interval: "yearly" },
-    status: "complete",
+    metadata: { ...checkout.metadata, interval: "yearly" },
   });
   await page.goto(`${billing}/#/account`);
   await expect(page.getByText(/^Plan: pro, billed yearly/)).toBeVisible();
@@ -591,12 +578,7 @@ test("the plan: Stripe's checkout and portal come back to the console; Pro makes
   await expect(page.getByRole("status")).toHaveText("Scene made: send it with its button", {
     timeout: 60_000,
   });
-  const scenes = page.getByRole("list", { name: "Your Scenes" });
-  await expect.poll(async () => {
-    await page.reload();
-    await expect(page.getByRole("heading", { name: "Push history" })).toBeVisible();
-    return await scenes.locator("img.panel").count();
-  }, { timeout: 60_000 }).toBe(1);
+  await sceneListed(page);
   await page.getByRole("button", { name: "Send Scene 1 to display-aabbcc000042" }).click();
   await expect(page.getByRole("status")).toContainText("Sent", { timeout: 60_000 });
   const poll = await (await fetch(`${billing}/api/display`, {

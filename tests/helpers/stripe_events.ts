@@ -6,9 +6,8 @@ import type { Client } from "./http.ts";
 const crypto = Stripe.createSubtleCryptoProvider();
 let seq = 0;
 
-/** Delivers `type` with `object`, signed with `secret`, created `created` (Unix seconds). */
-export async function deliverEvent(
-  api: Client,
+/** A Stripe event of `type` with `object`, and its `Stripe-Signature` header for `secret`. */
+export async function signedEvent(
   secret: string,
   type: string,
   object: Record<string, unknown>,
@@ -28,6 +27,18 @@ export async function deliverEvent(
     secret,
     cryptoProvider: crypto,
   });
+  return { payload, signature };
+}
+
+/** Delivers `type` with `object`, signed with `secret`, created `created` (Unix seconds). */
+export async function deliverEvent(
+  api: Client,
+  secret: string,
+  type: string,
+  object: Record<string, unknown>,
+  created?: number,
+) {
+  const { payload, signature } = await signedEvent(secret, type, object, created);
   expectStatus(
     await api.post("/auth/webhook/stripe", {
       raw: payload,
