@@ -10,6 +10,8 @@ export interface Freshness {
   readonly fresh: boolean;
   /** Bumped by every notification and listener change. */
   readonly generation: number;
+  /** Whether a value of `tags` read since `generation` may be stale. */
+  changedSince(generation: number, tags: readonly string[]): boolean;
   /** Requests served from a cache. */
   hits: number;
 }
@@ -26,7 +28,8 @@ export class TaggedCache<V> {
   /**
    * The cached value of `key`, or `load()`'s, remembered under `tags(value)` when that is safe;
    * `tags` returns null for a value that must not be remembered (say, a row not found: its
-   * insertion is not announced). Callers that miss the same key at once share one load (a
+   * insertion is not announced); a value one of whose tags was announced while it was read is
+   * not remembered either. Callers that miss the same key at once share one load (a
    * restarted process's first requests, a reconnecting fleet), unless a change was announced
    * since it started: they then load again, as a read begun after the change would.
    */
@@ -48,9 +51,9 @@ export class TaggedCache<V> {
     this.#loading.set(key, { generation, value: loading });
     try {
       const value = await loading;
-      if (this.feed.fresh && this.feed.generation === generation) {
+      if (this.feed.fresh) {
         const tagged = tags(value);
-        if (tagged) this.set(key, value, tagged);
+        if (tagged && !this.feed.changedSince(generation, tagged)) this.set(key, value, tagged);
       }
       return value;
     } finally {
