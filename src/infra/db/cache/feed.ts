@@ -17,7 +17,10 @@
  * - Read-your-writes in the writing process: a notification reaches this process's own listener
  *   a moment after its commit returned. Every write through Kysely marks the feed unsynced and
  *   sends a `sync:<feed>:<n>` notification; until that echo comes back (it is delivered after
- *   the write's own notifications, in commit order) the caches are bypassed.
+ *   the write's own notifications, in commit order) the caches serve nothing. They still store
+ *   what is read meanwhile (issue 40: a fleet's polls write all the time, and the caches stayed
+ *   empty): a value read before one of the writes is dropped by that write's notification,
+ *   which arrives before the sync lets anything be served.
  * - On PGlite (one process) notifications are delivered while the commit is answered, before
  *   the writer continues, so no sync round trip is needed.
  *
@@ -68,7 +71,7 @@ export class ChangeFeed {
     return new ChangeFeed();
   }
 
-  /** Whether caches may serve and store now. */
+  /** Whether caches may serve now (they store whenever `listening`). */
   get fresh(): boolean {
     return this.#listening && this.#writes === this.#synced;
   }

@@ -128,6 +128,30 @@ Deno.test("after its own write a process reads through until its sync comes back
   assertEquals(c.loads, 3);
 });
 
+Deno.test("what is read before the own write's sync is stored, served only after it", async () => {
+  const feed = new ChangeFeed();
+  const { source, syncs } = fakeSource();
+  await feed.start(source);
+  const cache = feed.cache<string>();
+  // A read begun before this process's write, answered after it: the old row.
+  let answer!: (value: string) => void;
+  const before = cache.get("a", () => ["user:1"], () => new Promise((r) => answer = r));
+  feed.wrote();
+  answer("old");
+  assertEquals(await before, "old");
+  // Another row read meanwhile is stored too; nothing is served before the sync.
+  await cache.get("b", () => ["user:2"], () => Promise.resolve("b1"));
+  assertEquals(cache.size, 2);
+  assertEquals(await cache.get("b", () => ["user:2"], () => Promise.resolve("b2")), "b2");
+  await Promise.resolve();
+  // The write's notification drops the old value before its sync lets the caches serve.
+  feed.notified("user:1");
+  feed.notified(syncs[0]);
+  assertEquals(await cache.get("a", () => ["user:1"], () => Promise.resolve("new")), "new");
+  assertEquals(await cache.get("a", () => ["user:1"], () => Promise.resolve("newer")), "new");
+  assertEquals(await cache.get("b", () => ["user:2"], () => Promise.resolve("b3")), "b2");
+});
+
 Deno.test("only statements that can make the triggers announce count as writes", () => {
   // deno-lint-ignore no-explicit-any -- a schema-less builder, only compiled
   const db = new Kysely<any>({

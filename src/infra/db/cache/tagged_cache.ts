@@ -6,8 +6,10 @@ import type { Tag } from "./announced.ts";
 
 /** What a cache asks of its feed (feed.ts): whether it may serve, and what changed since. */
 export interface Freshness {
-  /** Whether caches may serve and store now. */
+  /** Whether caches may serve now. */
   readonly fresh: boolean;
+  /** Whether caches may store now (notifications are heard). */
+  readonly listening: boolean;
   /** Bumped by every notification and listener change. */
   readonly generation: number;
   /** Whether a value of `tags` read since `generation` may be stale. */
@@ -38,8 +40,9 @@ export class TaggedCache<V> {
     tags: (value: V) => readonly Tag[] | null,
     load: () => Promise<V>,
   ): Promise<V> {
-    if (!this.feed.fresh) return await load();
-    const hit = this.#entries.get(key);
+    if (!this.feed.listening) return await load();
+    // After this process's own write, nothing is served until its sync comes back (feed.ts).
+    const hit = this.feed.fresh ? this.#entries.get(key) : undefined;
     if (hit) {
       this.feed.hits++;
       return hit.value;
@@ -51,7 +54,9 @@ export class TaggedCache<V> {
     this.#loading.set(key, { generation, value: loading });
     try {
       const value = await loading;
-      if (this.feed.fresh) {
+      // Stored even before this process's own writes came back: a value read before one of them
+      // is dropped by its notification, which arrives before anything is served again.
+      if (this.feed.listening) {
         const tagged = tags(value);
         if (tagged && !this.feed.changedSince(generation, tagged)) this.set(key, value, tagged);
       }
