@@ -110,9 +110,11 @@ async function claimedDisplays(
 /**
  * A wrk script that sends each request as another display of `fleet`, in turn (a fleet is many
  * displays, each polling now and then, not one polled by every connection at once). Each wrk
- * thread starts at another place in the list.
+ * thread starts at another place in the list. `newReports`: each poll reports another RSSI, so
+ * each writes its report, as a real fleet's polls do (they come minutes apart; a report is
+ * written when it changed or a minute after the last).
  */
-export function fleetScript(fleet: DisplayCredentials[]): string {
+export function fleetScript(fleet: DisplayCredentials[], newReports = false): string {
   const list = (values: string[]) => `{${values.map((v) => JSON.stringify(v)).join(",")}}`;
   return `local macs = ${list(fleet.map((d) => d.mac))}
 local keys = ${list(fleet.map((d) => d.key))}
@@ -130,7 +132,11 @@ function request()
   local n = (i % #macs) + 1
   wrk.headers["ID"] = macs[n]
   wrk.headers["Access-Token"] = keys[n]
-  return wrk.format(nil, nil)
+${
+    newReports
+      ? '  wrk.headers["RSSI"] = tostring(-30 - (i % 61))\n'
+      : ""
+  }  return wrk.format(nil, nil)
 end
 `;
 }
@@ -309,6 +315,12 @@ export async function benchHttp(options: {
           url: poll,
           headers: firmware,
           script: fleetScript(nothingPushed),
+        },
+        {
+          name: `GET /api/display, ${size} displays with a push in turn, each poll a new report`,
+          url: poll,
+          headers: firmware,
+          script: fleetScript(withPush, true),
         },
       ]),
       {
