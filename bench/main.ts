@@ -22,7 +22,8 @@ import { benchWebhookFairness } from "./webhook_fairness.ts";
 import { benchRest } from "./rest.ts";
 import { benchSaturated } from "./saturated.ts";
 import { benchHtmlScreens } from "./html_screens.ts";
-import { type BenchRow, printTable } from "./lib.ts";
+import { benchHttp } from "./http.ts";
+import { type BenchRow, hasWrk, printTable } from "./lib.ts";
 import { Progress } from "../src/infra/lib/progress.ts";
 import { helpAndExit } from "../src/infra/lib/usage.ts";
 
@@ -32,9 +33,9 @@ helpAndExit(
 
 Runs every benchmark (auth, billing, render, templates, scene, html screens, fairness,
 render-fairness, targetless, push, burst, fleet, display, webhooks, playlists, webhook fairness,
-rest, saturated, content, mcp)
+rest, saturated, http, content, mcp)
 and prints one table; progress lines on stderr. DATABASE_URL measures on a real PostgreSQL, MQTT_URL runs the fleet on that broker. The
-content, rest (its cold tail) and saturated benchmarks need wrk.
+content, rest (its cold tail), saturated and http benchmarks need wrk; http runs on PostgreSQL only.
 Takes minutes and all the machine's cores.`,
 );
 
@@ -59,6 +60,8 @@ const steps: Array<[string, () => Promise<BenchRow[]>]> = [
   ["webhook fairness", () => benchWebhookFairness({ databaseUrl })],
   ["rest", () => benchRest({ databaseUrl, mqttUrl: Deno.env.get("MQTT_URL") })],
   ["saturated", () => benchSaturated({ databaseUrl })],
+  // The device path beside a bare Deno.serve, fleets included (issue 40): PostgreSQL and wrk.
+  ["http", async () => databaseUrl && await hasWrk() ? await benchHttp({ databaseUrl }) : []],
   ["content", () => benchContent(env)],
   ["mcp", () => benchMcp(env)],
 ];

@@ -361,6 +361,25 @@ suite.test(
   },
 );
 
+suite.test("poll: displays polling at once each have their own report written", async (api) => {
+  // Their reports share a write (issue 40): each device still gets its own values.
+  const displays = await Promise.all([claimed(api), claimed(api), claimed(api)]);
+  const volts = ["3.30", "3.60", "4.08"];
+  const replies = await Promise.all(
+    displays.flatMap(({ mac, key }, i) =>
+      [0, 1].map(() => poll(api, mac, key, { "Battery-Voltage": volts[i], RSSI: String(-40 - i) }))
+    ),
+  );
+  for (const reply of replies) expectStatus(reply, 200);
+  for (const [i, { user, device }] of displays.entries()) {
+    const health = expectStatus(
+      await api.get(`/api/devices/${device.id}/health`, { token: user.accessToken }),
+      200,
+    );
+    assertEquals([health.battery, JSON.parse(health.state).rssi], [[25, 50, 90][i], `${-40 - i}`]);
+  }
+});
+
 suite.test("poll: unknown, malformed and missing keys are HTTP 401, never a reset", async (api) => {
   const mac = newMac();
   expectError(await poll(api, mac, "A".repeat(43)), 401);

@@ -1,5 +1,5 @@
 /** SQL of devices as their owners and the MQTT gateway see them. */
-import type { Insertable, Selectable, Updateable } from "kysely";
+import { type Insertable, type Selectable, sql, type Updateable } from "kysely";
 import type { Db, Trx } from "../../schema.ts";
 import type { DeviceCommandsTable, DevicesTable } from "./tables.ts";
 
@@ -35,6 +35,54 @@ export function listOwnedDevices(db: Db, ownerId: string) {
 export function updateDevice(db: Db, id: string, changes: Updateable<DevicesTable>) {
   return db.updateTable("devices").set({ ...changes, updated_at: new Date() })
     .where("id", "=", id).returningAll().executeTakeFirst();
+}
+
+/** What one display's poll reports (devices/service.ts `reportDisplay`). */
+export interface DisplayReport {
+  id: string;
+  state: Record<string, string>;
+  at: Date;
+  /** Absent: the row keeps what it has. */
+  battery?: number | null;
+  firmware?: string | null;
+}
+
+/**
+ * Writes many displays' reports in one statement (a fleet's polls, batched); returns the new
+ * rows by id. A report older than the one a row holds is not written (two batches may reach
+ * the database out of order). Changes no announced column: caches are not disturbed.
+ */
+export async function reportDisplays(
+  db: Db,
+  reports: DisplayReport[],
+): Promise<Map<string, Selectable<DevicesTable>>> {
+  const values = JSON.stringify(reports.map((r) => ({
+    id: r.id,
+    state: r.state,
+    at: r.at.toISOString(),
+    battery: r.battery ?? null,
+    firmware: r.firmware ?? null,
+  })));
+  const rows = await db.updateTable("devices")
+    .from(
+      sql`jsonb_to_recordset(${values}::text::jsonb)`.as<"v">(
+        sql`v(id uuid, state jsonb, at timestamptz, battery integer, firmware text)`,
+      ),
+    )
+    .set({
+      state: sql`v.state`,
+      state_updated_at: sql`v.at`,
+      last_seen_at: sql`v.at`,
+      online: true,
+      battery: sql`coalesce(v.battery, devices.battery)`,
+      firmware: sql`coalesce(v.firmware, devices.firmware)`,
+      updated_at: new Date(),
+    })
+    .where(sql<boolean>`devices.id = v.id`)
+    .where(sql<boolean>`(devices.state_updated_at IS NULL OR devices.state_updated_at <= v.at)`)
+    .returningAll("devices")
+    .execute();
+  return new Map(rows.map((row) => [row.id, row]));
 }
 
 /** Updates one device by thing name (MQTT reports); returns the new row. */

@@ -108,6 +108,20 @@ export class DevicesService {
   private readonly things = new Batcher((names: string[]) =>
     repo.findDevicesByThings(this.db, names)
   );
+  /**
+   * Displays' reports waiting for their write, by device (the newest wins), and the writes: a
+   * fleet's polls share one statement per batch instead of one each (issue 40), and each poll
+   * still answers after its own report is written.
+   */
+  private readonly displayReports = new Map<string, repo.DisplayReport>();
+  private readonly displayReportWrites = new Batcher((ids: string[]) => {
+    const reports = ids.flatMap((id) => {
+      const report = this.displayReports.get(id);
+      this.displayReports.delete(id);
+      return report ? [report] : [];
+    });
+    return repo.reportDisplays(this.db, reports);
+  });
 
   private readonly db: Db;
   private readonly mqtt: DeviceTransport;
@@ -269,16 +283,13 @@ export class DevicesService {
    * the display is seen now.
    */
   async reportDisplay(deviceId: string, state: Record<string, string>) {
-    const now = new Date();
-    await this.report((db) =>
-      repo.updateDevice(db, deviceId, {
-        state,
-        state_updated_at: now,
-        last_seen_at: now,
-        online: true,
-        ...vitals(displayVitals(state)),
-      })
-    );
+    this.displayReports.set(deviceId, {
+      id: deviceId,
+      state,
+      at: new Date(),
+      ...vitals(displayVitals(state)),
+    });
+    await this.react(await this.displayReportWrites.load(deviceId));
   }
 
   /**
@@ -306,7 +317,11 @@ export class DevicesService {
    * that want it, each in a transaction on the device's locked row.
    */
   private async report(update: (db: Db) => Promise<DeviceRow | undefined>) {
-    const row = await update(this.db);
+    return await this.react(await update(this.db));
+  }
+
+  /** The reactions to a report that wrote `row`, each in a transaction on its locked row. */
+  private async react(row: DeviceRow | undefined) {
     if (!row?.owner_id) return row;
     for (const reaction of this.onReport) {
       if (!(await reaction.wants(row))) continue;

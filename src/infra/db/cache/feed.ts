@@ -9,13 +9,18 @@
  * - While the process is not listening (before the first LISTEN, after its connection dropped,
  *   until LISTEN succeeds again) every cache is empty and bypassed: a missed notification can
  *   never leave a stale entry behind.
- * - A value read from the database is stored only if no notification arrived and the listener
- *   did not drop while it was read (one generation counter), so a change committed during the
- *   read cannot be overwritten by the older value.
+ * - A value read from the database is stored only if no notification of one of its tags arrived
+ *   and the listener did not drop while it was read (`changedSince`), so a change committed
+ *   during the read cannot be overwritten by the older value. Only its own tags count (issue 40):
+ *   with the global rule, a fleet's writes (a panel, a confirmation) announced something every
+ *   few milliseconds and the polls of every other display stored nothing, however often read.
  * - Read-your-writes in the writing process: a notification reaches this process's own listener
  *   a moment after its commit returned. Every write through Kysely marks the feed unsynced and
  *   sends a `sync:<feed>:<n>` notification; until that echo comes back (it is delivered after
- *   the write's own notifications, in commit order) the caches are bypassed.
+ *   the write's own notifications, in commit order) the caches serve nothing. They still store
+ *   what is read meanwhile (issue 40: a fleet's polls write all the time, and the caches stayed
+ *   empty): a value read before one of the writes is dropped by that write's notification,
+ *   which arrives before the sync lets anything be served.
  * - On PGlite (one process) notifications are delivered while the commit is answered, before
  *   the writer continues, so no sync round trip is needed.
  *
@@ -25,6 +30,9 @@
  */
 import type { Log } from "../../lib/log.ts";
 import { TaggedCache } from "./tagged_cache.ts";
+
+/** How many announced tags a feed remembers for the loads running (`changedSince`). */
+const MAX_ANNOUNCED = 10_000;
 
 /** The channel of `dds_notify_change()`. */
 export const CHANGE_CHANNEL = "dds_cache";
@@ -42,6 +50,10 @@ export interface ChangeSource {
 export class ChangeFeed {
   #listening = false;
   #generation = 0;
+  /** The generation each recently announced tag was last announced in. */
+  readonly #announcedAt = new Map<string, number>();
+  /** A load begun before this generation stores nothing (the listener dropped, or forgot). */
+  #floor = 0;
   /** Writes seen, and the highest write whose `sync` echo came back. */
   #writes = 0;
   #synced = 0;
@@ -59,13 +71,31 @@ export class ChangeFeed {
     return new ChangeFeed();
   }
 
-  /** Whether caches may serve and store now. */
+  /** Whether caches may serve now (they store whenever `listening`). */
   get fresh(): boolean {
     return this.#listening && this.#writes === this.#synced;
   }
 
   get generation(): number {
     return this.#generation;
+  }
+
+  /**
+   * Whether a value read since `generation` may be stale: one of its `tags` was announced since,
+   * or the listener dropped (or the record of announcements was cleared) since.
+   */
+  changedSince(generation: number, tags: readonly string[]): boolean {
+    if (generation < this.#floor) return true;
+    for (const tag of tags) {
+      if ((this.#announcedAt.get(tag) ?? -1) > generation) return true;
+    }
+    return false;
+  }
+
+  /** Loads begun before now store nothing; the record of announcements starts again. */
+  #forget(): void {
+    this.#floor = this.#generation;
+    this.#announcedAt.clear();
   }
 
   get listening(): boolean {
@@ -130,12 +160,16 @@ export class ChangeFeed {
       return;
     }
     this.#generation++;
+    // Bounded: past this many tags, loads begun before now store nothing instead.
+    if (this.#announcedAt.size >= MAX_ANNOUNCED) this.#forget();
+    this.#announcedAt.set(payload, this.#generation);
     for (const cache of this.#caches) cache.dropTag(payload);
   }
 
   /** The source listens (again): caches start empty. */
   started(): void {
     this.#generation++;
+    this.#forget();
     for (const cache of this.#caches) cache.clear();
     this.#synced = this.#writes;
     this.#listening = true;
@@ -145,6 +179,7 @@ export class ChangeFeed {
   /** The source stopped listening: notifications may be missed until it starts again. */
   stopped(): void {
     this.#generation++;
+    this.#forget();
     this.#listening = false;
     for (const cache of this.#caches) cache.clear();
     this.#wake(true);

@@ -66,15 +66,41 @@ Deno.test("entries are dropped by their tags, and all of them when listening sto
   assertEquals([c.loads, cache.size], [7, 1]);
 });
 
-Deno.test("a value read while a notification arrived is not stored", async () => {
+Deno.test("a value read while one of its tags was announced is not stored", async () => {
   const feed = new ChangeFeed();
   await feed.start(fakeSource().source);
   const cache = feed.cache<string>();
-  const value = await cache.get("a", () => ["user:1"], () => {
-    feed.notified("user:9"); // a change committed while the row was read
+  const value = await cache.get("a", () => ["session:a", "user:1"], () => {
+    feed.notified("user:1"); // a change committed while the row was read
     return Promise.resolve("old");
   });
   assertEquals([value, cache.size], ["old", 0]);
+  // Another row's change during the read leaves it stale in nothing: stored (issue 40).
+  const other = await cache.get("b", () => ["user:2"], () => {
+    feed.notified("user:9");
+    return Promise.resolve("fresh");
+  });
+  assertEquals([other, cache.size], ["fresh", 1]);
+  // The listener dropping and coming back during a read: not stored.
+  await cache.get("c", () => ["user:3"], () => {
+    feed.stopped();
+    feed.started();
+    return Promise.resolve("unknown");
+  });
+  assertEquals(cache.size, 0);
+});
+
+Deno.test("past its bound of remembered tags, reads begun before store nothing", async () => {
+  const feed = new ChangeFeed();
+  await feed.start(fakeSource().source);
+  const cache = feed.cache<string>();
+  await cache.get("a", () => ["user:1"], () => {
+    for (let i = 0; i <= 10_000; i++) feed.notified(`device:${i}`);
+    return Promise.resolve("maybe stale");
+  });
+  assertEquals(cache.size, 0);
+  await cache.get("a", () => ["user:1"], () => Promise.resolve("read after"));
+  assertEquals(cache.size, 1);
 });
 
 Deno.test("after its own write a process reads through until its sync comes back", async () => {
@@ -100,6 +126,30 @@ Deno.test("after its own write a process reads through until its sync comes back
   await cache.get("a", () => ["user:1"], c.load);
   await cache.get("a", () => ["user:1"], c.load);
   assertEquals(c.loads, 3);
+});
+
+Deno.test("what is read before the own write's sync is stored, served only after it", async () => {
+  const feed = new ChangeFeed();
+  const { source, syncs } = fakeSource();
+  await feed.start(source);
+  const cache = feed.cache<string>();
+  // A read begun before this process's write, answered after it: the old row.
+  let answer!: (value: string) => void;
+  const before = cache.get("a", () => ["user:1"], () => new Promise((r) => answer = r));
+  feed.wrote();
+  answer("old");
+  assertEquals(await before, "old");
+  // Another row read meanwhile is stored too; nothing is served before the sync.
+  await cache.get("b", () => ["user:2"], () => Promise.resolve("b1"));
+  assertEquals(cache.size, 2);
+  assertEquals(await cache.get("b", () => ["user:2"], () => Promise.resolve("b2")), "b2");
+  await Promise.resolve();
+  // The write's notification drops the old value before its sync lets the caches serve.
+  feed.notified("user:1");
+  feed.notified(syncs[0]);
+  assertEquals(await cache.get("a", () => ["user:1"], () => Promise.resolve("new")), "new");
+  assertEquals(await cache.get("a", () => ["user:1"], () => Promise.resolve("newer")), "new");
+  assertEquals(await cache.get("b", () => ["user:2"], () => Promise.resolve("b3")), "b2");
 });
 
 Deno.test("only statements that can make the triggers announce count as writes", () => {

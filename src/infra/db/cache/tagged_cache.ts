@@ -6,10 +6,14 @@ import type { Tag } from "./announced.ts";
 
 /** What a cache asks of its feed (feed.ts): whether it may serve, and what changed since. */
 export interface Freshness {
-  /** Whether caches may serve and store now. */
+  /** Whether caches may serve now. */
   readonly fresh: boolean;
+  /** Whether caches may store now (notifications are heard). */
+  readonly listening: boolean;
   /** Bumped by every notification and listener change. */
   readonly generation: number;
+  /** Whether a value of `tags` read since `generation` may be stale. */
+  changedSince(generation: number, tags: readonly string[]): boolean;
   /** Requests served from a cache. */
   hits: number;
 }
@@ -26,7 +30,8 @@ export class TaggedCache<V> {
   /**
    * The cached value of `key`, or `load()`'s, remembered under `tags(value)` when that is safe;
    * `tags` returns null for a value that must not be remembered (say, a row not found: its
-   * insertion is not announced). Callers that miss the same key at once share one load (a
+   * insertion is not announced); a value one of whose tags was announced while it was read is
+   * not remembered either. Callers that miss the same key at once share one load (a
    * restarted process's first requests, a reconnecting fleet), unless a change was announced
    * since it started: they then load again, as a read begun after the change would.
    */
@@ -35,8 +40,9 @@ export class TaggedCache<V> {
     tags: (value: V) => readonly Tag[] | null,
     load: () => Promise<V>,
   ): Promise<V> {
-    if (!this.feed.fresh) return await load();
-    const hit = this.#entries.get(key);
+    if (!this.feed.listening) return await load();
+    // After this process's own write, nothing is served until its sync comes back (feed.ts).
+    const hit = this.feed.fresh ? this.#entries.get(key) : undefined;
     if (hit) {
       this.feed.hits++;
       return hit.value;
@@ -48,9 +54,11 @@ export class TaggedCache<V> {
     this.#loading.set(key, { generation, value: loading });
     try {
       const value = await loading;
-      if (this.feed.fresh && this.feed.generation === generation) {
+      // Stored even before this process's own writes came back: a value read before one of them
+      // is dropped by its notification, which arrives before anything is served again.
+      if (this.feed.listening) {
         const tagged = tags(value);
-        if (tagged) this.set(key, value, tagged);
+        if (tagged && !this.feed.changedSince(generation, tagged)) this.set(key, value, tagged);
       }
       return value;
     } finally {
