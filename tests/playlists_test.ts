@@ -229,6 +229,72 @@ Deno.test({
       });
 
       await t.step(
+        "devices whose items end together advance together; one drawing, each its own push",
+        async () => {
+          const three = await displayOf(api, token);
+          const displays = [one, two, three];
+          const together = await playlist({
+            name: "Together",
+            items: [
+              { pluginId: alpha.id, durationSeconds: 3600 },
+              { pluginId: beta.id, durationSeconds: 3600 },
+            ],
+          });
+          for (const d of displays) await assign(d.id, together.id);
+          const latest = async () =>
+            await Promise.all(displays.map(async (d) => (await history(d.id))[0]));
+          await eventually(
+            async () =>
+              (await latest()).every((p) =>
+                p?.source === "playlist" && p.pluginId === alpha.id && p.status === "PUBLISHED"
+              ),
+            "the first item published on all three",
+          );
+          // One item has ended, the others end within 5 s: the first's advance takes all three.
+          const now = Date.now();
+          for (const [i, d] of displays.entries()) {
+            await services.db.updateTable("playlist_devices")
+              .set({ item_ends_at: new Date(now + (i - 1) * 2000) })
+              .where("device_id", "=", d.id).execute();
+          }
+          await services.playlists.advanceTogether(one.id);
+          const rotations = await services.db.selectFrom("playlist_devices")
+            .select(["device_id", "item_index", "item_ends_at"])
+            .where("device_id", "in", displays.map((d) => d.id)).execute();
+          assertEquals(rotations.map((r) => r.item_index), [1, 1, 1]);
+          const ends = rotations.map((r) => r.item_ends_at.getTime());
+          assert(Math.max(...ends) - Math.min(...ends) < 1000, "their next items end together");
+          await eventually(
+            async () =>
+              (await latest()).every((p) =>
+                p?.source === "playlist" && p.pluginId === beta.id && p.status === "PUBLISHED"
+              ),
+            "the second item published on all three",
+          );
+          // Each device has its own push, file record and bitmaps (under its own prefix), and
+          // the first item's push expired; all show the same picture.
+          const pushes = await services.db.selectFrom("pushes")
+            .select(["device_id", "render_prefix", "file_id", "status"])
+            .where("device_id", "in", displays.map((d) => d.id))
+            .where("status", "=", "PUBLISHED").execute();
+          assertEquals(pushes.length, 3);
+          for (const p of pushes) {
+            assert(p.render_prefix?.includes(`/${p.device_id}/`), "its own device's files");
+            assert(p.file_id, "a file record");
+          }
+          assertEquals(new Set(pushes.map((p) => p.file_id)).size, 3);
+          const polls = await Promise.all(displays.map((d) => poll(d)));
+          assertEquals(new Set(polls.map((p) => p.filename)).size, 1, "the same picture");
+          for (const p of polls) {
+            const image = await fetch(p.image_url);
+            assertEquals(image.status, 200);
+            await image.body?.cancel();
+          }
+          for (const d of displays) await assign(d.id, null);
+        },
+      );
+
+      await t.step(
         "a 5 s item rotates at the next poll; refresh_rate <= seconds left",
         async () => {
           const quick = await playlist({

@@ -130,6 +130,32 @@ export function bindDevice(trx: Trx, id: string, userId: string) {
 }
 
 /** Locks the device of a hardware id (a display's MAC), if there is one. */
+/** Devices by id, locked in id order (many at once: one lock order for every caller). */
+export function lockDevices(trx: Trx, ids: string[]) {
+  if (ids.length === 0) return Promise.resolve([]);
+  return trx.selectFrom("devices").selectAll().where("id", "in", ids).orderBy("id").forUpdate()
+    .execute();
+}
+
+/** Devices by id, many at once. */
+export function findDevices(db: Db, ids: string[]) {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db.selectFrom("devices").selectAll().where("id", "in", ids).execute();
+}
+
+/** The latest push of many devices, in one statement. */
+export async function setLatestPushes(
+  trx: Trx,
+  pairs: { deviceId: string; pushId: string }[],
+  at: Date,
+): Promise<void> {
+  if (pairs.length === 0) return;
+  const values = sql.join(pairs.map((p) => sql`(${p.deviceId}::uuid, ${p.pushId}::uuid)`));
+  await sql`update devices as d set latest_push_id = v.push_id, latest_push_at = ${at},
+      updated_at = ${at}
+    from (values ${values}) as v(device_id, push_id) where d.id = v.device_id`.execute(trx);
+}
+
 export function lockDeviceByHwId(trx: Trx, hwId: string) {
   return trx.selectFrom("devices").selectAll().where("hw_id", "=", hwId).forUpdate()
     .executeTakeFirst();

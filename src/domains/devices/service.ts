@@ -160,6 +160,18 @@ export class DevicesService {
     if (device?.owner_id) await this.notify(trx, device, { kind: "push_ready", pushId });
   }
 
+  /** `pushReady` for many pushes (one drawing stored for many devices): one read of them. */
+  async pushesReady(trx: Trx, pushes: { deviceId: string; pushId: string }[]): Promise<void> {
+    const devices = new Map(
+      (await repo.findDevices(trx, [...new Set(pushes.map((p) => p.deviceId))]))
+        .map((d) => [d.id, d]),
+    );
+    for (const { deviceId, pushId } of pushes) {
+      const device = devices.get(deviceId);
+      if (device?.owner_id) await this.notify(trx, device, { kind: "push_ready", pushId });
+    }
+  }
+
   /**
    * The one authorization check of owner endpoints (SPEC 4.5): 400 for a malformed id, 404
    * for an unknown device, 403 for a device that is not the caller's (`src/infra/access/mod.ts`).
@@ -197,6 +209,16 @@ export class DevicesService {
   /** Locks a device by id for a push transaction (MQTT paths, where the thing is the caller). */
   lock(trx: Trx, deviceId: string) {
     return repo.lockDevice(trx, deviceId);
+  }
+
+  /** Devices locked in id order (many at once), by id. */
+  async lockMany(trx: Trx, deviceIds: string[]): Promise<Map<string, DeviceRow>> {
+    return new Map((await repo.lockDevices(trx, deviceIds)).map((d) => [d.id, d]));
+  }
+
+  /** `setLatestPush` for many devices in one statement. */
+  async setLatestPushes(trx: Trx, pairs: { deviceId: string; pushId: string }[], at: Date) {
+    await repo.setLatestPushes(trx, pairs, at);
   }
 
   /**

@@ -66,6 +66,7 @@ export const displays = defineDomain({
     deviceUnlinked: () => forgetDisplayLogs(),
     // A display's custom images are drawn for its panel (CONTRACT.md).
     devicePanel: ({ services }) => (deviceId) => services.displays.profiles.panelOf(deviceId),
+    devicePanels: ({ services }) => (deviceIds) => services.displays.profiles.panelsOf(deviceIds),
     // How a display is reached: polling (`http`) or behind another provider.
     deviceTransports: ({ services }) => [
       httpTransport,

@@ -68,6 +68,25 @@ export class DisplayProfiles {
     const window = (await repo.findClaimedByDevice(this.db, deviceId))?.profile?.sleepWindow;
     return window ? secondsToWake(window) : null;
   }
+  /** `secondsAsleep` of many devices in one read (in `db`, e.g. the caller's transaction). */
+  async secondsAsleepOf(deviceIds: string[], db: Db = this.db): Promise<Map<string, number>> {
+    const asleep = new Map<string, number>();
+    for (const display of await repo.findClaimedByDevices(db, deviceIds)) {
+      const window = display.profile?.sleepWindow;
+      const seconds = window ? secondsToWake(window) : null;
+      if (display.device_id && seconds !== null) asleep.set(display.device_id, seconds);
+    }
+    return asleep;
+  }
+  /** `panelOf` of many devices in one read: the displays' panels, by device. */
+  async panelsOf(deviceIds: string[]): Promise<Map<string, PanelSpec>> {
+    const panels = new Map<string, PanelSpec>();
+    for (const display of await repo.findClaimedByDevices(this.db, deviceIds)) {
+      const { width, height, bitDepth, rotation } = toProfile(display);
+      if (display.device_id) panels.set(display.device_id, { width, height, bitDepth, rotation });
+    }
+    return panels;
+  }
   /**
    * `POST /api/devices/{id}/reset`: the owner's display answers `reset_firmware: true` at its
    * next poll (once). 404/403 like every device route; a device that is not a display is 409.

@@ -97,6 +97,13 @@ export function findClaimedByDevice(db: Db, deviceId: string) {
     .where("status", "=", "claimed").executeTakeFirst();
 }
 
+/** The claimed displays of many devices at once. */
+export function findClaimedByDevices(db: Db, deviceIds: string[]) {
+  if (deviceIds.length === 0) return Promise.resolve([]);
+  return db.selectFrom("displays").selectAll().where("device_id", "in", deviceIds)
+    .where("status", "=", "claimed").execute();
+}
+
 /**
  * Counts one setup of `key` in the current window when under `limit`; null when allowed, else
  * the seconds until the window reopens (like the factory's download limit).

@@ -9,6 +9,11 @@ export function insertFile(db: Db, row: Insertable<FilesTable>) {
   return db.insertInto("files").values(row).returningAll().executeTakeFirstOrThrow();
 }
 
+/** Many file records in one statement (a drawing stored for many devices). */
+export async function insertFiles(db: Db, rows: Insertable<FilesTable>[]): Promise<void> {
+  if (rows.length > 0) await db.insertInto("files").values(rows).execute();
+}
+
 /**
  * What another domain shows of a record beside its own rows (a raw item's attachments), as a
  * table to join in its query: one round trip, and only this module names `files`.

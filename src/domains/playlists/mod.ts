@@ -42,7 +42,7 @@ export const playlists = defineDomain({
     // The owner's own push holds the rotation for the current item's duration.
     ownerPushed: ({ services }) => (trx, deviceId) => services.playlists.ownerPushed(trx, deviceId),
     // A playlist's push is shown as soon as it is rendered.
-    pushRendered: ({ services }) => (push) => services.playlists.rendered(push),
+    pushRendered: ({ services }) => (pushes) => services.playlists.rendered(pushes),
     // A webhook post redraws the devices showing the plugin; a deleted plugin's items drop out.
     pluginChanged: ({ services }) => ({
       dataChanged: (trx, pluginId) => services.playlists.pluginDataChanged(trx, pluginId),
@@ -59,6 +59,8 @@ export const playlists = defineDomain({
       pushes: context.services.pushes,
       plugins: context.services.plugins,
       secondsAsleep: (deviceId) => context.services.displays.profiles.secondsAsleep(deviceId),
+      secondsAsleepOf: (deviceIds, db) =>
+        context.services.displays.profiles.secondsAsleepOf(deviceIds, db),
       changes: context.changes,
       log: context.log,
     }),

@@ -52,14 +52,49 @@ export function findAssignment(db: Db, deviceId: string) {
     .executeTakeFirst();
 }
 
-/** A device's rotation with its playlist, locked: one advance at a time. */
-export function lockRotation(trx: Trx, deviceId: string) {
-  return trx.selectFrom("playlist_devices")
+/**
+ * A device's rotation with its playlist, locked: one advance at a time. `skipLocked`: undefined
+ * when another transaction holds it.
+ */
+export function lockRotation(trx: Trx, deviceId: string, skipLocked = false) {
+  const query = trx.selectFrom("playlist_devices")
     .innerJoin("playlists", "playlists.id", "playlist_devices.playlist_id")
     .selectAll("playlist_devices")
     .select(["playlists.name", "playlists.time_zone", "playlists.items"])
     .where("playlist_devices.device_id", "=", deviceId)
-    .forUpdate("playlist_devices").executeTakeFirst();
+    .forUpdate("playlist_devices");
+  return (skipLocked ? query.skipLocked() : query).executeTakeFirst();
+}
+
+/**
+ * The other devices of a device's playlist whose items end by `now + withinMs`, not held by
+ * their owner, soonest first, with the playlist's items; none when the device's own item has
+ * not ended by `now`.
+ */
+export function endingAlong(
+  db: Db | Trx,
+  deviceId: string,
+  now: Date,
+  withinMs: number,
+  limit: number,
+) {
+  return db.selectFrom("playlist_devices as me")
+    .innerJoin("playlist_devices as pd", "pd.playlist_id", "me.playlist_id")
+    .innerJoin("playlists", "playlists.id", "me.playlist_id")
+    .select(["pd.device_id", "pd.item_ends_at", "playlists.items"])
+    .where("me.device_id", "=", deviceId)
+    .where("me.item_ends_at", "<=", now)
+    .where((eb) => eb.or([eb("me.hold_until", "is", null), eb("me.hold_until", "<=", now)]))
+    .where("pd.device_id", "!=", deviceId)
+    .where("pd.item_ends_at", "<=", new Date(now.getTime() + withinMs))
+    .where((eb) => eb.or([eb("pd.hold_until", "is", null), eb("pd.hold_until", "<=", now)]))
+    .orderBy("pd.item_ends_at").limit(limit).execute();
+}
+
+/** Serializes the advances of one playlist's devices together (until the commit). */
+export async function lockPlaylistAdvance(trx: Trx, playlistId: string): Promise<void> {
+  await sql`select pg_advisory_xact_lock(hashtextextended(${`playlist:${playlistId}`}, 0))`
+    .execute(trx);
 }
 
 /** Starts (or restarts) a device on a playlist: its first item is due now. */

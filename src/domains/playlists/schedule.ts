@@ -4,15 +4,24 @@
  */
 import type { PlaylistItem } from "./inputs.ts";
 
+/** Formatters by zone (a zone's is built once: building costs far more than formatting). */
+const localFormats = new Map<string, Intl.DateTimeFormat>();
+
 /** The weekday (0 = Sunday) and minute of the day of `now` in `timeZone`. */
 export function localTime(timeZone: string, now: Date): { day: number; minute: number } {
-  const parts = new Intl.DateTimeFormat("en-US", {
-    timeZone,
-    weekday: "short",
-    hour: "2-digit",
-    minute: "2-digit",
-    hourCycle: "h23",
-  }).formatToParts(now);
+  let format = localFormats.get(timeZone);
+  if (!format) {
+    format = new Intl.DateTimeFormat("en-US", {
+      timeZone,
+      weekday: "short",
+      hour: "2-digit",
+      minute: "2-digit",
+      hourCycle: "h23",
+    });
+    if (localFormats.size >= 1000) localFormats.clear();
+    localFormats.set(timeZone, format);
+  }
+  const parts = format.formatToParts(now);
   const get = (type: string) => parts.find((p) => p.type === type)?.value ?? "";
   const day = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"].indexOf(get("weekday"));
   return { day, minute: Number(get("hour")) * 60 + Number(get("minute")) };

@@ -51,6 +51,10 @@ export const PLAYLIST_PARAM = "playlistId";
 const IDLE_SECONDS = 60;
 /** An item ended this long ago without its job: the sweep advances it. */
 const SWEEP_GRACE_MS = 10_000;
+/** How much sooner than its end an item may end to advance with its playlist's other devices. */
+const ALIGN_MS = 5_000;
+/** Devices advanced together in one transaction (the next advance takes the rest). */
+const TOGETHER_BATCH = 200;
 /** Devices one sweep advances (the next minute's takes the rest). */
 const SWEEP_BATCH = 500;
 
@@ -64,6 +68,11 @@ export interface PlaylistsDeps {
   plugins: PluginsService;
   /** Seconds until a device's display wakes when it sleeps now, else null. */
   secondsAsleep: (deviceId: string) => Promise<number | null>;
+  /**
+   * `secondsAsleep` of many devices in one read, in `db` (the advance's transaction): those
+   * asleep, by device. Without it each device advances alone.
+   */
+  secondsAsleepOf?: (deviceIds: string[], db: Db) => Promise<Map<string, number>>;
   /** Invalidation of the poll's rotation cache; without it nothing is cached. */
   changes?: ChangeFeed;
   log?: Log;
@@ -195,7 +204,7 @@ export class PlaylistsService {
   /** The handler of `playlistAdvanceQueue`. */
   async handle(job: AdvanceJob): Promise<void> {
     if ("deviceId" in job) {
-      await this.advance(job.deviceId);
+      await this.advanceTogether(job.deviceId);
     } else if ("playlistId" in job) {
       for (const id of await repo.devicesOf(this.db, job.playlistId)) await this.advance(id, true);
     } else {
@@ -225,76 +234,151 @@ export class PlaylistsService {
   async advance(deviceId: string, restart = false, redraw = false): Promise<string | null> {
     // Read before the transaction (PGlite has one connection: no query beside it).
     const asleep = await this.deps.secondsAsleep(deviceId);
-    const pushId = await this.db.transaction().execute(async (trx) => {
-      const state = await repo.lockRotation(trx, deviceId);
-      if (!state) return null;
-      const now = this.now();
-      const held = state.hold_until !== null && state.hold_until > now;
-      if (redraw && (held || state.item_index < 0)) return null;
-      if (!redraw && !restart && state.item_ends_at > now) return null;
-      if (held && !redraw) return await this.wait(trx, deviceId, state.hold_until!, now);
-      if (asleep !== null) {
-        return await this.wait(trx, deviceId, new Date(now.getTime() + asleep * 1000), now);
-      }
-      const items = state.items;
-      const index = redraw ? state.item_index : nextDue(
-        items,
-        state.time_zone,
-        restart ? -1 : state.item_index,
-        now,
-      );
-      const item = items[index];
-      if (!item) {
-        // An empty schedule shows nothing new: the device keeps what it shows and looks again.
-        await repo.updateRotation(trx, deviceId, {
-          item_index: -1,
-          plugin_ids: [],
-          hold_until: null,
-          item_ends_at: new Date(now.getTime() + IDLE_SECONDS * 1000),
-          updated_at: now,
-        });
-        await this.jobs.send(playlistAdvanceQueue, { deviceId }, {
-          trx,
-          startAfterSeconds: IDLE_SECONDS,
-        });
-        return null;
-      }
-      const push = await this.deps.pushes.create({
-        userId: state.user_id,
-        deviceId,
-        title: state.name,
-        template: PLUGIN_PUSH_TEMPLATE,
-        params: {
-          ...("mashup" in item
-            ? { mashup: item.mashup.layout, pluginIds: item.mashup.pluginIds }
-            : { pluginId: item.pluginId, view: "full" }),
-          [PLAYLIST_PARAM]: state.playlist_id,
-          itemIndex: index,
-        },
-        scheduled: true,
-      }, trx);
-      if (!redraw) {
-        const seconds = item.durationSeconds ?? DEFAULT_DURATION_SECONDS;
-        await repo.updateRotation(trx, deviceId, {
-          item_index: index,
-          plugin_ids: pluginsOf(item),
-          hold_until: null,
-          item_ends_at: new Date(now.getTime() + seconds * 1000),
-          updated_at: now,
-        });
-        await this.jobs.send(playlistAdvanceQueue, { deviceId }, {
-          trx,
-          startAfterSeconds: seconds,
-        });
-      }
-      return push.id;
-    });
-    if (pushId) {
-      await this.deps.pushes.trimScheduled(deviceId, PLAYLIST_PARAM, KEPT_PUSHES).catch((e) =>
-        this.log.error("playlist history trim failed", { deviceId, error: String(e) })
-      );
-    }
+    const pushId = await this.db.transaction().execute((trx) =>
+      this.advanceIn(trx, deviceId, asleep, { restart, redraw })
+    );
+    if (pushId) await this.trim(deviceId);
     return pushId;
+  }
+
+  /**
+   * A device's advance (its item has ended) with the devices of its playlist whose items end
+   * with it, within a tenth of the shortest item (at most `ALIGN_MS`): one transaction for all
+   * of them, so their pushes wait for one drawing together (the render job then stores it for
+   * all at once, pushes/render_job.ts) and their next items end at the same moment: devices
+   * assigned one after another converge on one schedule, and a playlist on a thousand displays
+   * advances in a few transactions, not a thousand.
+   */
+  async advanceTogether(deviceId: string): Promise<void> {
+    // Read without a lock: a job whose device was advanced with another's (or already) ends here.
+    const own = await repo.findAssignment(this.db, deviceId);
+    if (!own || own.item_ends_at > this.now()) return;
+    const asleepOf = this.deps.secondsAsleepOf;
+    if (!asleepOf || (own.hold_until !== null && own.hold_until > this.now())) {
+      await this.advance(deviceId);
+      return;
+    }
+    const advanced = await this.db.transaction().execute(async (trx) => {
+      // One advance of a playlist's devices at a time: the next finds them advanced.
+      await repo.lockPlaylistAdvance(trx, own.playlist_id);
+      const now = this.now();
+      const along = await repo.endingAlong(trx, deviceId, now, ALIGN_MS, TOGETHER_BATCH);
+      if (along.length === 0) {
+        const asleep = (await asleepOf([deviceId], trx)).get(deviceId) ?? null;
+        const pushId = await this.advanceIn(trx, deviceId, asleep, {});
+        return pushId ? [deviceId] : [];
+      }
+      const shortest = Math.min(
+        ...along[0].items.map((item) => item.durationSeconds ?? DEFAULT_DURATION_SECONDS),
+      );
+      const early = Math.min(ALIGN_MS, shortest * 100);
+      // Its own rotation first (waited for, before this takes the user's render lock, as every
+      // advance does), then the others in device order.
+      const ids = [
+        deviceId,
+        ...along.filter((row) => row.item_ends_at.getTime() <= now.getTime() + early)
+          .map((row) => row.device_id).sort(),
+      ];
+      const asleep = await asleepOf(ids, trx);
+      const made: string[] = [];
+      // A rotation another transaction holds is left to it.
+      for (const id of ids) {
+        const mine = id === deviceId;
+        const pushId = await this.advanceIn(trx, id, asleep.get(id) ?? null, {
+          early: mine ? 0 : early,
+          skipLocked: !mine,
+        });
+        if (pushId) made.push(id);
+      }
+      return made;
+    });
+    for (const id of advanced) await this.trim(id);
+  }
+
+  /** Keeps the device's playlist history to `KEPT_PUSHES` (a failure is logged). */
+  private async trim(deviceId: string) {
+    await this.deps.pushes.trimScheduled(deviceId, PLAYLIST_PARAM, KEPT_PUSHES).catch((e) =>
+      this.log.error("playlist history trim failed", { deviceId, error: String(e) })
+    );
+  }
+
+  /**
+   * `advance` in the caller's transaction; `early`: an item ending within that many ms counts
+   * as ended; `skipLocked`: a rotation another transaction holds is left alone (null).
+   */
+  private async advanceIn(
+    trx: Trx,
+    deviceId: string,
+    asleep: number | null,
+    options: { restart?: boolean; redraw?: boolean; early?: number; skipLocked?: boolean },
+  ): Promise<string | null> {
+    const { restart = false, redraw = false, early = 0 } = options;
+    const state = await repo.lockRotation(trx, deviceId, options.skipLocked);
+    if (!state) return null;
+    const now = this.now();
+    const held = state.hold_until !== null && state.hold_until > now;
+    if (redraw && (held || state.item_index < 0)) return null;
+    if (!redraw && !restart && state.item_ends_at.getTime() > now.getTime() + early) {
+      return null;
+    }
+    if (held && !redraw) return await this.wait(trx, deviceId, state.hold_until!, now);
+    if (asleep !== null) {
+      return await this.wait(trx, deviceId, new Date(now.getTime() + asleep * 1000), now);
+    }
+    const items = state.items;
+    const index = redraw ? state.item_index : nextDue(
+      items,
+      state.time_zone,
+      restart ? -1 : state.item_index,
+      now,
+    );
+    const item = items[index];
+    if (!item) {
+      // An empty schedule shows nothing new: the device keeps what it shows and looks again.
+      await repo.updateRotation(trx, deviceId, {
+        item_index: -1,
+        plugin_ids: [],
+        hold_until: null,
+        item_ends_at: new Date(now.getTime() + IDLE_SECONDS * 1000),
+        updated_at: now,
+      });
+      await this.jobs.send(playlistAdvanceQueue, { deviceId }, {
+        trx,
+        startAfterSeconds: IDLE_SECONDS,
+      });
+      return null;
+    }
+    if (!redraw) {
+      const seconds = item.durationSeconds ?? DEFAULT_DURATION_SECONDS;
+      await repo.updateRotation(trx, deviceId, {
+        item_index: index,
+        plugin_ids: pluginsOf(item),
+        hold_until: null,
+        item_ends_at: new Date(now.getTime() + seconds * 1000),
+        updated_at: now,
+      });
+      await this.jobs.send(playlistAdvanceQueue, { deviceId }, {
+        trx,
+        startAfterSeconds: seconds,
+      });
+    }
+    // Last: it takes the user's render lock (fair shares), held from here to the commit, which
+    // every advance of the user's devices waits for; the rotation's own writes come first.
+    const push = await this.deps.pushes.create({
+      userId: state.user_id,
+      deviceId,
+      title: state.name,
+      template: PLUGIN_PUSH_TEMPLATE,
+      params: {
+        ...("mashup" in item
+          ? { mashup: item.mashup.layout, pluginIds: item.mashup.pluginIds }
+          : { pluginId: item.pluginId, view: "full" }),
+        [PLAYLIST_PARAM]: state.playlist_id,
+        itemIndex: index,
+      },
+      scheduled: true,
+    }, trx);
+    return push.id;
   }
 
   /** The rotation waits until `until` (a hold, a sleep): no render now, an advance then. */
@@ -324,10 +408,18 @@ export class PlaylistsService {
     await this.jobs.send(playlistAdvanceQueue, { deviceId }, { trx, startAfterSeconds: seconds });
   }
 
-  /** A playlist's push rendered (the `pushRendered` hook): shown at once. */
-  async rendered(push: { id: string; params: unknown }): Promise<void> {
-    const params = (push.params ?? {}) as Record<string, unknown>;
-    if (typeof params[PLAYLIST_PARAM] === "string") await this.deps.pushes.showNow(push.id);
+  /**
+   * Playlists' pushes rendered (the `pushRendered` hook: one, or many of one drawing): shown at
+   * once, many together.
+   */
+  async rendered(
+    pushes: { id: string; device_id: string; user_id: string; params: unknown }[],
+  ): Promise<void> {
+    const ours = pushes.filter((push) =>
+      typeof ((push.params ?? {}) as Record<string, unknown>)[PLAYLIST_PARAM] === "string"
+    );
+    if (ours.length === 1) await this.deps.pushes.showNow(ours[0]);
+    else if (ours.length > 1) await this.deps.pushes.showMany(ours);
   }
 
   /** A webhook plugin's data changed: the devices showing it draw their item again. */

@@ -47,6 +47,9 @@ export const plugins = defineDomain({
     pushDrawing: ({ services }) => ({
       template: PLUGIN_PUSH_TEMPLATE,
       draw: (push, panel) => services.plugins.drawPush(push, panel),
+      // Nothing of the device but its panel reaches the page: one drawing serves every push of
+      // the same screen (a playlist's item on many displays).
+      alike: true,
     }),
   },
   build: buildWith(["devices", "pushes", "webhooks"], (context) => {

@@ -29,6 +29,8 @@ declare module "../../face.ts" {
     pushFailedForGood: RenderFailedReaction;
     /** The panel a device is (size and grey depth), or null: its custom images are drawn for it. */
     devicePanel: (deviceId: string) => Promise<PanelSpec | null>;
+    /** `devicePanel` of many devices at once: the panels of those that are one, by device. */
+    devicePanels: (deviceIds: string[]) => Promise<Map<string, PanelSpec>>;
     /** A push template another domain draws (a plugin's): its drawing. */
     pushDrawing: PushDrawing;
     /** A push's render was stored (PREPARE → QUEUE). */
@@ -70,6 +72,7 @@ export const pushes = defineDomain({
       onOwnerPush: context.hooks("ownerPushed"),
     });
     const panels = context.hooks("devicePanel");
+    const panelSets = context.hooks("devicePanels");
     return {
       pushes,
       pushRenderJob: new PushRenderJob(pushes, renderer, {
@@ -83,6 +86,15 @@ export const pushes = defineDomain({
             if (panel) return panel;
           }
           return null;
+        },
+        panelsOf: async (deviceIds) => {
+          const found = new Map<string, PanelSpec>();
+          for (const panelsOf of panelSets) {
+            for (const [id, panel] of await panelsOf(deviceIds)) {
+              if (!found.has(id)) found.set(id, panel);
+            }
+          }
+          return found;
         },
         log,
       }),

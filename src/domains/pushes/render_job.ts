@@ -30,7 +30,12 @@ import {
 import { templateRegistry } from "../../infra/render/templates/registry.ts";
 import { renderPrefix } from "./keys.ts";
 import type { ObjectStore } from "../../infra/storage/object_store.ts";
-import { CUSTOM_IMAGE_TEMPLATE, type PushesService, SCENE_PUSH_TEMPLATE } from "./service.ts";
+import {
+  CUSTOM_IMAGE_TEMPLATE,
+  type PushesService,
+  type RenderDigests,
+  SCENE_PUSH_TEMPLATE,
+} from "./service.ts";
 import type { PushesTable } from "./tables.ts";
 import { FORMAT_FILES } from "./views.ts";
 
@@ -39,9 +44,20 @@ type PushRow = Selectable<PushesTable>;
 /** A failure that retrying cannot fix: recorded, not retried. */
 class PermanentRenderFailure extends Error {}
 
-async function sha256Hex(bytes: Uint8Array): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>);
-  return new Uint8Array(digest).toHex();
+/**
+ * Digests by the bytes they are of: one drawing shared by many pushes (a playlist's item on many
+ * displays, plugins/drawing.ts) is hashed once, not once per device.
+ */
+const digestsOf = new WeakMap<Uint8Array, Promise<string>>();
+
+function sha256Hex(bytes: Uint8Array): Promise<string> {
+  let digest = digestsOf.get(bytes);
+  if (!digest) {
+    digest = crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>)
+      .then((d) => new Uint8Array(d).toHex());
+    digestsOf.set(bytes, digest);
+  }
+  return digest;
 }
 
 /** The dither a custom push asked for (stored in its params), if it is one we know. */
@@ -86,10 +102,30 @@ function checkPanelPng(png: Uint8Array, panel: PanelSpec): string | null {
 export interface PushDrawing {
   template: string;
   draw(push: PushRow, panel: PanelSpec | null): Promise<PushBitmaps>;
+  /**
+   * Pushes of one user with the same params draw the same picture for the same panel (a
+   * playlist's item due on many displays): one drawing is stored for all of them that wait.
+   */
+  alike?: boolean;
 }
 
-/** What follows a push's render stored (PREPARE → QUEUE): a playlist's push is shown at once. */
-export type RenderedReaction = (push: PushRow) => Promise<void>;
+/**
+ * What follows renders stored (PREPARE → QUEUE), one push or many of one drawing: a playlist's
+ * pushes are shown at once.
+ */
+export type RenderedReaction = (pushes: PushRow[]) => Promise<void>;
+
+/** Pushes one drawing completes beside its own push (the rest wait for their own jobs). */
+const ALIKE_BATCH = 200;
+/** Devices' files written at once for such a group. */
+const WRITES_AT_ONCE = 8;
+
+/** Whether two panels are drawn alike. */
+function samePanel(a: PanelSpec | null, b: PanelSpec | null): boolean {
+  if (!a || !b) return a === b;
+  return a.width === b.width && a.height === b.height && a.bitDepth === b.bitDepth &&
+    (a.rotation ?? 0) === (b.rotation ?? 0);
+}
 
 /** What follows when a push's render failed for good (no retry follows). */
 export type RenderFailedReaction = (push: PushRow, message: string) => Promise<void>;
@@ -105,6 +141,8 @@ export interface PushRenderJobOptions {
    * device: a custom image for a display is drawn for its panel (CONTRACT.md).
    */
   panelOf?: (deviceId: string) => Promise<PanelSpec | null>;
+  /** `panelOf` of many devices at once: the panels of those that have one, by device. */
+  panelsOf?: (deviceIds: string[]) => Promise<Map<string, PanelSpec>>;
   /** Templates other domains draw (the `pushDrawing` hook's answers). */
   drawings?: readonly PushDrawing[];
   /** Reactions to a render stored (the `pushRendered` hook's answers). */
@@ -116,6 +154,7 @@ export class PushRenderJob {
   private readonly store: ObjectStore;
   private readonly onFailedForGood: readonly RenderFailedReaction[];
   private readonly panelOf: (deviceId: string) => Promise<PanelSpec | null>;
+  private readonly panelsOf: (deviceIds: string[]) => Promise<Map<string, PanelSpec>>;
   /** Filled once every service is built (src/face.ts `hooks`): read at render time. */
   private readonly drawings: readonly PushDrawing[];
   private readonly onRendered: readonly RenderedReaction[];
@@ -129,6 +168,14 @@ export class PushRenderJob {
     this.store = options.store;
     this.onFailedForGood = options.onFailedForGood ?? [];
     this.panelOf = options.panelOf ?? (() => Promise.resolve(null));
+    this.panelsOf = options.panelsOf ?? (async (deviceIds) => {
+      const found = new Map<string, PanelSpec>();
+      for (const id of deviceIds) {
+        const panel = await this.panelOf(id);
+        if (panel) found.set(id, panel);
+      }
+      return found;
+    });
     this.drawings = options.drawings ?? [];
     this.onRendered = options.onRendered ?? [];
   }
@@ -139,6 +186,9 @@ export class PushRenderJob {
     if (!push) return;
     const own = renderPrefix(push.user_id, push.device_id, push.id);
     let wrote = false;
+    let drawn:
+      | { panel: PanelSpec | null; bitmaps: PushBitmaps; digests: RenderDigests }
+      | undefined;
     try {
       const panel = await this.panelOf(push.device_id);
       const bitmaps = await this.render(push, panel ?? undefined);
@@ -166,20 +216,86 @@ export class PushRenderJob {
       // Deleted meanwhile (unbind): drop what this attempt wrote, unless another attempt of the
       // same push finished first with the same files.
       if (!outcome.done && wrote && outcome.ownedBy !== own) await this.store.deletePrefix(own);
-      if (outcome.done) await this.rendered(push);
+      if (outcome.done) await this.rendered([push]);
+      drawn = { panel, bitmaps, digests };
     } catch (error) {
       // Nothing references a push's own prefix before it is QUEUE, so this removes only this
       // attempt's files (a deduplicated push wrote none).
       if (wrote) await this.store.deletePrefix(own).catch(() => {});
       await this.failed(push, error, attempt);
     }
+    if (drawn && this.drawings.some((d) => d.template === push.template && d.alike)) {
+      // Theirs to fail: those left PREPARE are drawn by their own jobs.
+      await this.completeAlike(push, drawn).catch((cause) =>
+        this.log.error("shared render failed", { pushId: push.id, error: String(cause) })
+      );
+    }
   }
 
-  /** The reactions to a stored render; theirs to log, the render stands. */
-  private async rendered(push: PushRow) {
+  /**
+   * The pushes waiting for the drawing just stored (same user, template and params, same panel;
+   * one a device): each gets its device's files (an identical render's, or written under its
+   * own prefix) and all move to QUEUE together, then their reactions run once for all. Their
+   * own jobs later find them rendered. This is what keeps a playlist on a thousand displays
+   * from being a thousand render jobs' worth of statements when its item comes due.
+   */
+  private async completeAlike(
+    leader: PushRow,
+    drawn: { panel: PanelSpec | null; bitmaps: PushBitmaps; digests: RenderDigests },
+  ) {
+    const devices = new Set([leader.device_id]);
+    const candidates: PushRow[] = [];
+    for (const push of await this.pushes.alike(leader, ALIKE_BATCH)) {
+      if (devices.has(push.device_id)) continue;
+      devices.add(push.device_id);
+      candidates.push(push);
+    }
+    if (candidates.length === 0) return;
+    const panels = await this.panelsOf(candidates.map((p) => p.device_id));
+    const group = candidates.filter((p) => samePanel(panels.get(p.device_id) ?? null, drawn.panel));
+    if (group.length === 0) return;
+    const same = await this.pushes.identicalRenders(group.map((p) => p.device_id), drawn.digests);
+    const written: { push: PushRow; prefix: string }[] = [];
+    const renders = group.map((push) => {
+      const found = same.get(push.device_id);
+      if (found) return { push, prefix: found.render_prefix, fileId: found.file_id ?? undefined };
+      const prefix = renderPrefix(push.user_id, push.device_id, push.id);
+      written.push({ push, prefix });
+      return { push, prefix };
+    });
+    try {
+      for (let i = 0; i < written.length; i += WRITES_AT_ONCE) {
+        await Promise.all(
+          written.slice(i, i + WRITES_AT_ONCE).map((w) => this.writeFiles(w.prefix, drawn.bitmaps)),
+        );
+      }
+    } catch (error) {
+      for (const w of written) await this.store.deletePrefix(w.prefix).catch(() => {});
+      throw error;
+    }
+    const { done, ownedBy } = await this.pushes.completeRenders(
+      renders,
+      drawn.digests,
+      drawn.bitmaps.png.byteLength,
+    );
+    // Not ours to complete (deleted, or its own job finished first with the same files).
+    for (const w of written) {
+      if (ownedBy.has(w.push.id) && ownedBy.get(w.push.id) !== w.prefix) {
+        await this.store.deletePrefix(w.prefix).catch(() => {});
+      }
+    }
+    if (done.length > 0) await this.rendered(done);
+  }
+
+  /** The reactions to stored renders; theirs to log, the renders stand. */
+  private async rendered(pushes: PushRow[]) {
     for (const react of this.onRendered) {
-      await react(push).catch((cause) =>
-        this.log.error("render reaction failed", { pushId: push.id, error: String(cause) })
+      await react(pushes).catch((cause) =>
+        this.log.error("render reaction failed", {
+          pushId: pushes[0]?.id,
+          pushes: pushes.length,
+          error: String(cause),
+        })
       );
     }
   }

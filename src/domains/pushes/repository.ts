@@ -218,6 +218,15 @@ export function scheduledBeyond(
     .forUpdate().execute();
 }
 
+/** Whether the device has more than `keep` pushes whose params carry `paramKey` (no lock). */
+export async function hasScheduledBeyond(db: Db, deviceId: string, paramKey: string, keep: number) {
+  const row = await db.selectFrom("pushes").select("id").where("device_id", "=", deviceId)
+    .where(sql<boolean>`params ->> ${paramKey} is not null`)
+    .orderBy("created_at", "desc").orderBy("id", "desc").offset(keep).limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 export function deletePushes(trx: Trx, ids: string[]) {
   if (ids.length === 0) return Promise.resolve([]);
   return trx.deleteFrom("pushes").where("id", "in", ids).execute();
@@ -233,4 +242,83 @@ export async function prefixesInUse(
   const rows = await trx.selectFrom("pushes").select("render_prefix").distinct()
     .where("device_id", "=", deviceId).where("render_prefix", "in", prefixes).execute();
   return new Set(rows.map((r) => r.render_prefix!));
+}
+
+/**
+ * Pushes of the user waiting for the same drawing as `push` (same template and params: a
+ * playlist's item due on many devices), still PREPARE and not failed, oldest first.
+ */
+export function preparedAlike(
+  db: Db,
+  push: { id: string; user_id: string; template: string; params: unknown },
+  limit: number,
+) {
+  return db.selectFrom("pushes").selectAll().where("user_id", "=", push.user_id)
+    .where("status", "=", "PREPARE").where("render_failed_at", "is", null)
+    .where("template", "=", push.template).where("id", "!=", push.id)
+    // Sent as text and cast (a driver sending a jsonb parameter would encode the string again).
+    .where(sql<boolean>`params = cast(${JSON.stringify(push.params ?? {})}::text as jsonb)`)
+    .orderBy("created_at").orderBy("id").limit(limit).execute();
+}
+
+/** `findIdenticalRender` for many devices at once: the oldest such render of each. */
+export async function findIdenticalRenders(
+  db: Db,
+  deviceIds: string[],
+  digests: { png: string; raw2: string; raw4: string },
+): Promise<Map<string, { render_prefix: string; file_id: string | null }>> {
+  if (deviceIds.length === 0) return new Map();
+  const rows = await db.selectFrom("pushes").select(["device_id", "render_prefix", "file_id"])
+    .where("device_id", "in", deviceIds).where("png_sha256", "=", digests.png)
+    .where("raw2_sha256", "=", digests.raw2).where("raw4_sha256", "=", digests.raw4)
+    .where("render_prefix", "is not", null).where("status", "!=", "PREPARE")
+    .orderBy("rendered_at").execute();
+  const found = new Map<string, { render_prefix: string; file_id: string | null }>();
+  for (const row of rows) {
+    if (!found.has(row.device_id)) {
+      found.set(row.device_id, { render_prefix: row.render_prefix!, file_id: row.file_id });
+    }
+  }
+  return found;
+}
+
+/** Pushes by id, locked, in id order (many at once: a group's render or publication). */
+export function lockPushes(trx: Trx, ids: string[]) {
+  if (ids.length === 0) return Promise.resolve([]);
+  return trx.selectFrom("pushes").selectAll().where("id", "in", ids).orderBy("id").forUpdate()
+    .execute();
+}
+
+/**
+ * PREPARE → QUEUE for many pushes of one drawing, each with its own files (`prefix`, `fileId`),
+ * in one statement.
+ */
+export async function storeRenders(
+  trx: Trx,
+  rows: { id: string; prefix: string; fileId: string }[],
+  digests: { png: string; raw2: string; raw4: string },
+  at: Date,
+): Promise<void> {
+  if (rows.length === 0) return;
+  const values = sql.join(
+    rows.map((r) => sql`(${r.id}::uuid, ${r.prefix}::text, ${r.fileId}::uuid)`),
+  );
+  await sql`update pushes as p set status = 'QUEUE', render_prefix = v.prefix,
+      file_id = v.file_id, png_sha256 = ${digests.png}, raw2_sha256 = ${digests.raw2},
+      raw4_sha256 = ${digests.raw4}, rendered_at = ${at}, render_error = null,
+      render_attempts = p.render_attempts + 1, updated_at = ${at}
+    from (values ${values}) as v(id, prefix, file_id)
+    where p.id = v.id and p.status = 'PREPARE'`.execute(trx);
+}
+
+/** Moves the pushes among `ids` that are in one of `from` to `to` (many at once). */
+export function transitionMany(
+  trx: Trx,
+  ids: string[],
+  from: PushStatus[],
+  changes: Updateable<PushesTable> & { status: PushStatus },
+) {
+  if (ids.length === 0) return Promise.resolve([]);
+  return trx.updateTable("pushes").set({ ...changes, updated_at: new Date() })
+    .where("id", "in", ids).where("status", "in", from).returningAll().execute();
 }

@@ -416,6 +416,74 @@ export class PushesService {
   }
 
   /**
+   * Pushes of the user waiting for the same drawing as `push` (same template and params: a
+   * playlist's item due on many devices), at most `limit`, oldest first.
+   */
+  alike(push: PushRow, limit: number): Promise<PushRow[]> {
+    return repo.preparedAlike(this.db, push, limit);
+  }
+
+  /** `identicalRender` for many devices at once, by device. */
+  identicalRenders(deviceIds: string[], digests: RenderDigests) {
+    return repo.findIdenticalRenders(this.db, deviceIds, digests);
+  }
+
+  /**
+   * `completeRender` for many pushes of one drawing (a playlist's item on many devices), each
+   * with its own files (`prefix`; `fileId` an identical render's of its device): their file
+   * records and PREPARE → QUEUE in one transaction and a few statements. Returns the pushes it
+   * moved, and for the others (no longer PREPARE) the prefix each points at, if any.
+   */
+  async completeRenders(
+    renders: { push: PushRow; prefix: string; fileId?: string }[],
+    digests: RenderDigests,
+    pngBytes: number,
+  ): Promise<{ done: PushRow[]; ownedBy: Map<string, string | null> }> {
+    if (renders.length === 0) return { done: [], ownedBy: new Map() };
+    return await this.db.transaction().execute(async (trx) => {
+      const locked = new Map(
+        (await repo.lockPushes(trx, renders.map((r) => r.push.id))).map((p) => [p.id, p]),
+      );
+      const now = new Date();
+      const done: PushRow[] = [];
+      const ownedBy = new Map<string, string | null>();
+      const rows: { id: string; prefix: string; fileId: string }[] = [];
+      const records: Parameters<typeof files.insertFiles>[1] = [];
+      for (const { push, prefix, fileId } of renders) {
+        const current = locked.get(push.id);
+        if (current?.status !== "PREPARE" || current.render_failed_at) {
+          ownedBy.set(push.id, current?.render_prefix ?? null);
+          continue;
+        }
+        const id = fileId ?? uuidv7();
+        if (!fileId) {
+          records.push({
+            id,
+            user_id: push.user_id,
+            device_id: push.device_id,
+            purpose: "push_render",
+            object_key: prefix + FORMAT_FILES.png,
+            content_type: "image/png",
+            size_bytes: pngBytes,
+            status: "confirmed",
+            confirmed_at: now,
+          });
+        }
+        rows.push({ id: push.id, prefix, fileId: id });
+        done.push(push);
+      }
+      await files.insertFiles(trx, records);
+      await repo.storeRenders(trx, rows, digests, now);
+      // A device nobody polls (a provider's webhook) has it delivered by its transport.
+      await this.devices.pushesReady(
+        trx,
+        done.map((p) => ({ deviceId: p.device_id, pushId: p.id })),
+      );
+      return { done, ownedBy };
+    });
+  }
+
+  /**
    * A render attempt failed: its error is recorded on the push; `forGood` marks it failed for
    * good and emits `push.failed` with the failure it reports, in the same transaction.
    */
@@ -618,9 +686,8 @@ export class PushesService {
    * latest (the one shown before EXPIRES), and a device on MQTT gets `new_push`; a display gets
    * it at its next poll. Nothing happens to a push no longer QUEUE or a device that left.
    */
-  async showNow(pushId: string): Promise<boolean> {
-    const push = await repo.findPush(this.db, pushId);
-    if (!push) return false;
+  async showNow(push: { id: string; device_id: string; user_id: string }): Promise<boolean> {
+    const pushId = push.id;
     return await this.db.transaction().execute(async (trx) => {
       const device = await this.devices.lock(trx, push.device_id);
       if (!device?.owner_id || device.owner_id !== push.user_id) return false;
@@ -640,11 +707,69 @@ export class PushesService {
   }
 
   /**
+   * `showNow` for many scheduled pushes just rendered, at most one a device (a playlist's item
+   * drawn once for many displays): one transaction holding their devices' locks (in id order)
+   * and a few statements whatever their number; each still gets its `push.published` and its
+   * device's `new_push`. Returns how many were shown.
+   */
+  async showMany(list: { id: string; device_id: string; user_id: string }[]): Promise<number> {
+    if (list.length === 0) return 0;
+    return await this.db.transaction().execute(async (trx) => {
+      const devices = await this.devices.lockMany(trx, [...new Set(list.map((p) => p.device_id))]);
+      const locked = new Map(
+        (await repo.lockPushes(trx, list.map((p) => p.id))).map((p) => [p.id, p]),
+      );
+      const seen = new Set<string>();
+      const shown = list.filter((p) => {
+        const device = devices.get(p.device_id);
+        if (seen.has(p.device_id) || !device?.owner_id || device.owner_id !== p.user_id) {
+          return false;
+        }
+        if (locked.get(p.id)?.status !== "QUEUE") return false;
+        seen.add(p.device_id);
+        return true;
+      });
+      if (shown.length === 0) return 0;
+      const ids = new Set(shown.map((p) => p.id));
+      const previous = shown.flatMap((p) => {
+        const latest = devices.get(p.device_id)!.latest_push_id;
+        return latest && !ids.has(latest) ? [latest] : [];
+      });
+      await repo.transitionMany(trx, previous, ["PUBLISHED", "CONFIRMED"], { status: "EXPIRED" });
+      const now = new Date();
+      await repo.transitionMany(trx, [...ids], ["QUEUE"], {
+        status: "PUBLISHED",
+        published_at: now,
+      });
+      await this.devices.setLatestPushes(
+        trx,
+        shown.map((p) => ({ deviceId: p.device_id, pushId: p.id })),
+        now,
+      );
+      const events = shown.map((p) => ({
+        userId: p.user_id,
+        data: { pushId: p.id, deviceId: p.device_id, status: "PUBLISHED" },
+      }));
+      await emitAll(this.events, trx, "push.published", events);
+      for (const p of shown) {
+        await this.devices.notify(trx, devices.get(p.device_id)!, {
+          kind: "new_push",
+          pushId: p.id,
+        });
+      }
+      return shown.length;
+    });
+  }
+
+  /**
    * Keeps a device's history bounded: its pushes whose params carry `paramKey` (a playlist's)
    * beyond the newest `keep` are deleted, with their file records and stored bitmaps unless a
    * push left still points at them (an identical render is stored once per device).
    */
   async trimScheduled(deviceId: string, paramKey: string, keep: number): Promise<number> {
+    // Most calls find nothing beyond `keep`: known without a transaction or the device's lock
+    // (a push added meanwhile is trimmed by the next call).
+    if (!await repo.hasScheduledBeyond(this.db, deviceId, paramKey, keep)) return 0;
     const gone = await this.db.transaction().execute(async (trx) => {
       const device = await this.devices.lock(trx, deviceId);
       if (!device) return [];
@@ -746,5 +871,20 @@ export class PushesService {
       });
       return true;
     });
+  }
+}
+
+/** Events of one type for many changes: through `emitMany` when the sink has it. */
+async function emitAll(
+  sink: EventSink,
+  trx: Trx,
+  type: "push.published",
+  events: { userId: string; data: Record<string, unknown> }[],
+) {
+  const byUser = new Map<string, Record<string, unknown>[]>();
+  for (const { userId, data } of events) byUser.set(userId, [...byUser.get(userId) ?? [], data]);
+  for (const [userId, datas] of byUser) {
+    if (sink.emitMany) await sink.emitMany(trx, userId, type, datas);
+    else for (const data of datas) await sink.emit(trx, userId, type, data);
   }
 }

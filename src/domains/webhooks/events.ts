@@ -28,6 +28,13 @@ export interface EventSink {
     type: WebhookEventType,
     data: Record<string, unknown>,
   ): Promise<void>;
+  /** `emit` of one type for many changes of the user (their subscriptions read once). */
+  emitMany?(
+    trx: Trx,
+    userId: string,
+    type: WebhookEventType,
+    datas: Record<string, unknown>[],
+  ): Promise<void>;
 }
 
 /** No webhooks (unit tests of other domains). */

@@ -201,6 +201,19 @@ export class WebhooksService implements EventSink {
     await this.record(trx, userId, type, data, hooks.map((h) => h.id));
   }
 
+  /** `emit` for many changes of one type (a playlist's item published): hooks read once. */
+  async emitMany(
+    trx: Trx,
+    userId: string,
+    type: WebhookEventType,
+    datas: Record<string, unknown>[],
+  ) {
+    if (datas.length === 0) return;
+    const hooks = await repo.subscribed(trx, userId, [type]);
+    if (hooks.length === 0) return;
+    for (const data of datas) await this.record(trx, userId, type, data, hooks.map((h) => h.id));
+  }
+
   private async record(
     trx: Trx,
     userId: string,

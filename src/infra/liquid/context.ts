@@ -39,10 +39,16 @@ export interface TrmnlContextInput {
   now: Date;
 }
 
-/** Seconds east of UTC of `timeZone` at `now` (0 for an unknown zone). */
-export function utcOffsetSeconds(timeZone: string, now: Date): number {
-  try {
-    const parts = new Intl.DateTimeFormat("en-US", {
+/**
+ * Formatters by zone: building one costs far more than using it (a playlist's advance of many
+ * devices asks for the same zone each time). An unknown zone's construction throws: not kept.
+ */
+const offsetFormats = new Map<string, Intl.DateTimeFormat>();
+
+function offsetFormat(timeZone: string): Intl.DateTimeFormat {
+  let format = offsetFormats.get(timeZone);
+  if (!format) {
+    format = new Intl.DateTimeFormat("en-US", {
       timeZone,
       hourCycle: "h23",
       year: "numeric",
@@ -51,7 +57,18 @@ export function utcOffsetSeconds(timeZone: string, now: Date): number {
       hour: "numeric",
       minute: "numeric",
       second: "numeric",
-    }).formatToParts(now);
+    });
+    // Zones are few (IANA names); a bound keeps a caller passing odd names from growing it.
+    if (offsetFormats.size >= 1000) offsetFormats.clear();
+    offsetFormats.set(timeZone, format);
+  }
+  return format;
+}
+
+/** Seconds east of UTC of `timeZone` at `now` (0 for an unknown zone). */
+export function utcOffsetSeconds(timeZone: string, now: Date): number {
+  try {
+    const parts = offsetFormat(timeZone).formatToParts(now);
     const get = (type: string) => Number(parts.find((p) => p.type === type)?.value);
     const local = Date.UTC(
       get("year"),
