@@ -71,6 +71,7 @@ async function burst(
   devices: Array<[string, string]>,
   timeoutMs: number,
   connectOnly = false,
+  beforeClose: () => Promise<unknown> = () => Promise.resolve(),
 ) {
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", new URL("./fleet_devices.ts", import.meta.url).pathname],
@@ -97,6 +98,7 @@ async function burst(
       );
     }
     const result = connectOnly ? {} : await ask({ kind: "burst", timeoutMs });
+    await beforeClose();
     await ask({ kind: "close" });
     return { ...result, ...connected };
   } finally {
@@ -196,9 +198,12 @@ export async function benchFleet(
     const bareUrl = `mqtt://127.0.0.1:${(await bare.next()).port}`;
     for (const size of sizes) {
       const b = await burst(bareUrl, fleet.slice(0, size), 60_000, true);
+      // Probed while the fleet connects and asks, not while it disconnects after.
       const stopProbe = await startProbe(server.url);
-      const r = await burst(mqttUrl, fleet.slice(0, size), 60_000);
-      const health = await stopProbe();
+      let health: Awaited<ReturnType<typeof stopProbe>> | undefined;
+      const r = await burst(mqttUrl, fleet.slice(0, size), 60_000, false, async () => {
+        health = await stopProbe();
+      });
       const label = `fleet burst, ${size} devices (${setup})`;
       rows.push(
         {
@@ -215,9 +220,9 @@ export async function benchFleet(
         },
         {
           name: `${label}: /health p99 during connect and burst (bare Deno.serve: ${
-            round(health.bare.p99)
-          } ms; p50 ${round(health.service.p50)} ms, max ${round(health.service.max)} ms)`,
-          value: round(health.service.p99),
+            round(health!.bare.p99)
+          } ms; p50 ${round(health!.service.p50)} ms, max ${round(health!.service.max)} ms)`,
+          value: round(health!.service.p99),
           unit: "ms",
         },
         { name: `${label}: answered with their push`, value: r.answered, unit: "devices" },
