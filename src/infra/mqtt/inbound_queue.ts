@@ -38,6 +38,9 @@ export const DEFAULT_LIMITS: QueueLimits = {
 /** Handlers that finish nothing for this long (every slot taken, messages waiting) are stuck. */
 export const STALL_MS = 5_000;
 
+/** The first rate of a busy stretch is measured over this long from its first answer. */
+export const FIRST_SAMPLE_MS = 1_000;
+
 /** `queued`, or why not: the thing's own backlog is full, or the whole backlog is. */
 export type PushResult = "queued" | "thing_full" | "full";
 
@@ -80,7 +83,7 @@ export class InboundQueue<T> {
    * Seconds a message queued now would wait before its handler starts: the backlog over the
    * handlers finished per second while messages waited (idle time, and time when messages come
    * slower than they are handled, do not count: neither says how fast the service can go),
-   * over samples of at least 500 ms (a higher rate is taken at once, a lower one by halves). 0 until a first sample is measured; Infinity when nothing finished for `STALL_MS`.
+   * over samples of at least 500 ms (the first `FIRST_SAMPLE_MS`; a higher rate is taken at once, a lower one by halves). 0 until a first sample is measured; Infinity when nothing finished for `STALL_MS`.
    */
   expectedWaitSeconds(): number {
     const busy = this.busyMs + (this.saturated ? this.now() - this.busySince : 0);
@@ -89,7 +92,10 @@ export class InboundQueue<T> {
     // A half second that finished nothing is not yet a stall: at the start of a fleet's burst the
     // loop is busy taking the burst in (the first answers wait behind it for their PUBACKs), and
     // a rate of 0 then shed every device of a burst the service answered in 3 s (issue 40).
-    if (measured >= 500 && (finished > 0 || measured >= STALL_MS)) {
+    // The first sample is longer: a fleet's burst may still be arriving (and taking most of the
+    // loop) for a second after the first answer, which a half-second sample read as the rate.
+    const window = this.measured ? 500 : FIRST_SAMPLE_MS;
+    if (measured >= window && (finished > 0 || measured >= STALL_MS)) {
       const rate = finished / (measured / 1000);
       // Up at once, down by halves: the first samples of a burst are taken while the loop also
       // parses the burst's arrivals, and would shed devices the service then answers in time.

@@ -132,10 +132,11 @@ Deno.test("inbound queue: the expected wait is the backlog over the rate while m
   q.push("b", "b0"); // runs alone: nothing waits, so its time does not count either
   now += 5_000;
   await g.finish("b0");
-  for (let i = 0; i < 21; i++) q.push("a", `a${i}`);
+  for (let i = 0; i < 22; i++) q.push("a", `a${i}`);
   assertEquals(q.expectedWaitSeconds(), 0, "nothing measured yet");
-  // 10 handlers in 1 s of work: 10 per second, 10 waiting -> 1 s.
-  for (let i = 0; i < 10; i++) {
+  // The first answer starts the clock; then 10 handlers in 1 s of work: 10 per second, 10
+  // waiting -> 1 s.
+  for (let i = 0; i < 11; i++) {
     now += 100;
     await g.finish(`a${i}`);
   }
