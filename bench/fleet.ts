@@ -3,6 +3,10 @@
  * and each publishes `up/get_push`. Reports how many got their push, how many were told to retry
  * (`{"error":"busy","retryAfter"}` on `down/push`), how many got nothing, and the time to the last
  * first answer and to the last push, for 1,000 and 10,000 devices beside 100 in the same run.
+ * The devices reconnect at once (every CONNECT in flight, 5 s CONNACK timeout, retried): the
+ * time to the last CONNECT accepted and the timeouts are shown beside a bare aedes taking the
+ * same CONNECTs, and `/health` p99 while they connect and ask beside a bare `Deno.serve`, both in
+ * processes of their own (issue 40).
  * The service runs in this process (its database is reached directly to create the fleet in
  * bulk); the devices run in a worker, so they do not share the service's event loop.
  * On an external broker the figures include its own limits: Mosquitto's default
@@ -22,8 +26,57 @@ import { createDatabase } from "../tests/helpers/server.ts";
 
 const round = (value: number, digits = 1) => Number(value.toFixed(digits));
 
+/** Connects reconnecting devices as a fleet does after a broker restart: all at once. */
+const RECONNECT = { concurrency: 100_000, connectTimeoutMs: 5_000 };
+
+/** A child process speaking JSON lines (its first line read at once). */
+function spawnLines(args: string[]) {
+  const child = new Deno.Command(Deno.execPath(), {
+    args,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const lines = child.stdout.pipeThrough(new TextDecoderStream()).pipeThrough(splitLines())
+    .getReader();
+  return {
+    async next() {
+      const { value } = await lines.read();
+      if (value === undefined) throw new Error("the child process ended");
+      return JSON.parse(value as string);
+    },
+    async stop() {
+      await child.stdin.close().catch(() => {});
+    },
+    status: child.status,
+  };
+}
+
+/** `GET /health` latencies of the service and of a bare server, from another process. */
+async function startProbe(origin: string) {
+  const probe = spawnLines([
+    "run",
+    "-A",
+    new URL("./fleet_probe.ts", import.meta.url).pathname,
+    origin,
+  ]);
+  await probe.next();
+  return async () => {
+    await probe.stop();
+    const result = await probe.next() as Record<"service" | "bare", Record<string, number>>;
+    await probe.status;
+    return result;
+  };
+}
+
 /** One burst of `devices` from a fresh child process; resolves with its counts. */
-async function burst(url: string, devices: Array<[string, string]>, timeoutMs: number) {
+async function burst(
+  url: string,
+  devices: Array<[string, string]>,
+  timeoutMs: number,
+  connectOnly = false,
+  beforeClose: () => Promise<unknown> = () => Promise.resolve(),
+) {
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", new URL("./fleet_devices.ts", import.meta.url).pathname],
     stdin: "piped",
@@ -40,7 +93,7 @@ async function burst(url: string, devices: Array<[string, string]>, timeoutMs: n
     return JSON.parse(value as string) as Record<string, number>;
   };
   try {
-    const connected = await ask({ kind: "start", url, devices });
+    const connected = await ask({ kind: "start", url, devices, ...RECONNECT });
     if (connected.count !== devices.length) {
       throw new Error(
         `only ${connected.count} of ${devices.length} devices connected: ${
@@ -48,9 +101,10 @@ async function burst(url: string, devices: Array<[string, string]>, timeoutMs: n
         }`,
       );
     }
-    const result = await ask({ kind: "burst", timeoutMs });
+    const result = connectOnly ? {} : await ask({ kind: "burst", timeoutMs });
+    await beforeClose();
     await ask({ kind: "close" });
-    return result;
+    return { ...result, ...connected };
   } finally {
     await writer.close().catch(() => {});
     await child.status;
@@ -138,10 +192,43 @@ export async function benchFleet(
     await sql`update devices set latest_push_id = p.id from pushes p
       where p.device_id = devices.id and devices.latest_push_id is null`.execute(services.db);
     const rows: BenchRow[] = [];
+    // The same run's baseline: a bare aedes (every client accepted) takes the largest fleet's
+    // CONNECTs, from the same kind of device process.
+    const bare = spawnLines([
+      "run",
+      "-A",
+      new URL("./fleet_bare_broker.ts", import.meta.url).pathname,
+    ]);
+    const bareUrl = `mqtt://127.0.0.1:${(await bare.next()).port}`;
     for (const size of sizes) {
-      const r = await burst(mqttUrl, fleet.slice(0, size), 60_000);
+      const b = await burst(bareUrl, fleet.slice(0, size), 60_000, true);
+      // Probed while the fleet connects and asks, not while it disconnects after.
+      const stopProbe = await startProbe(server.url);
+      let health: Awaited<ReturnType<typeof stopProbe>> | undefined;
+      const r = await burst(mqttUrl, fleet.slice(0, size), 60_000, false, async () => {
+        health = await stopProbe();
+      });
       const label = `fleet burst, ${size} devices (${setup})`;
       rows.push(
+        {
+          name: `${label}: every CONNECT accepted (bare aedes: ${
+            round(b.lastConnectedMs / 1000, 2)
+          } s)`,
+          value: round(r.lastConnectedMs / 1000, 2),
+          unit: "s",
+        },
+        {
+          name: `${label}: CONNECTs timed out after 5 s, sent again (bare aedes: ${b.timeouts})`,
+          value: r.timeouts,
+          unit: "CONNECTs",
+        },
+        {
+          name: `${label}: /health p99 during connect and burst (bare Deno.serve: ${
+            round(health!.bare.p99)
+          } ms; p50 ${round(health!.service.p50)} ms, max ${round(health!.service.max)} ms)`,
+          value: round(health!.service.p99),
+          unit: "ms",
+        },
         { name: `${label}: answered with their push`, value: r.answered, unit: "devices" },
         { name: `${label}: told to retry (busy answers)`, value: r.busyAnswers, unit: "answers" },
         { name: `${label}: without their push (60 s)`, value: r.unanswered, unit: "devices" },
@@ -162,6 +249,8 @@ export async function benchFleet(
         },
       );
     }
+    await bare.stop();
+    await bare.status;
     return rows;
   } finally {
     await server.shutdown();

@@ -11,6 +11,10 @@ interface Start {
   kind: "start";
   url: string;
   devices: Array<[string, string]>;
+  /** CONNECTs in flight at once (all of them: a fleet reconnecting after a broker restart). */
+  concurrency?: number;
+  /** A CONNECT without its CONNACK after this long is given up and sent again (counted). */
+  connectTimeoutMs?: number;
 }
 
 /** Splits a text stream into lines (the JSON-lines protocol between the two processes). */
@@ -30,12 +34,23 @@ export function splitLines(): TransformStream<string, string> {
 
 let clients: Array<{ thing: string; client: MqttClient }> = [];
 
-async function connectAll(url: string, devices: Array<[string, string]>) {
+/**
+ * Connects every device, `concurrency` CONNECTs in flight at once; a CONNECT not answered within
+ * `connectTimeoutMs` is counted and sent again on a new connection (as a firmware would), up to
+ * five times. Resolves with the failures, the timeouts and when the last device was connected.
+ */
+async function connectAll(
+  url: string,
+  devices: Array<[string, string]>,
+  concurrency = 64,
+  connectTimeoutMs = 30_000,
+) {
   const queue = [...devices];
   const failures: string[] = [];
-  await Promise.all(Array.from({ length: 64 }, async () => {
-    for (let next = queue.shift(); next; next = queue.shift()) {
-      const [thing, password] = next;
+  let timeouts = 0, lastConnectedMs = 0;
+  const started = performance.now();
+  const connectOne = async (thing: string, password: string) => {
+    for (let attempt = 1;; attempt++) {
       try {
         const client = await mqtt.connectAsync(url, {
           clientId: thing,
@@ -43,17 +58,32 @@ async function connectAll(url: string, devices: Array<[string, string]>) {
           password,
           protocolVersion: 4,
           reconnectPeriod: 0,
-          connectTimeout: 30_000,
+          connectTimeout: connectTimeoutMs,
           keepalive: 600,
-        });
+        }, false);
+        if (!client.connected) throw new Error("connection ended before its CONNACK");
+        lastConnectedMs = Math.max(lastConnectedMs, performance.now() - started);
         await client.subscribeAsync(`devices/${thing}/down/push`, { qos: 1 });
         clients.push({ thing, client });
+        return;
+      } catch (error) {
+        const timedOut = String(error).includes("connack timeout");
+        if (timedOut) timeouts++;
+        if (!timedOut || attempt === 5) throw error;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, devices.length) }, async () => {
+    for (let next = queue.shift(); next; next = queue.shift()) {
+      const [thing, password] = next;
+      try {
+        await connectOne(thing, password);
       } catch (error) {
         failures.push(`${thing}: ${error}`);
       }
     }
   }));
-  return failures;
+  return { failures, timeouts, lastConnectedMs, subscribedMs: performance.now() - started };
 }
 
 function burst(timeoutMs: number) {
@@ -118,8 +148,18 @@ if (import.meta.main) {
       kind: "close";
     };
     if (message.kind === "start") {
-      const failures = await connectAll(message.url, message.devices);
-      reply({ kind: "connected", count: clients.length, failures: failures.slice(0, 5) });
+      const { failures, ...timing } = await connectAll(
+        message.url,
+        message.devices,
+        message.concurrency,
+        message.connectTimeoutMs,
+      );
+      reply({
+        kind: "connected",
+        count: clients.length,
+        failures: failures.slice(0, 5),
+        ...timing,
+      });
     } else if (message.kind === "burst") {
       reply({ kind: "result", ...(await burst(message.timeoutMs)) });
     } else {

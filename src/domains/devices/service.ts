@@ -105,8 +105,10 @@ export class DevicesService {
    * Devices by thing name for device messages, read in batches: a reconnecting fleet's burst of
    * `get_push` costs one query per few hundred devices (docs/decisions.md "The fleet burst").
    */
-  private readonly things = new Batcher((names: string[]) =>
-    repo.findDevicesByThings(this.db, names)
+  private readonly things = new Batcher(
+    (names: string[]) => repo.findDevicesByThings(this.db, names),
+    // Each message is its own socket read: gathered over the loop's turn (issue 40).
+    { maxBatch: 500, concurrency: 2, gather: "turn" },
   );
   /**
    * Displays' reports waiting for their write, by device (the newest wins), and the writes: a

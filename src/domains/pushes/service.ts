@@ -171,7 +171,11 @@ export class PushesService {
    */
   private readonly waiting: TaggedCache<boolean>;
   /** Push rows by id for the MQTT `get_push` fast path, read in batches (a fleet's burst). */
-  private readonly pushRows = new Batcher((ids: string[]) => repo.findPushes(this.db, ids));
+  private readonly pushRows = new Batcher(
+    (ids: string[]) => repo.findPushes(this.db, ids),
+    // Each `get_push` is its own socket read: gathered over the loop's turn (issue 40).
+    { maxBatch: 500, concurrency: 2, gather: "turn" },
+  );
 
   /**
    * SPEC 3.1: a new push starts in PREPARE and its render job is enqueued in the same

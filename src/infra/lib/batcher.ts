@@ -3,20 +3,33 @@
  * flight waits for the next one, so a burst of device messages costs a few `IN (...)` queries
  * rather than one query each. A key is always read by a query that starts after it was asked
  * for (never answered from an earlier read), so callers see no staler data than a direct query.
+ *
+ * `gather: "turn"` waits for the rest of the event loop's turn before a batch starts, rather than
+ * the current microtasks: keys asked for by separate I/O callbacks (a fleet's CONNECTs or
+ * `get_push`, one socket read each) then share a query instead of one each (issue 40).
  */
+import { setImmediate } from "node:timers";
+
+export interface BatcherOptions {
+  /** Keys per query at most. */
+  maxBatch: number;
+  /** Queries in flight at once. */
+  concurrency: number;
+  /** Same-tick callers only (`microtask`, the default) or the whole loop turn's (`turn`). */
+  gather?: "microtask" | "turn";
+}
+
 export class Batcher<K, V> {
   #waiting = new Map<
     K,
     Array<{ resolve(value: V | undefined): void; reject(error: unknown): void }>
   >();
   #running = 0;
+  #scheduled = false;
 
   constructor(
     private readonly fetch: (keys: K[]) => Promise<Map<K, V>>,
-    private readonly options: { maxBatch: number; concurrency: number } = {
-      maxBatch: 500,
-      concurrency: 2,
-    },
+    private readonly options: BatcherOptions = { maxBatch: 500, concurrency: 2 },
   ) {}
 
   /** The value of `key`, or undefined when the batch's query did not return it. */
@@ -25,8 +38,19 @@ export class Batcher<K, V> {
       const callers = this.#waiting.get(key);
       if (callers) callers.push({ resolve, reject });
       else this.#waiting.set(key, [{ resolve, reject }]);
-      // Same-tick callers join one batch: the flush runs after the current microtasks.
-      if (this.#running < this.options.concurrency) queueMicrotask(() => this.#flush());
+      // Same-tick callers join one batch: the flush runs after the current microtasks (or, with
+      // `gather: "turn"`, after this turn's other I/O callbacks).
+      if (this.#running < this.options.concurrency) this.#schedule();
+    });
+  }
+
+  #schedule() {
+    if (this.options.gather !== "turn") return queueMicrotask(() => this.#flush());
+    if (this.#scheduled) return;
+    this.#scheduled = true;
+    setImmediate(() => {
+      this.#scheduled = false;
+      this.#flush();
     });
   }
 
@@ -51,7 +75,8 @@ export class Batcher<K, V> {
       },
     ).finally(() => {
       this.#running--;
-      this.#flush();
+      if (this.options.gather === "turn") this.#schedule();
+      else this.#flush();
     });
   }
 }

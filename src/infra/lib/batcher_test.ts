@@ -32,3 +32,24 @@ Deno.test("batcher: a failed query fails its callers only", async () => {
   assertEquals(failed, "down");
   assertEquals(await batcher.load("a"), 1);
 });
+
+Deno.test("batcher: with gather turn, keys asked by separate callbacks of one turn share a query", async () => {
+  const queries: string[][] = [];
+  const batcher = new Batcher<string, string>(
+    (keys) => {
+      queries.push(keys);
+      return Promise.resolve(new Map(keys.map((k) => [k, k.toUpperCase()])));
+    },
+    { maxBatch: 10, concurrency: 2, gather: "turn" },
+  );
+  // Two timers due at once run in one turn, each its own callback (as two sockets' reads are).
+  const asked = await Promise.all(
+    ["a", "b"].map((k) =>
+      new Promise<Promise<string | undefined>>((resolve) =>
+        setTimeout(() => resolve(batcher.load(k)), 0)
+      )
+    ),
+  );
+  assertEquals(await Promise.all(asked), ["A", "B"]);
+  assertEquals(queries, [["a", "b"]]);
+});

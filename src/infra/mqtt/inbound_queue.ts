@@ -35,6 +35,12 @@ export const DEFAULT_LIMITS: QueueLimits = {
   maxPerThing: 16,
 };
 
+/** Handlers that finish nothing for this long (every slot taken, messages waiting) are stuck. */
+export const STALL_MS = 5_000;
+
+/** The first rate of a busy stretch is measured over this long from its first answer. */
+export const FIRST_SAMPLE_MS = 1_000;
+
 /** `queued`, or why not: the thing's own backlog is full, or the whole backlog is. */
 export type PushResult = "queued" | "thing_full" | "full";
 
@@ -63,6 +69,8 @@ export class InboundQueue<T> {
   private sample = { completed: 0, busyMs: 0 };
   private rate = 0;
   private measured = false;
+  /** The first handler finished while saturated (the first rate's clock starts there). */
+  private firstAnswered = false;
 
   constructor(
     private readonly handle: (item: T) => Promise<void>,
@@ -75,13 +83,20 @@ export class InboundQueue<T> {
    * Seconds a message queued now would wait before its handler starts: the backlog over the
    * handlers finished per second while messages waited (idle time, and time when messages come
    * slower than they are handled, do not count: neither says how fast the service can go),
-   * over samples of at least 500 ms (a higher rate is taken at once, a lower one by halves). 0 until a first sample is measured; Infinity when a sample finished nothing.
+   * over samples of at least 500 ms (the first `FIRST_SAMPLE_MS`; a higher rate is taken at once, a lower one by halves). 0 until a first sample is measured; Infinity when nothing finished for `STALL_MS`.
    */
   expectedWaitSeconds(): number {
     const busy = this.busyMs + (this.saturated ? this.now() - this.busySince : 0);
     const measured = busy - this.sample.busyMs;
-    if (measured >= 500) {
-      const rate = (this.completed - this.sample.completed) / (measured / 1000);
+    const finished = this.completed - this.sample.completed;
+    // A half second that finished nothing is not yet a stall: at the start of a fleet's burst the
+    // loop is busy taking the burst in (the first answers wait behind it for their PUBACKs), and
+    // a rate of 0 then shed every device of a burst the service answered in 3 s (issue 40).
+    // The first sample is longer: a fleet's burst may still be arriving (and taking most of the
+    // loop) for a second after the first answer, which a half-second sample read as the rate.
+    const window = this.measured ? 500 : FIRST_SAMPLE_MS;
+    if (measured >= window && (finished > 0 || measured >= STALL_MS)) {
+      const rate = finished / (measured / 1000);
       // Up at once, down by halves: the first samples of a burst are taken while the loop also
       // parses the burst's arrivals, and would shed devices the service then answers in time.
       this.rate = this.measured ? Math.max(rate, (this.rate + rate) / 2) : rate;
@@ -159,7 +174,17 @@ export class InboundQueue<T> {
         // Reporting must not stop the queue.
       }
     } finally {
-      if (this.saturated) this.completed++;
+      if (this.saturated) {
+        // Before a first rate, its clock starts at the first answer: the wait for that one is
+        // the burst's latency (the loop taking the burst in), not the rate it is answered at.
+        if (!this.measured && !this.firstAnswered) {
+          this.firstAnswered = true;
+          this.sample = {
+            completed: this.completed,
+            busyMs: this.busyMs + this.now() - this.busySince,
+          };
+        } else this.completed++;
+      }
       this.running--;
       lane.running = false;
       if (lane.waiting.length > 0) this.ready.push(key);

@@ -1,5 +1,5 @@
 import { assertEquals } from "../../../tests/helpers/assert.ts";
-import { InboundQueue, ITEM_OVERHEAD_BYTES } from "./inbound_queue.ts";
+import { InboundQueue, ITEM_OVERHEAD_BYTES, STALL_MS } from "./inbound_queue.ts";
 
 /** A handler whose calls finish only when the test says so. */
 function gated() {
@@ -132,13 +132,30 @@ Deno.test("inbound queue: the expected wait is the backlog over the rate while m
   q.push("b", "b0"); // runs alone: nothing waits, so its time does not count either
   now += 5_000;
   await g.finish("b0");
-  for (let i = 0; i < 21; i++) q.push("a", `a${i}`);
+  for (let i = 0; i < 22; i++) q.push("a", `a${i}`);
   assertEquals(q.expectedWaitSeconds(), 0, "nothing measured yet");
-  // 10 handlers in 1 s of work: 10 per second, 10 waiting -> 1 s.
-  for (let i = 0; i < 10; i++) {
+  // The first answer starts the clock; then 10 handlers in 1 s of work: 10 per second, 10
+  // waiting -> 1 s.
+  for (let i = 0; i < 11; i++) {
     now += 100;
     await g.finish(`a${i}`);
   }
   assertEquals(q.size, 10);
   assertEquals(q.expectedWaitSeconds(), 1);
+});
+
+Deno.test("inbound queue: half a second that finished nothing is not a stall; STALL_MS of it is", () => {
+  let now = 0;
+  const g = gated();
+  const q = new InboundQueue(g.handle, () => {}, {
+    concurrency: 1,
+    maxQueued: 100,
+    maxQueuedBytes: 1 << 20,
+    maxPerThing: 100,
+  }, () => now);
+  for (let i = 0; i < 5; i++) q.push("a", `a${i}`);
+  now += 600; // the burst's start: the first handler still waits
+  assertEquals(q.expectedWaitSeconds(), 0, "nothing measured yet, not Infinity");
+  now += STALL_MS;
+  assertEquals(q.expectedWaitSeconds(), Infinity, "stuck: no end in sight");
 });
