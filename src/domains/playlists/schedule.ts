@@ -3,24 +3,19 @@
  * and `from`/`until` window in the playlist's time zone; the ones outside are skipped.
  */
 import type { PlaylistItem } from "./inputs.ts";
+import { zoneFormat } from "../../infra/lib/zone_format.ts";
 
-/** Formatters by zone (a zone's is built once: building costs far more than formatting). */
-const localFormats = new Map<string, Intl.DateTimeFormat>();
+/** The weekday and the 24-hour clock: what a schedule's `days`/`from`/`until` are read in. */
+const LOCAL_TIME: Intl.DateTimeFormatOptions = {
+  weekday: "short",
+  hour: "2-digit",
+  minute: "2-digit",
+  hourCycle: "h23",
+};
 
 /** The weekday (0 = Sunday) and minute of the day of `now` in `timeZone`. */
 export function localTime(timeZone: string, now: Date): { day: number; minute: number } {
-  let format = localFormats.get(timeZone);
-  if (!format) {
-    format = new Intl.DateTimeFormat("en-US", {
-      timeZone,
-      weekday: "short",
-      hour: "2-digit",
-      minute: "2-digit",
-      hourCycle: "h23",
-    });
-    if (localFormats.size >= 1000) localFormats.clear();
-    localFormats.set(timeZone, format);
-  }
+  const format = zoneFormat("schedule", timeZone, LOCAL_TIME);
   const parts = format.formatToParts(now);
   const get = (type: string) => parts.find((p) => p.type === type)?.value ?? "";
   const day = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"].indexOf(get("weekday"));

@@ -3,6 +3,7 @@
  * `trmnl` object (user, device, system, plugin settings) shaped as TRMNL's hosted service and
  * trmnlp give it.
  */
+import { zoneFormat } from "../lib/zone_format.ts";
 
 /** The owner of the display, as `trmnl.user` shows them. */
 export interface TrmnlUser {
@@ -39,36 +40,21 @@ export interface TrmnlContextInput {
   now: Date;
 }
 
-/**
- * Formatters by zone: building one costs far more than using it (a playlist's advance of many
- * devices asks for the same zone each time). An unknown zone's construction throws: not kept.
- */
-const offsetFormats = new Map<string, Intl.DateTimeFormat>();
-
-function offsetFormat(timeZone: string): Intl.DateTimeFormat {
-  let format = offsetFormats.get(timeZone);
-  if (!format) {
-    format = new Intl.DateTimeFormat("en-US", {
-      timeZone,
-      hourCycle: "h23",
-      year: "numeric",
-      month: "numeric",
-      day: "numeric",
-      hour: "numeric",
-      minute: "numeric",
-      second: "numeric",
-    });
-    // Zones are few (IANA names); a bound keeps a caller passing odd names from growing it.
-    if (offsetFormats.size >= 1000) offsetFormats.clear();
-    offsetFormats.set(timeZone, format);
-  }
-  return format;
-}
+/** Every field of a date and time, to read a zone's offset from. */
+const OFFSET_PARTS: Intl.DateTimeFormatOptions = {
+  hourCycle: "h23",
+  year: "numeric",
+  month: "numeric",
+  day: "numeric",
+  hour: "numeric",
+  minute: "numeric",
+  second: "numeric",
+};
 
 /** Seconds east of UTC of `timeZone` at `now` (0 for an unknown zone). */
 export function utcOffsetSeconds(timeZone: string, now: Date): number {
   try {
-    const parts = offsetFormat(timeZone).formatToParts(now);
+    const parts = zoneFormat("offset", timeZone, OFFSET_PARTS).formatToParts(now);
     const get = (type: string) => Number(parts.find((p) => p.type === type)?.value);
     const local = Date.UTC(
       get("year"),
