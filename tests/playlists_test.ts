@@ -119,6 +119,7 @@ Deno.test({
           ],
         });
         assertEquals(made.timeZone, "Europe/Berlin");
+        assertEquals(made.deviceIds, [], "a new playlist runs nowhere");
         assertEquals(made.items[0], { pluginId: alpha.id, durationSeconds: 900 });
         assertEquals(made.items[1].mashup.layout, "1Lx1R");
         const utc = await playlist({ name: "Plain", items: [] });
@@ -210,6 +211,17 @@ Deno.test({
           expectStatus(await api.get(`/api/devices/${two.id}/playlist`, { token }), 200),
           { playlistId: shared.id },
         );
+        // The playlist lists the devices running it (one call for a page of all playlists).
+        const mirrored = [one.id, two.id].sort();
+        assertEquals(
+          expectStatus(await api.get(`/api/playlists/${shared.id}`, { token }), 200).deviceIds,
+          mirrored,
+        );
+        assertEquals(
+          expectStatus(await api.get("/api/playlists", { token }), 200)
+            .find((p: any) => p.id === shared.id).deviceIds,
+          mirrored,
+        );
         // Shown at once when rendered (PUBLISHED without waiting for a poll's rotation).
         await eventually(async () => {
           const latest = [(await history(one.id))[0], (await history(two.id))[0]];
@@ -226,6 +238,10 @@ Deno.test({
         // A refresh_rate never past the item's end (3600 s > the 900 s default: no cap).
         assertEquals(a.refresh_rate, 900);
         assertEquals(await assign(two.id, null), { playlistId: null });
+        assertEquals(
+          expectStatus(await api.get(`/api/playlists/${shared.id}`, { token }), 200).deviceIds,
+          [one.id],
+        );
       });
 
       await t.step(

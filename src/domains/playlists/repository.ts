@@ -46,6 +46,23 @@ export function lockPlaylistsUsing(trx: Trx, userId: string, pluginId: string) {
     .where(sql<boolean>`items::text like ${`%${pluginId}%`}`).forUpdate().execute();
 }
 
+/**
+ * The devices running each of these playlists, by playlist, in id order: only devices still the
+ * user's (a device that left its owner runs nothing of theirs).
+ */
+export async function devicesRunning(db: Db, userId: string, playlistIds: readonly string[]) {
+  const out = new Map<string, string[]>(playlistIds.map((id) => [id, []]));
+  if (playlistIds.length === 0) return out;
+  const rows = await db.selectFrom("playlist_devices")
+    .innerJoin("devices", "devices.id", "playlist_devices.device_id")
+    .select(["playlist_devices.playlist_id", "playlist_devices.device_id"])
+    .where("playlist_devices.playlist_id", "in", playlistIds)
+    .where("devices.owner_id", "=", userId)
+    .orderBy("playlist_devices.device_id").execute();
+  for (const row of rows) out.get(row.playlist_id)?.push(row.device_id);
+  return out;
+}
+
 /** The playlist a device runs, or undefined. */
 export function findAssignment(db: Db, deviceId: string) {
   return db.selectFrom("playlist_devices").selectAll().where("device_id", "=", deviceId)

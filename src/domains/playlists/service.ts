@@ -135,11 +135,17 @@ export class PlaylistsService {
   }
 
   async list(userId: string): Promise<Playlist[]> {
-    return (await repo.listPlaylists(this.db, userId)).map(toPlaylist);
+    return await this.withDevices(userId, await repo.listPlaylists(this.db, userId));
   }
 
   async get(userId: string, id: string): Promise<Playlist> {
-    return toPlaylist(await this.row(userId, id));
+    return (await this.withDevices(userId, [await this.row(userId, id)]))[0];
+  }
+
+  /** The playlists as the API shows them, each with the user's devices running it. */
+  private async withDevices(userId: string, rows: PlaylistRow[]): Promise<Playlist[]> {
+    const running = await repo.devicesRunning(this.db, userId, rows.map((row) => row.id));
+    return rows.map((row) => toPlaylist(row, running.get(row.id)));
   }
 
   /**
@@ -160,7 +166,7 @@ export class PlaylistsService {
       await this.jobs.send(playlistAdvanceQueue, { playlistId: id }, { trx });
       return updated;
     });
-    return toPlaylist(row);
+    return (await this.withDevices(userId, [row]))[0];
   }
 
   /** `DELETE /api/playlists/{id}`: 204; its devices stop (their rows go with it). */

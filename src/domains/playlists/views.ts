@@ -10,6 +10,9 @@ export const playlistSchema = z.object({
   name: z.string(),
   timeZone: z.string(),
   items: z.array(playlistItemSchema),
+  deviceIds: z.array(z.uuid()).meta({
+    description: "The caller's devices running it (mirroring), in id order; `[]` when none",
+  }),
   createdAt: timestamp,
   updatedAt: timestamp,
 }).meta({ id: "Playlist" });
@@ -20,12 +23,14 @@ export const devicePlaylistSchema = z.object({
   playlistId: z.uuid().nullable().meta({ description: "The playlist it runs; null: none" }),
 }).meta({ id: "DevicePlaylist" });
 
-export function toPlaylist(row: Selectable<PlaylistsTable>): Playlist {
+/** A playlist as the API shows it, with the devices running it. */
+export function toPlaylist(row: Selectable<PlaylistsTable>, deviceIds: string[] = []): Playlist {
   return {
     id: row.id,
     name: row.name,
     timeZone: row.time_zone,
     items: row.items,
+    deviceIds,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };

@@ -23,13 +23,14 @@ const DEFAULT_SECONDS = 900;
 /** The device's name as the other pages show it. */
 const deviceName = (d) => d.nickname || d.thingName;
 
-/** Each of the user's devices with the id of the playlist it runs (or null). */
+/** Each of the user's devices with the id of the playlist it runs (or null), and the playlists. */
 async function devicesWithPlaylists() {
-  const devices = await api("/api/devices");
-  const running = await Promise.all(
-    devices.map((d) => api(`/api/devices/${d.id}/playlist`)),
-  );
-  return devices.map((d, i) => ({ ...d, playlistId: running[i].playlistId }));
+  const [devices, playlists] = await Promise.all([api("/api/devices"), api("/api/playlists")]);
+  const runs = new Map(playlists.flatMap((p) => p.deviceIds.map((id) => [id, p.id])));
+  return {
+    devices: devices.map((d) => ({ ...d, playlistId: runs.get(d.id) ?? null })),
+    playlists,
+  };
 }
 
 function newPlaylistCard() {
@@ -54,10 +55,7 @@ function newPlaylistCard() {
 }
 
 export async function playlistsView() {
-  const [playlists, devices] = await Promise.all([
-    api("/api/playlists"),
-    devicesWithPlaylists(),
-  ]);
+  const { playlists, devices } = await devicesWithPlaylists();
   show(
     h("h1", {}, "Playlists"),
     h(
@@ -329,11 +327,10 @@ function devicesCard(playlist, devices, playlists) {
 }
 
 export async function playlistView(id) {
-  const [playlist, plugins, devices, playlists] = await Promise.all([
+  const [playlist, plugins, { devices, playlists }] = await Promise.all([
     api(`/api/playlists/${id}`),
     api("/api/plugins"),
     devicesWithPlaylists(),
-    api("/api/playlists"),
   ]);
   const items = structuredClone(playlist.items);
   const name = h("input", { required: true, maxLength: 100, value: playlist.name });
