@@ -47,18 +47,14 @@ export function lockPlaylistsUsing(trx: Trx, userId: string, pluginId: string) {
 }
 
 /**
- * The devices running each of these playlists, by playlist, in id order: only devices still the
- * user's (a device that left its owner runs nothing of theirs).
+ * The devices running each of these playlists, by playlist, in id order (a device that leaves its
+ * owner stops its playlist: mod.ts, so every one is still the playlist owner's).
  */
-export async function devicesRunning(db: Db, userId: string, playlistIds: readonly string[]) {
+export async function devicesRunning(db: Db, playlistIds: readonly string[]) {
   const out = new Map<string, string[]>(playlistIds.map((id) => [id, []]));
   if (playlistIds.length === 0) return out;
-  const rows = await db.selectFrom("playlist_devices")
-    .innerJoin("devices", "devices.id", "playlist_devices.device_id")
-    .select(["playlist_devices.playlist_id", "playlist_devices.device_id"])
-    .where("playlist_devices.playlist_id", "in", playlistIds)
-    .where("devices.owner_id", "=", userId)
-    .orderBy("playlist_devices.device_id").execute();
+  const rows = await db.selectFrom("playlist_devices").select(["playlist_id", "device_id"])
+    .where("playlist_id", "in", playlistIds).orderBy("device_id").execute();
   for (const row of rows) out.get(row.playlist_id)?.push(row.device_id);
   return out;
 }

@@ -135,16 +135,16 @@ export class PlaylistsService {
   }
 
   async list(userId: string): Promise<Playlist[]> {
-    return await this.withDevices(userId, await repo.listPlaylists(this.db, userId));
+    return await this.withDevices(await repo.listPlaylists(this.db, userId));
   }
 
   async get(userId: string, id: string): Promise<Playlist> {
-    return (await this.withDevices(userId, [await this.row(userId, id)]))[0];
+    return (await this.withDevices([await this.row(userId, id)]))[0];
   }
 
   /** The playlists as the API shows them, each with the user's devices running it. */
-  private async withDevices(userId: string, rows: PlaylistRow[]): Promise<Playlist[]> {
-    const running = await repo.devicesRunning(this.db, userId, rows.map((row) => row.id));
+  private async withDevices(rows: PlaylistRow[]): Promise<Playlist[]> {
+    const running = await repo.devicesRunning(this.db, rows.map((row) => row.id));
     return rows.map((row) => toPlaylist(row, running.get(row.id)));
   }
 
@@ -166,7 +166,7 @@ export class PlaylistsService {
       await this.jobs.send(playlistAdvanceQueue, { playlistId: id }, { trx });
       return updated;
     });
-    return (await this.withDevices(userId, [row]))[0];
+    return (await this.withDevices([row]))[0];
   }
 
   /** `DELETE /api/playlists/{id}`: 204; its devices stop (their rows go with it). */
