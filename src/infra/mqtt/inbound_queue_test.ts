@@ -16,6 +16,16 @@ function gated() {
   return { started, handle, finish };
 }
 
+/** One lane and room for a burst, on a clock the test moves (`clock.now`, ms). */
+function timedQueue(g: ReturnType<typeof gated>, clock: { now: number }) {
+  return new InboundQueue(g.handle, () => {}, {
+    concurrency: 1,
+    maxQueued: 100,
+    maxQueuedBytes: 1 << 20,
+    maxPerThing: 100,
+  }, () => clock.now);
+}
+
 Deno.test("inbound queue: one thing's messages run one at a time, in order", async () => {
   const g = gated();
   const q = new InboundQueue(g.handle, () => {}, {
@@ -120,24 +130,19 @@ Deno.test("inbound queue: a fleet-size burst of small messages is all taken and 
 });
 
 Deno.test("inbound queue: the expected wait is the backlog over the rate while messages wait", async () => {
-  let now = 0;
+  const clock = { now: 0 };
   const g = gated();
-  const q = new InboundQueue(g.handle, () => {}, {
-    concurrency: 1,
-    maxQueued: 100,
-    maxQueuedBytes: 1 << 20,
-    maxPerThing: 100,
-  }, () => now);
-  now = 10_000; // idle time before the burst does not count
+  const q = timedQueue(g, clock);
+  clock.now = 10_000; // idle time before the burst does not count
   q.push("b", "b0"); // runs alone: nothing waits, so its time does not count either
-  now += 5_000;
+  clock.now += 5_000;
   await g.finish("b0");
   for (let i = 0; i < 22; i++) q.push("a", `a${i}`);
   assertEquals(q.expectedWaitSeconds(), 0, "nothing measured yet");
   // The first answer starts the clock; then 10 handlers in 1 s of work: 10 per second, 10
   // waiting -> 1 s.
   for (let i = 0; i < 11; i++) {
-    now += 100;
+    clock.now += 100;
     await g.finish(`a${i}`);
   }
   assertEquals(q.size, 10);
@@ -145,17 +150,12 @@ Deno.test("inbound queue: the expected wait is the backlog over the rate while m
 });
 
 Deno.test("inbound queue: half a second that finished nothing is not a stall; STALL_MS of it is", () => {
-  let now = 0;
+  const clock = { now: 0 };
   const g = gated();
-  const q = new InboundQueue(g.handle, () => {}, {
-    concurrency: 1,
-    maxQueued: 100,
-    maxQueuedBytes: 1 << 20,
-    maxPerThing: 100,
-  }, () => now);
+  const q = timedQueue(g, clock);
   for (let i = 0; i < 5; i++) q.push("a", `a${i}`);
-  now += 600; // the burst's start: the first handler still waits
+  clock.now += 600; // the burst's start: the first handler still waits
   assertEquals(q.expectedWaitSeconds(), 0, "nothing measured yet, not Infinity");
-  now += STALL_MS;
+  clock.now += STALL_MS;
   assertEquals(q.expectedWaitSeconds(), Infinity, "stuck: no end in sight");
 });
