@@ -247,6 +247,26 @@ export class PlaylistsService {
     return pushId;
   }
 
+  /** The rotation's current item from `now` for `seconds`, and the job that advances it then. */
+  private async rotateTo(
+    trx: Trx,
+    deviceId: string,
+    next: { index: number; pluginIds: string[]; seconds: number },
+    now: Date,
+  ) {
+    await repo.updateRotation(trx, deviceId, {
+      item_index: next.index,
+      plugin_ids: next.pluginIds,
+      hold_until: null,
+      item_ends_at: new Date(now.getTime() + next.seconds * 1000),
+      updated_at: now,
+    });
+    await this.jobs.send(playlistAdvanceQueue, { deviceId }, {
+      trx,
+      startAfterSeconds: next.seconds,
+    });
+  }
+
   /**
    * A device's advance (its item has ended) with the devices of its playlist whose items end
    * with it, within a tenth of the shortest item (at most `ALIGN_MS`): one transaction for all
@@ -341,32 +361,15 @@ export class PlaylistsService {
     const item = items[index];
     if (!item) {
       // An empty schedule shows nothing new: the device keeps what it shows and looks again.
-      await repo.updateRotation(trx, deviceId, {
-        item_index: -1,
-        plugin_ids: [],
-        hold_until: null,
-        item_ends_at: new Date(now.getTime() + IDLE_SECONDS * 1000),
-        updated_at: now,
-      });
-      await this.jobs.send(playlistAdvanceQueue, { deviceId }, {
-        trx,
-        startAfterSeconds: IDLE_SECONDS,
-      });
+      await this.rotateTo(trx, deviceId, { index: -1, pluginIds: [], seconds: IDLE_SECONDS }, now);
       return null;
     }
     if (!redraw) {
-      const seconds = item.durationSeconds ?? DEFAULT_DURATION_SECONDS;
-      await repo.updateRotation(trx, deviceId, {
-        item_index: index,
-        plugin_ids: pluginsOf(item),
-        hold_until: null,
-        item_ends_at: new Date(now.getTime() + seconds * 1000),
-        updated_at: now,
-      });
-      await this.jobs.send(playlistAdvanceQueue, { deviceId }, {
-        trx,
-        startAfterSeconds: seconds,
-      });
+      await this.rotateTo(trx, deviceId, {
+        index,
+        pluginIds: pluginsOf(item),
+        seconds: item.durationSeconds ?? DEFAULT_DURATION_SECONDS,
+      }, now);
     }
     // Last: it takes the user's render lock (fair shares), held from here to the commit, which
     // every advance of the user's devices waits for; the rotation's own writes come first.
