@@ -46,6 +46,20 @@ export class AppError extends Error {
   }
 }
 
+/**
+ * `make()` with no stack trace captured: for the wrappers an expected answer passes through
+ * (tRPC's TRPCError around a 4xx AppError), which would otherwise capture one each.
+ */
+export function withoutStack<T>(make: () => T): T {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return make();
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+}
+
 /** Shorthands for the common cases, so call sites read as the rule they enforce. */
 export const badRequest = (message: string) => new AppError("invalid_request", message);
 export const unauthorized = (message = "Unauthorized") => new AppError("unauthorized", message);

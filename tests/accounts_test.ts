@@ -192,6 +192,17 @@ suite.test("me needs a valid token and carries oauthAccounts and a null subscrip
   expectError(await api.get("/auth/me"), 401);
   expectError(await api.get("/auth/me", { token: "garbage" }), 401);
   expectError(await api.get("/auth/me", { token: user.accessToken.slice(0, -2) + "xx" }), 401);
+  // Not a compact JWS (refused before jose), or one over the length bound: the same 401.
+  for (
+    const token of [
+      "a.b.c",
+      `${user.accessToken}.x`,
+      user.accessToken.replace(".", ".."),
+      `${user.accessToken}${"A".repeat(4096)}`,
+    ]
+  ) {
+    expectError(await api.get("/auth/me", { token }), 401);
+  }
 });
 
 suite.test("PUT me changes the username; 409 when taken; 400 when invalid", async (api) => {

@@ -13,6 +13,12 @@ const ISSUER = "dds";
 const AUDIENCE = "dds:user";
 /** How many verified tokens `verify` remembers (a few MB at most). */
 const VERIFIED_MAX = 10_000;
+/**
+ * A compact JWS's shape (three base64url parts, bounded): anything else is refused before jose,
+ * whose refusal is an error with a captured stack (a refused bearer's largest cost).
+ */
+const COMPACT_JWS = /^[\w-]+\.[\w-]+\.[\w-]+$/;
+const MAX_TOKEN_LENGTH = 4096;
 
 /** A verified token's claims with the time bounds that are checked again on every use. */
 interface Verified {
@@ -64,6 +70,7 @@ export class AccessTokens {
       }
       return known.claims;
     }
+    if (token.length > MAX_TOKEN_LENGTH || !COMPACT_JWS.test(token)) return null;
     try {
       const { payload } = await jwtVerify(token, await this.#key, {
         algorithms: ["HS256"],

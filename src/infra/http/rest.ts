@@ -18,6 +18,7 @@ import {
 import { z } from "zod";
 import type { Context } from "../trpc/init.ts";
 import { mostSpecificFirst } from "./routes.ts";
+import { AppError, withoutStack } from "../../errors.ts";
 
 /** Serves one REST request; rejects with the error the envelope layer renders. */
 export type RestDispatch = (req: Request, url: URL, body: unknown, ctx: Context) => Promise<
@@ -242,7 +243,11 @@ async function callRecursive(index: number, def: ProcedureDef, opts: CallOptions
       },
     });
   } catch (cause) {
-    return { ok: false, error: getTRPCErrorFromUnknown(cause), marker: "middlewareMarker" };
+    // A refused call (a 4xx AppError) is wrapped without capturing a stack, as it was thrown.
+    const error = cause instanceof AppError && cause.status < 500
+      ? withoutStack(() => getTRPCErrorFromUnknown(cause))
+      : getTRPCErrorFromUnknown(cause);
+    return { ok: false, error, marker: "middlewareMarker" };
   }
 }
 

@@ -4,7 +4,7 @@
  */
 import { initTRPC, TRPCError } from "@trpc/server";
 import type { OpenApiMeta } from "trpc-to-openapi";
-import { AppError } from "../../errors.ts";
+import { AppError, withoutStack } from "../../errors.ts";
 import { databaseUnavailable, isDatabaseUnavailable } from "../db/errors.ts";
 import type { Caller } from "../../caller.ts";
 import type { Services } from "../../services.ts";
@@ -66,11 +66,14 @@ const TRPC_CODE: Record<number, TrpcCode> = {
 
 /** Wraps an AppError so tRPC clients see a fitting code; REST reads the AppError from `cause`. */
 export function toTrpcError(error: AppError): TRPCError {
-  return new TRPCError({
-    code: TRPC_CODE[error.status] ?? "INTERNAL_SERVER_ERROR",
-    message: error.message,
-    cause: error,
-  });
+  const make = () =>
+    new TRPCError({
+      code: TRPC_CODE[error.status] ?? "INTERNAL_SERVER_ERROR",
+      message: error.message,
+      cause: error,
+    });
+  // An expected answer (4xx) carries no stack, like the AppError it wraps.
+  return error.status < 500 ? withoutStack(make) : make();
 }
 
 const t = initTRPC.context<Context>().meta<ApiMeta>().create({
