@@ -17,6 +17,8 @@ export type DisplayRow = Selectable<DisplaysTable>;
 
 /** A key this service issues: base64url of 32 random bytes (43 characters). */
 const KEY = /^[A-Za-z0-9_-]{16,128}$/;
+/** How many known keys' hashes `authenticate` remembers (a few MB at most). */
+const HASHES_MAX = 10_000;
 
 /**
  * Where the displays domain keeps the screens it draws itself (claim codes, "nothing to show
@@ -33,6 +35,12 @@ export class DisplayKeys {
   private readonly byKey: TaggedCache<DisplayRow | undefined>;
   /** Claimed display rows by MAC, the same way (key-less polls). */
   private readonly byMac: TaggedCache<DisplayRow | undefined>;
+  /**
+   * The hash of each key that named a display, so a fleet's polls hash each key once, not on
+   * every poll (the digest was a tenth of an unchanged poll's CPU, issue 40). Only keys that
+   * were found are kept: a stream of unknown keys fills nothing. Cleared when full.
+   */
+  readonly #hashes = new Map<string, string>();
 
   constructor(private readonly db: Db, changes?: ChangeFeed) {
     const feed = changes ?? ChangeFeed.disabled();
@@ -55,8 +63,11 @@ export class DisplayKeys {
 
   /** The display of a key: pending or claimed; anything else (or a malformed key) is 401. */
   async authenticate(token: string | null): Promise<DisplayRow> {
-    if (token === null || !KEY.test(token.trim())) throw unauthorized("Unknown display key");
-    const hash = sha256Hex(token.trim());
+    if (token === null) throw unauthorized("Unknown display key");
+    const key = token.trim();
+    const known = this.#hashes.get(key);
+    if (known === undefined && !KEY.test(key)) throw unauthorized("Unknown display key");
+    const hash = known ?? sha256Hex(key);
     // Cached only when found (a stream of unknown keys fills nothing).
     const display = await this.byKey.get(
       hash,
@@ -66,6 +77,10 @@ export class DisplayKeys {
     if (!display || display.status === "replaced") throw unauthorized("Unknown display key");
     if (display.status === "claimed" && !display.device_id) {
       throw unauthorized("Unknown display key");
+    }
+    if (known === undefined) {
+      if (this.#hashes.size >= HASHES_MAX) this.#hashes.clear();
+      this.#hashes.set(key, hash);
     }
     return display;
   }
