@@ -17,7 +17,7 @@ import {
 } from "@trpc/server";
 import { z } from "zod";
 import type { Context } from "../trpc/init.ts";
-import { mostSpecificFirst } from "./routes.ts";
+import { CandidateIndex, mostSpecificFirst } from "./routes.ts";
 import { AppError, withoutStack } from "../../errors.ts";
 
 /** Serves one REST request; rejects with the error the envelope layer renders. */
@@ -109,54 +109,28 @@ function planInput(procedure: AnyProcedure): InputPlan {
 /** trpc-to-openapi's `normalizePath`. */
 const normalizePath = (path: string) => `/${path.replace(/^\/|\/$/g, "")}`;
 
-/** The lower-cased first segment of a normalized path, or `*` when it is a parameter. */
-function firstSegment(path: string): string {
-  const end = path.indexOf("/", 1);
-  const segment = end === -1 ? path.slice(1) : path.slice(1, end);
-  return segment.toLowerCase();
-}
-
 /**
  * Routes of one method, most specific first then in declaration order (routes.ts
  * `mostSpecificFirst`: a literal segment wins over a parameter, as in the route table), looked up
- * among those whose template's first segment is the path's (or a parameter): the same first
- * match as scanning them all.
+ * among those of the path's segment count whose first segment is the path's (or a parameter):
+ * the same first match as scanning them all.
  */
 class MethodRoutes {
-  #routes: Array<{ route: Route; first: string; template: string }> = [];
-  #byFirst?: Map<string, Route[]>;
-  #anyFirst: Route[] = [];
+  #routes: Array<{ route: Route; template: string }> = [];
+  #index?: CandidateIndex<{ route: Route; template: string }>;
 
   add(route: Route, template: string): void {
-    this.#routes = mostSpecificFirst(
-      [...this.#routes, { route, first: firstSegment(template), template }],
-      (r) => r.template,
-    );
-    this.#byFirst = undefined;
+    this.#routes = mostSpecificFirst([...this.#routes, { route, template }], (r) => r.template);
+    this.#index = undefined;
   }
 
   find(path: string): { route: Route; params: Record<string, string> } | undefined {
-    const byFirst = this.#byFirst ??= this.#index();
-    const candidates = byFirst.get(firstSegment(path)) ?? this.#anyFirst;
-    for (const route of candidates) {
+    const index = this.#index ??= new CandidateIndex(this.#routes, (r) => r.template);
+    for (const { route } of index.candidates(path)) {
       const match = route.pattern.exec(path);
       if (match) return { route, params: { ...match.groups } };
     }
     return undefined;
-  }
-
-  #index(): Map<string, Route[]> {
-    const isParam = (first: string) => first.includes("{");
-    this.#anyFirst = this.#routes.filter((r) => isParam(r.first)).map((r) => r.route);
-    const index = new Map<string, Route[]>();
-    for (const { first } of this.#routes) {
-      if (isParam(first) || index.has(first)) continue;
-      index.set(
-        first,
-        this.#routes.filter((r) => r.first === first || isParam(r.first)).map((r) => r.route),
-      );
-    }
-    return index;
   }
 }
 

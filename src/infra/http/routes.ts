@@ -74,16 +74,67 @@ function firstSegment(path: string): string {
   return end === -1 ? path.slice(1) : path.slice(1, end);
 }
 
+/**
+ * How many non-empty segments a path has. A template matches only paths with as many (each
+ * parameter is one non-empty segment, a trailing `/` adds none), so it is part of the key the
+ * candidates of a path are found by.
+ */
+export function segmentCount(path: string): number {
+  let count = 0;
+  for (let i = 0; i < path.length; i++) {
+    if (path[i] !== "/" && (i === 0 || path[i - 1] === "/")) count++;
+  }
+  return count;
+}
+
+/**
+ * Entries that can match a path, by its segment count and first segment, each list most specific
+ * first and in the entries' order: those of as many segments whose first is that literal or a
+ * parameter; a first segment no template names gets those whose first is a parameter
+ * (`candidates`). Worked out once, so the keys are the templates' own (bounded).
+ */
+export class CandidateIndex<T> {
+  readonly #byKey = new Map<string, T[]>();
+  readonly #paramFirst = new Map<number, T[]>();
+
+  constructor(entries: readonly T[], template: (entry: T) => string) {
+    const isParam = (segment: string) => segment.includes("{");
+    const shape = entries.map((e) => ({
+      e,
+      n: segmentCount(template(e)),
+      first: firstSegment(template(e)).toLowerCase(),
+    }));
+    for (const { n, first } of shape) {
+      if (isParam(first)) continue;
+      const key = `${n}/${first}`;
+      if (this.#byKey.has(key)) continue;
+      this.#byKey.set(
+        key,
+        shape.filter((o) => o.n === n && (o.first === first || isParam(o.first))).map((o) => o.e),
+      );
+    }
+    for (const { n } of shape) {
+      if (this.#paramFirst.has(n)) continue;
+      this.#paramFirst.set(n, shape.filter((o) => o.n === n && isParam(o.first)).map((o) => o.e));
+    }
+  }
+
+  /** The entries that can match `path` (its first segment compared in lower case). */
+  candidates(path: string): readonly T[] {
+    const n = segmentCount(path);
+    return this.#byKey.get(`${n}/${firstSegment(path).toLowerCase()}`) ??
+      this.#paramFirst.get(n) ?? [];
+  }
+}
+
 export class RouteTable {
   readonly entries: RouteEntry[];
   /**
-   * The entries that can match a path, by its first segment, most specific first, then in
-   * declaration order (`mostSpecificFirst`): those whose
-   * template starts with that literal segment or with a parameter (issue 13: no scan of every
-   * pattern per request). A path whose first segment no template names gets the latter only.
+   * The entries that can match a path, by its segment count and first segment, most specific
+   * first, then in declaration order (`mostSpecificFirst`; issue 13: no scan of every pattern per
+   * request; issue 40: nor of every `/api` pattern, most of the table).
    */
-  readonly #byFirst = new Map<string, RouteEntry[]>();
-  readonly #anyFirst: RouteEntry[];
+  readonly #candidates: CandidateIndex<RouteEntry>;
   /**
    * The answer for each method on each parameter-free template's own path, worked out once by
    * the scan below, so the most frequent requests (`/health`, `/auth/me`, `/api/devices`) match
@@ -101,19 +152,7 @@ export class RouteTable {
         pattern: compile(r.path),
       })),
     ], (e) => e.template).map((e) => ({ ...e, rank: specificity(e.template) }));
-    const isParam = (segment: string) => segment.includes("{");
-    this.#anyFirst = this.entries.filter((e) => isParam(firstSegment(e.template)));
-    for (const entry of this.entries) {
-      const first = firstSegment(entry.template);
-      if (isParam(first) || this.#byFirst.has(first)) continue;
-      this.#byFirst.set(
-        first,
-        this.entries.filter((e) => {
-          const other = firstSegment(e.template);
-          return other === first || isParam(other);
-        }),
-      );
-    }
+    this.#candidates = new CandidateIndex(this.entries, (e) => e.template);
     const methods = new Set(this.entries.map((e) => e.method));
     for (const { template } of this.entries) {
       if (template.includes("{") || this.#literal.has(template)) continue;
@@ -135,7 +174,7 @@ export class RouteTable {
     const allow = new Set<string>();
     let template = "";
     let best: string | undefined;
-    for (const entry of this.#byFirst.get(firstSegment(path)) ?? this.#anyFirst) {
+    for (const entry of this.#candidates.candidates(path)) {
       const m = entry.pattern.exec(path);
       if (!m) continue;
       const key = entry.rank;
