@@ -177,24 +177,24 @@ export class DiskObjectStore implements ObjectStore {
   }
 
   signedGetUrl(key: string, expiresInSeconds: number): Promise<string> {
-    if (!isSafeKey(key)) throw new Error(`Object key ${JSON.stringify(key)} is not allowed`);
     const expires = Math.floor(Date.now() / 1000) + expiresInSeconds;
-    // A signature is a pure function of key and expiry: within one second, a key polled again
-    // (a display's `GET .../push`) reuses it instead of signing again (issue 13).
+    // A signed URL is a pure function of key and expiry: within one second, a key polled again
+    // (a display's `GET .../push`) reuses it instead of checking, signing and formatting it
+    // again (issues 13 and 40).
     if (this.#signed.expires !== expires) this.#signed = { expires, byKey: new Map() };
-    let signature = this.#signed.byKey.get(key);
-    if (signature === undefined) {
-      signature = sign(this.secret, downloadMessage(key, expires));
-      this.#signed.byKey.set(key, signature);
-    }
-    return Promise.resolve(
-      `${this.baseUrl()}${OBJECTS_PATH}/${
+    let url = this.#signed.byKey.get(key);
+    if (url === undefined) {
+      if (!isSafeKey(key)) throw new Error(`Object key ${JSON.stringify(key)} is not allowed`);
+      const signature = sign(this.secret, downloadMessage(key, expires));
+      url = `${this.baseUrl()}${OBJECTS_PATH}/${
         encodeURIComponent(key)
-      }?expires=${expires}&signature=${signature}`,
-    );
+      }?expires=${expires}&signature=${signature}`;
+      this.#signed.byKey.set(key, url);
+    }
+    return Promise.resolve(url);
   }
 
-  /** Signatures made this second, by key (`signedGetUrl`). */
+  /** URLs signed this second, by key (`signedGetUrl`). */
   #signed = { expires: 0, byKey: new Map<string, string>() };
 }
 
