@@ -15,6 +15,7 @@ import { createDatabase } from "../tests/helpers/server.ts";
 import { freePort } from "../tests/helpers/ports.ts";
 import {
   type BenchRow,
+  cpuMs,
   median,
   printTable,
   registerBenchUser,
@@ -330,20 +331,31 @@ export async function benchHttp(options: {
       },
     ];
     const cases = all.filter((c, i) => i === 0 || !options.only || c.name.includes(options.only));
-    const results = new Map<string, { rps: number[]; p99: number[] }>();
+    const results = new Map<string, { rps: number[]; p99: number[]; cpu: number[] }>();
     for (let run = 1; run <= runs; run++) {
       for (const c of cases) {
+        // The server's own CPU time per request: what a request costs it, whatever else the
+        // machine runs meanwhile (req/s and p99 move with the load; this moves much less).
+        const pid = c === all[0] ? bare.pid : service.pid;
+        const before = await cpuMs(pid);
         const r = await measure(c);
-        const entry = results.get(c.name) ?? { rps: [], p99: [] };
+        const cpuUs = (await cpuMs(pid) - before) * 1000 / r.requests;
+        const entry = results.get(c.name) ?? { rps: [], p99: [], cpu: [] };
         entry.rps.push(r.rps);
         entry.p99.push(r.p99);
+        entry.cpu.push(cpuUs);
         results.set(c.name, entry);
         const expectErrors = c.name.includes("401");
         if (!expectErrors && r.non2xx) console.error(`${c.name}: ${r.non2xx} non-2xx responses`);
-        console.error(`run ${run}/${runs}: ${c.name}: ${Math.round(r.rps)} req/s, p99 ${r.p99} ms`);
+        console.error(
+          `run ${run}/${runs}: ${c.name}: ${Math.round(r.rps)} req/s, p99 ${r.p99} ms, ${
+            cpuUs.toFixed(1)
+          } µs CPU a request`,
+        );
       }
     }
     const bareRps = median(results.get("bare Deno.serve")!.rps);
+    const bareCpu = median(results.get("bare Deno.serve")!.cpu);
     const rows: BenchRow[] = [];
     for (const [name, r] of results) {
       const rps = median(r.rps);
@@ -357,10 +369,20 @@ export async function benchHttp(options: {
         value: median(r.p99),
         unit: "ms",
       });
+      rows.push({
+        name: `${name}: server CPU per request (median of ${runs})`,
+        value: Math.round(median(r.cpu) * 10) / 10,
+        unit: "µs",
+      });
       if (name !== "bare Deno.serve") {
         rows.push({
           name: `${name}: share of bare Deno.serve`,
           value: Math.round((rps / bareRps) * 1000) / 10,
+          unit: "%",
+        });
+        rows.push({
+          name: `${name}: bare's CPU per request as a share of this one's`,
+          value: Math.round((bareCpu / median(r.cpu)) * 1000) / 10,
           unit: "%",
         });
       }

@@ -127,6 +127,24 @@ export interface WrkResult {
   rps: number;
   p99: number;
   non2xx: number;
+  /** Requests completed in the run. */
+  requests: number;
+}
+
+/**
+ * CPU time (user + system, all threads) a process has used so far, in ms, from Linux's
+ * `/proc/<pid>/stat` (clock ticks of 10 ms); NaN elsewhere.
+ */
+export async function cpuMs(pid: number): Promise<number> {
+  try {
+    const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
+    // Fields after the command name (which may hold spaces) are space-separated; utime and stime
+    // are the 14th and 15th fields of the whole line.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return NaN;
+  }
 }
 
 /**
@@ -162,6 +180,7 @@ export async function wrk(url: string, options: {
     const scale = { us: 0.001, ms: 1, s: 1000 } as const;
     const non2xx = Number(text.match(/Non-2xx or 3xx responses:\s+(\d+)/)?.[1] ?? 0);
     return {
+      requests: Number(text.match(/(\d+) requests in/)?.[1] ?? NaN),
       rps,
       p99: p99 ? Number(p99[1]) * scale[p99[2] as keyof typeof scale] : NaN,
       non2xx,
