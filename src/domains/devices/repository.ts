@@ -48,14 +48,14 @@ export interface DisplayReport {
 }
 
 /**
- * Writes many displays' reports in one statement (a fleet's polls, batched); returns the new
- * rows by id. A report older than the one a row holds is not written (two batches may reach
+ * Writes many displays' reports in one statement (a fleet's polls, batched); returns the written
+ * rows' ids and owners (what the report reactions first look at) by id. A report older than the one a row holds is not written (two batches may reach
  * the database out of order). Changes no announced column: caches are not disturbed.
  */
 export async function reportDisplays(
   db: Db,
   reports: DisplayReport[],
-): Promise<Map<string, Selectable<DevicesTable>>> {
+): Promise<Map<string, Pick<Selectable<DevicesTable>, "id" | "owner_id">>> {
   const values = JSON.stringify(reports.map((r) => ({
     id: r.id,
     state: r.state,
@@ -80,7 +80,7 @@ export async function reportDisplays(
     })
     .where(sql<boolean>`devices.id = v.id`)
     .where(sql<boolean>`(devices.state_updated_at IS NULL OR devices.state_updated_at <= v.at)`)
-    .returningAll("devices")
+    .returning(["devices.id", "devices.owner_id"])
     .execute();
   return new Map(rows.map((row) => [row.id, row]));
 }
