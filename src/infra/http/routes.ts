@@ -75,55 +75,84 @@ function firstSegment(path: string): string {
 }
 
 /**
- * How many non-empty segments a path has. A template matches only paths with as many (each
- * parameter is one non-empty segment, a trailing `/` adds none), so it is part of the key the
- * candidates of a path are found by.
+ * How many non-empty segments a path has, and its first and last (lower-cased; empty when it has
+ * none). A template matches only paths with as many non-empty segments (each parameter is one, a
+ * trailing `/` adds none), so these are the key its candidates are found by.
  */
-export function segmentCount(path: string): number {
-  let count = 0;
-  for (let i = 0; i < path.length; i++) {
-    if (path[i] !== "/" && (i === 0 || path[i - 1] === "/")) count++;
+export function pathShape(path: string): { n: number; first: string; last: string } {
+  let n = 0;
+  let firstAt = 0, firstEnd = 0, lastAt = 0, lastEnd = 0;
+  for (let i = 0; i < path.length;) {
+    if (path.charCodeAt(i) === 47) {
+      i++;
+      continue;
+    }
+    let end = path.indexOf("/", i);
+    if (end === -1) end = path.length;
+    if (n === 0) [firstAt, firstEnd] = [i, end];
+    [lastAt, lastEnd] = [i, end];
+    n++;
+    i = end;
   }
-  return count;
+  return {
+    n,
+    first: path.slice(firstAt, firstEnd).toLowerCase(),
+    last: path.slice(lastAt, lastEnd).toLowerCase(),
+  };
 }
 
+/** How many non-empty segments a path has (`pathShape`). */
+export function segmentCount(path: string): number {
+  return pathShape(path).n;
+}
+
+/** The key of a segment that no template of its position names as a literal. */
+const ANY = "{";
+
 /**
- * Entries that can match a path, by its segment count and first segment, each list most specific
- * first and in the entries' order: those of as many segments whose first is that literal or a
- * parameter; a first segment no template names gets those whose first is a parameter
- * (`candidates`). Worked out once, so the keys are the templates' own (bounded).
+ * Entries that can match a path, by its segment count and its first and last segments, each list
+ * in the entries' order (most specific first, as given): those of as many segments whose first
+ * segment is the path's or a parameter, and whose last is the path's or a parameter. A segment no
+ * template names as a literal there leaves the parameters only. Worked out once from the
+ * templates, so the keys are theirs (bounded).
  */
 export class CandidateIndex<T> {
   readonly #byKey = new Map<string, T[]>();
-  readonly #paramFirst = new Map<number, T[]>();
+  readonly #firsts = new Map<number, Set<string>>();
+  readonly #lasts = new Map<number, Set<string>>();
 
   constructor(entries: readonly T[], template: (entry: T) => string) {
-    const isParam = (segment: string) => segment.includes("{");
-    const shape = entries.map((e) => ({
-      e,
-      n: segmentCount(template(e)),
-      first: firstSegment(template(e)).toLowerCase(),
-    }));
-    for (const { n, first } of shape) {
-      if (isParam(first)) continue;
-      const key = `${n}/${first}`;
-      if (this.#byKey.has(key)) continue;
-      this.#byKey.set(
-        key,
-        shape.filter((o) => o.n === n && (o.first === first || isParam(o.first))).map((o) => o.e),
-      );
+    const isParam = (segment: string) => segment.includes(ANY);
+    const shapes = entries.map((e) => ({ e, ...pathShape(template(e)) }));
+    for (const { n, first, last } of shapes) {
+      if (!this.#firsts.has(n)) this.#firsts.set(n, new Set([ANY]));
+      if (!this.#lasts.has(n)) this.#lasts.set(n, new Set([ANY]));
+      if (!isParam(first)) this.#firsts.get(n)!.add(first);
+      if (!isParam(last)) this.#lasts.get(n)!.add(last);
     }
-    for (const { n } of shape) {
-      if (this.#paramFirst.has(n)) continue;
-      this.#paramFirst.set(n, shape.filter((o) => o.n === n && isParam(o.first)).map((o) => o.e));
+    for (const [n, firsts] of this.#firsts) {
+      for (const first of firsts) {
+        for (const last of this.#lasts.get(n)!) {
+          this.#byKey.set(
+            `${n}/${first}/${last}`,
+            shapes.filter((o) =>
+              o.n === n && (o.first === first || isParam(o.first)) &&
+              (o.last === last || isParam(o.last))
+            ).map((o) => o.e),
+          );
+        }
+      }
     }
   }
 
-  /** The entries that can match `path` (its first segment compared in lower case). */
+  /** The entries that can match `path` (its segments compared in lower case). */
   candidates(path: string): readonly T[] {
-    const n = segmentCount(path);
-    return this.#byKey.get(`${n}/${firstSegment(path).toLowerCase()}`) ??
-      this.#paramFirst.get(n) ?? [];
+    const { n, first, last } = pathShape(path);
+    const firsts = this.#firsts.get(n);
+    if (!firsts) return [];
+    const f = firsts.has(first) ? first : ANY;
+    const l = this.#lasts.get(n)!.has(last) ? last : ANY;
+    return this.#byKey.get(`${n}/${f}/${l}`) ?? [];
   }
 }
 

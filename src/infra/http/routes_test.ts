@@ -1,7 +1,7 @@
 import { assertEquals } from "../../../tests/helpers/assert.ts";
 import { appRouter } from "../../router.ts";
 import { allRawRoutes } from "../../raw_routes.ts";
-import { CandidateIndex, RouteTable, segmentCount } from "./routes.ts";
+import { CandidateIndex, pathShape, RouteTable, segmentCount } from "./routes.ts";
 
 /**
  * The lookup before issue 13: every entry's pattern, in the table's order (most specific first,
@@ -56,16 +56,20 @@ Deno.test("a literal path's answer is shared and cannot be changed by a request"
   assertEquals([Object.isFrozen(first), Object.isFrozen(first.params)], [true, true]);
 });
 
-Deno.test("candidates: a path's segment count and first segment pick them, in order", () => {
+Deno.test("candidates: a path's segment count, first and last segments pick them, in order", () => {
   assertEquals(
     ["/", "/api", "/api/", "/api//devices", "/api/devices/x/push/"].map(segmentCount),
     [0, 1, 1, 2, 4],
   );
+  assertEquals(pathShape("/API//Devices/x/"), { n: 3, first: "api", last: "x" });
   const templates = ["/api/devices/claim", "/api/devices/{id}", "/{any}/x", "/api/{v}", "/health"];
   const index = new CandidateIndex(templates, (t) => t);
-  assertEquals(index.candidates("/api/devices/123"), ["/api/devices/claim", "/api/devices/{id}"]);
-  assertEquals(index.candidates("/API/devices/"), ["/{any}/x", "/api/{v}"]);
+  assertEquals(index.candidates("/api/devices/claim"), ["/api/devices/claim", "/api/devices/{id}"]);
+  assertEquals(index.candidates("/api/devices/123"), ["/api/devices/{id}"]);
+  assertEquals(index.candidates("/API/devices/"), ["/api/{v}"]);
+  assertEquals(index.candidates("/api/x"), ["/{any}/x", "/api/{v}"]);
   assertEquals(index.candidates("/other/x"), ["/{any}/x"]);
   assertEquals(index.candidates("/health/"), ["/health"]);
+  assertEquals(index.candidates("/{/{"), []);
   assertEquals(index.candidates("/a/b/c/d/e"), []);
 });
