@@ -26,6 +26,11 @@ export interface HtmlBrowserOptions {
   chromiumPath?: string;
   /** How long Chromium may sit unused before it is closed; default 5 minutes. */
   idleMs?: number;
+  /**
+   * How long the prepared contexts (a renderer process each, ~35 MiB) are kept while nothing
+   * draws; default 30 s. Past it they are closed and the next render prepares its own.
+   */
+  spareIdleMs?: number;
   /** Pages drawn at once; default 2 (one per core here). */
   concurrency?: number;
   /** Renders waiting beyond the running ones; over it a render is refused as busy. Default 32. */
@@ -69,6 +74,7 @@ export interface Capture {
 }
 
 export const BROWSER_IDLE_MS = 5 * 60_000;
+export const SPARE_IDLE_MS = 30_000;
 
 /** Where every connection is sent: the discard port of loopback, where nothing listens. */
 const DEAD_PROXY = "socks5://127.0.0.1:9";
@@ -134,6 +140,7 @@ export class HtmlBrowser {
   #executable?: Promise<ChromiumExecutable>;
   #running?: Promise<Running>;
   #idleTimer?: ReturnType<typeof setTimeout>;
+  #spareTimer?: ReturnType<typeof setTimeout>;
   #active = 0;
   /**
    * The next renders' contexts, prepared while earlier ones drew (`#takeBlank`): as many as pages
@@ -147,6 +154,7 @@ export class HtmlBrowser {
     this.#options = {
       chromiumPath: options.chromiumPath,
       idleMs: options.idleMs ?? BROWSER_IDLE_MS,
+      spareIdleMs: options.spareIdleMs ?? SPARE_IDLE_MS,
       concurrency: Math.max(1, options.concurrency ?? 2),
       maxQueue: Math.max(0, options.maxQueue ?? 32),
       deadlineMs: options.deadlineMs ?? RENDER_DEADLINE_MS,
@@ -198,6 +206,7 @@ export class HtmlBrowser {
     if (this.#active < this.#options.concurrency) {
       this.#active++;
       clearTimeout(this.#idleTimer);
+      clearTimeout(this.#spareTimer);
       return Promise.resolve();
     }
     if (this.#waiting.length >= this.#options.maxQueue) {
@@ -233,7 +242,13 @@ export class HtmlBrowser {
 
   #armIdle(): void {
     clearTimeout(this.#idleTimer);
+    clearTimeout(this.#spareTimer);
     if (this.#active > 0 || !this.#running) return;
+    const spares = setTimeout(() => {
+      if (this.#active === 0) this.#dropSpares();
+    }, this.#options.spareIdleMs);
+    Deno.unrefTimer(spares);
+    this.#spareTimer = spares;
     const timer = setTimeout(() => {
       if (this.#active === 0) void this.#shutDown();
     }, this.#options.idleMs);
@@ -373,7 +388,9 @@ export class HtmlBrowser {
   async #takeBlank(browser: Browser, request: CaptureRequest): Promise<Blank> {
     const key = `${request.timeZone ?? ""}|${request.locale ?? ""}`;
     // Taken before waiting, so two renders never share one.
-    const pending = this.#spares.shift();
+    // None prepared (the first render, or after the spares idled out): its own starts first.
+    const pending = this.#spares.shift() ??
+      this.#blank(browser, key, request).catch(() => undefined);
     this.#topUp(browser, key, request);
     const spare = await pending;
     let blank: Blank;
@@ -384,6 +401,13 @@ export class HtmlBrowser {
       blank = await this.#blank(browser, key, request);
     }
     return blank;
+  }
+
+  /** Closes the prepared contexts (nothing draws): their renderer processes go. */
+  #dropSpares(): void {
+    for (const spare of this.#spares.splice(0)) {
+      void spare.then((blank) => blank?.context.close()).catch(() => {});
+    }
   }
 
   /** Starts contexts for the next renders until `concurrency` are on their way. */
@@ -456,6 +480,7 @@ export class HtmlBrowser {
     this.#running = undefined;
     this.#runningNow = undefined;
     clearTimeout(this.#idleTimer);
+    clearTimeout(this.#spareTimer);
     if (!running) return;
     try {
       const { browser } = await running;

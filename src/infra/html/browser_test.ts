@@ -311,6 +311,40 @@ async function descendants(): Promise<number[]> {
   });
 }
 
+/** How many renderer processes (a page's, prepared or drawing) the launched Chromium has. */
+async function renderers(): Promise<number> {
+  let count = 0;
+  for (const pid of await descendants()) {
+    try {
+      if ((await Deno.readTextFile(`/proc/${pid}/cmdline`)).includes("--type=renderer")) count++;
+    } catch {
+      // Ended meanwhile.
+    }
+  }
+  return count;
+}
+
+Deno.test(
+  "prepared contexts are closed when nothing draws; the next render prepares its own",
+  options,
+  async () => {
+    const browser = new HtmlBrowser({ spareIdleMs: 300 });
+    try {
+      await browser.capture({ html: "<p>a</p>", width: 20, height: 20 });
+      // Answered, then its own context closed: the spares stay while renders may follow.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      assert(await renderers() >= 1, "spares prepared after a render");
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      assertEquals(await renderers(), 0, "no renderer process left while idle");
+      assert(browser.launched, "the browser itself stays for its own idle time");
+      const { png } = await browser.capture({ html: "<p>b</p>", width: 20, height: 20 });
+      assertEquals(decode(png).width, 20);
+    } finally {
+      await browser.close();
+    }
+  },
+);
+
 Deno.test("a crashed Chromium is launched again by the next render", options, async () => {
   const browser = new HtmlBrowser();
   try {
