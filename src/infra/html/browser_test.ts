@@ -197,6 +197,14 @@ Deno.test("broken markup still draws", options, async () => {
       height: 60,
     });
     assertEquals(decode(png).width, 120);
+    // A page that broke the APIs its screenshot is prepared with is drawn as it is.
+    const broken = await browser.capture({
+      html: `<p>x</p><script>document.getAnimations = () => { throw new Error("no"); };
+        Object.defineProperty(document, "fonts", { get() { throw new Error("no"); } });</script>`,
+      width: 40,
+      height: 20,
+    });
+    assertEquals(decode(broken.png).width, 40);
   } finally {
     await browser.close();
   }

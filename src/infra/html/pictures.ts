@@ -68,13 +68,18 @@ export async function settlePage(): Promise<void> {
       }
     }
   };
-  still();
-  doc.addEventListener("transitionrun", still);
-  doc.addEventListener("animationstart", still);
-  for (const field of doc.querySelectorAll("input,textarea,[contenteditable]")) {
-    field.style.setProperty("caret-color", "transparent", "important");
+  // A page that broke these APIs for itself is drawn as it is, never refused for it.
+  try {
+    still();
+    doc.addEventListener("transitionrun", still);
+    doc.addEventListener("animationstart", still);
+    for (const field of doc.querySelectorAll("input,textarea,[contenteditable]")) {
+      field.style.setProperty("caret-color", "transparent", "important");
+    }
+    await doc.fonts.ready;
+  } catch {
+    // As above.
   }
-  await doc.fonts.ready;
 }
 
 /** `settlePage` then `collectPictures`, as one expression for `page.evaluate`. */
