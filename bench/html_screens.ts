@@ -2,10 +2,11 @@
  * HTML screens (plugins): the first render after start (Chromium's launch included), warm renders
  * one at a time (p50/p95 of the whole draw: page, screenshot, region dithering and packing in the
  * render pool) at 800x480 1-bit and a TRMNL X's 1872x1404 4-bit, and Chromium's resident memory
- * (its whole process tree, from /proc) at rest after the renders and at its peak under a burst of
- * 20 renders. Markup: the weather and photo fixtures of src/infra/html/testdata/.
+ * (its whole process tree, from /proc) at rest after the renders, at its peak under a burst of
+ * 20 renders, and once its prepared contexts idled out. Markup: the weather and photo fixtures of src/infra/html/testdata/.
  * Run alone: `deno task bench:html`.
  */
+import { SPARE_IDLE_MS } from "../src/infra/html/browser.ts";
 import { HtmlScreens } from "../src/infra/html/screens.ts";
 import { createRenderPool } from "../src/infra/render/pool.ts";
 import type { PanelSpec } from "../src/infra/render/types.ts";
@@ -62,7 +63,7 @@ export async function benchHtmlScreens(runs = 20): Promise<BenchRow[]> {
     photo: await Deno.readTextFile(new URL("photo.html", FIXTURES)),
   };
   const pool = await createRenderPool();
-  const screens = new HtmlScreens({ renderer: pool });
+  const screens = new HtmlScreens({ renderer: pool, chromiumPath: Deno.env.get("CHROMIUM_PATH") });
   const small: PanelSpec = { width: 800, height: 480, bitDepth: 1 };
   const large: PanelSpec = { width: 1872, height: 1404, bitDepth: 4 };
   const rows: BenchRow[] = [];
@@ -163,6 +164,14 @@ export async function benchHtmlScreens(runs = 20): Promise<BenchRow[]> {
         unit: "MiB",
       },
     );
+    // Nothing draws: the prepared contexts are closed (the browser itself after 5 minutes).
+    await new Promise((resolve) => setTimeout(resolve, SPARE_IDLE_MS + 2000));
+    const idle = await treeMemoryMiB();
+    rows.push({
+      name: `html screens: Chromium idle ${SPARE_IDLE_MS / 1000 + 2} s, sum of PSS`,
+      value: round(idle.pss),
+      unit: "MiB",
+    });
   } finally {
     await screens.close();
     await pool.close();

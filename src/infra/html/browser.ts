@@ -7,18 +7,30 @@
  * makes is aborted, and the page shell's Content-Security-Policy allows only inline and data:
  * resources. Playwright talks to Chromium over a pipe, so no DevTools port is open.
  */
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { Buffer } from "node:buffer";
+import {
+  type Browser,
+  type BrowserContext,
+  type CDPSession,
+  chromium,
+  type Page,
+} from "playwright-core";
 import { RenderRejected, RenderUnavailable } from "../render/errors.ts";
 import { RENDER_DEADLINE_MS } from "../render/pool.ts";
 import { type ChromiumExecutable, type ChromiumSource, findChromium } from "./executable.ts";
 import { writeFontConfig } from "./fonts.ts";
-import { collectPictures, type PictureBox } from "./pictures.ts";
+import { type PictureBox, SETTLE_AND_COLLECT } from "./pictures.ts";
 
 export interface HtmlBrowserOptions {
   /** `CHROMIUM_PATH`: the executable to use instead of looking for one. */
   chromiumPath?: string;
   /** How long Chromium may sit unused before it is closed; default 5 minutes. */
   idleMs?: number;
+  /**
+   * How long the prepared contexts (a renderer process each, ~35 MiB) are kept while nothing
+   * draws; default 30 s. Past it they are closed and the next render prepares its own.
+   */
+  spareIdleMs?: number;
   /** Pages drawn at once; default 2 (one per core here). */
   concurrency?: number;
   /** Renders waiting beyond the running ones; over it a render is refused as busy. Default 32. */
@@ -62,6 +74,7 @@ export interface Capture {
 }
 
 export const BROWSER_IDLE_MS = 5 * 60_000;
+export const SPARE_IDLE_MS = 30_000;
 
 /** Where every connection is sent: the discard port of loopback, where nothing listens. */
 const DEAD_PROXY = "socks5://127.0.0.1:9";
@@ -105,6 +118,8 @@ interface Blank {
   browser: Browser;
   context: BrowserContext;
   page: Page;
+  /** The page's DevTools session (over Playwright's pipe), for `Page.captureScreenshot`. */
+  devtools: CDPSession;
 }
 
 interface Running {
@@ -125,6 +140,7 @@ export class HtmlBrowser {
   #executable?: Promise<ChromiumExecutable>;
   #running?: Promise<Running>;
   #idleTimer?: ReturnType<typeof setTimeout>;
+  #spareTimer?: ReturnType<typeof setTimeout>;
   #active = 0;
   /**
    * The next renders' contexts, prepared while earlier ones drew (`#takeBlank`): as many as pages
@@ -138,6 +154,7 @@ export class HtmlBrowser {
     this.#options = {
       chromiumPath: options.chromiumPath,
       idleMs: options.idleMs ?? BROWSER_IDLE_MS,
+      spareIdleMs: options.spareIdleMs ?? SPARE_IDLE_MS,
       concurrency: Math.max(1, options.concurrency ?? 2),
       maxQueue: Math.max(0, options.maxQueue ?? 32),
       deadlineMs: options.deadlineMs ?? RENDER_DEADLINE_MS,
@@ -166,15 +183,21 @@ export class HtmlBrowser {
     return running.description;
   }
 
-  /** Draws one page; see the class. */
+  /**
+   * Draws one page; see the class. A drawn page's context is closed after its capture is
+   * answered, and the render's slot is free only once it is: the caller goes on to dither while
+   * Chromium tears the page down, and no more contexts exist than `concurrency` (+ the spares).
+   */
   async capture(request: CaptureRequest): Promise<Capture> {
     if (this.#closed) throw new RenderUnavailable("HTML screens are closed");
     request.signal?.throwIfAborted();
     await this.#slot(request.signal);
+    let disposed: Promise<void> | undefined;
     try {
-      return await this.#draw(request);
+      return await this.#draw(request, (closing) => disposed = closing);
     } finally {
-      this.#release();
+      if (disposed) void disposed.finally(() => this.#release());
+      else this.#release();
     }
   }
 
@@ -183,6 +206,7 @@ export class HtmlBrowser {
     if (this.#active < this.#options.concurrency) {
       this.#active++;
       clearTimeout(this.#idleTimer);
+      clearTimeout(this.#spareTimer);
       return Promise.resolve();
     }
     if (this.#waiting.length >= this.#options.maxQueue) {
@@ -218,7 +242,13 @@ export class HtmlBrowser {
 
   #armIdle(): void {
     clearTimeout(this.#idleTimer);
+    clearTimeout(this.#spareTimer);
     if (this.#active > 0 || !this.#running) return;
+    const spares = setTimeout(() => {
+      if (this.#active === 0) this.#dropSpares();
+    }, this.#options.spareIdleMs);
+    Deno.unrefTimer(spares);
+    this.#spareTimer = spares;
     const timer = setTimeout(() => {
       if (this.#active === 0) void this.#shutDown();
     }, this.#options.idleMs);
@@ -284,7 +314,18 @@ export class HtmlBrowser {
   /** The settled value of `#running` (to tell a stale `disconnected` from the current one). */
   #runningNow?: Running;
 
-  async #draw(request: CaptureRequest): Promise<Capture> {
+  /**
+   * One render in a prepared context: the markup laid in (waiting for `load`: its inline
+   * pictures decoded), the page made still and its pictures measured in one call, then
+   * DevTools' `Page.captureScreenshot` with `optimizeForSpeed` (a PNG compressed less, the same
+   * pixels; Playwright's `page.screenshot` took three more round trips and a slower encode).
+   * A failed render's context is closed before it answers (a page stuck in a script takes its
+   * browser with it before the next render starts); a drawn one's is handed to `disposing`.
+   */
+  async #draw(
+    request: CaptureRequest,
+    disposing: (closing: Promise<void>) => void,
+  ): Promise<Capture> {
     const deadlineMs = request.deadlineMs ?? this.#options.deadlineMs;
     const deadline = AbortSignal.timeout(deadlineMs);
     const signal = request.signal ? AbortSignal.any([deadline, request.signal]) : deadline;
@@ -297,13 +338,14 @@ export class HtmlBrowser {
       await page.setViewportSize({ width: request.width, height: request.height });
       // No timeouts of Playwright's own: the deadline below ends the render (and its page).
       await page.setContent(request.html, { waitUntil: "load", timeout: 0 });
-      const pictures = await page.evaluate(collectPictures);
-      const png = await page.screenshot({
-        type: "png",
-        animations: "disabled",
-        caret: "hide",
-        timeout: 0,
+      const pictures: PictureBox[] = await page.evaluate(SETTLE_AND_COLLECT);
+      // The viewport as shown (no clip: a page that scrolled is drawn as scrolled, as before).
+      const { data } = await blank.devtools.send("Page.captureScreenshot", {
+        format: "png",
+        optimizeForSpeed: true,
+        captureBeyondViewport: false,
       });
+      const png = Buffer.from(data, "base64");
       return { png: new Uint8Array(png.buffer, png.byteOffset, png.byteLength), pictures };
     })();
     // Settled either way below: neither may reject unhandled (the deadline fires after success).
@@ -315,8 +357,11 @@ export class HtmlBrowser {
       signal.addEventListener("abort", stop, { once: true });
     });
     stopped.catch(() => {});
+    let drawn = false;
     try {
-      return await Promise.race([work, stopped]);
+      const capture = await Promise.race([work, stopped]);
+      drawn = true;
+      return capture;
     } catch (error) {
       if (deadline.aborted) {
         throw new RenderRejected("timed_out", `HTML screen took longer than ${deadlineMs} ms`);
@@ -328,7 +373,9 @@ export class HtmlBrowser {
       throw error;
     } finally {
       signal.removeEventListener("abort", stop);
-      await this.#dispose(browser, () => context, work);
+      const closing = this.#dispose(browser, () => context, work);
+      if (drawn) disposing(closing);
+      else await closing;
     }
   }
 
@@ -341,7 +388,9 @@ export class HtmlBrowser {
   async #takeBlank(browser: Browser, request: CaptureRequest): Promise<Blank> {
     const key = `${request.timeZone ?? ""}|${request.locale ?? ""}`;
     // Taken before waiting, so two renders never share one.
-    const pending = this.#spares.shift();
+    // None prepared (the first render, or after the spares idled out): its own starts first.
+    const pending = this.#spares.shift() ??
+      this.#blank(browser, key, request).catch(() => undefined);
     this.#topUp(browser, key, request);
     const spare = await pending;
     let blank: Blank;
@@ -352,6 +401,13 @@ export class HtmlBrowser {
       blank = await this.#blank(browser, key, request);
     }
     return blank;
+  }
+
+  /** Closes the prepared contexts (nothing draws): their renderer processes go. */
+  #dropSpares(): void {
+    for (const spare of this.#spares.splice(0)) {
+      void spare.then((blank) => blank?.context.close()).catch(() => {});
+    }
   }
 
   /** Starts contexts for the next renders until `concurrency` are on their way. */
@@ -376,7 +432,8 @@ export class HtmlBrowser {
     try {
       await context.route("**/*", (route) => route.abort("blockedbyclient"));
       await context.routeWebSocket(() => true, (socket) => socket.close());
-      return { key, browser, context, page: await context.newPage() };
+      const page = await context.newPage();
+      return { key, browser, context, page, devtools: await context.newCDPSession(page) };
     } catch (error) {
       await context.close().catch(() => {});
       throw error;
@@ -423,6 +480,7 @@ export class HtmlBrowser {
     this.#running = undefined;
     this.#runningNow = undefined;
     clearTimeout(this.#idleTimer);
+    clearTimeout(this.#spareTimer);
     if (!running) return;
     try {
       const { browser } = await running;

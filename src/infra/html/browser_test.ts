@@ -125,6 +125,69 @@ Deno.test(
   },
 );
 
+Deno.test(
+  "renders share no state: storage, cookies, globals, timers and history of one are absent in the next",
+  options,
+  async () => {
+    const browser = new HtmlBrowser({ concurrency: 1 });
+    // Leaves what a page can leave: globals on window and on a prototype, the window's name, a
+    // timer that keeps writing, a history entry; and storage, a cookie and a database, which the
+    // page's opaque origin is denied anyway (each check below counts only what it can read).
+    const leave = `<script>
+      try { localStorage.setItem("k", "1"); sessionStorage.setItem("k", "1"); } catch {}
+      document.cookie = "a=1";
+      try { indexedDB.open("leak", 1); } catch {}
+      window.leaked = 1; Object.prototype.leakedProto = 1; window.name = "leaked";
+      setInterval(() => { window.lateLeak = 1; try { localStorage.setItem("late", "1"); } catch {} }, 1);
+      try { history.pushState({}, "", "#leak"); } catch {}
+    </script>`;
+    // A black box when anything of an earlier render is seen, white otherwise.
+    const read = `<style>body{margin:0}</style>
+      <div id=o style="width:10px;height:10px;background:black"></div><script>
+      const seen = [];
+      try { if (localStorage.length || sessionStorage.length) seen.push("storage"); } catch {}
+      try { if (document.cookie) seen.push("cookie"); } catch {}
+      if ("leaked" in window || "lateLeak" in window || ({}).leakedProto) seen.push("global");
+      if (window.name) seen.push("name");
+      if (location.hash || history.length > 1) seen.push("history");
+      document.getElementById("o").style.background = seen.length ? "black" : "white";
+    </script>`;
+    try {
+      for (let i = 0; i < 3; i++) {
+        await browser.capture({ html: leave, width: 20, height: 20 });
+        // The earlier render's context is closed after it answered, maybe while this one draws.
+        const { png } = await browser.capture({ html: read, width: 20, height: 20 });
+        assertEquals(decode(png).data[0], 255, "a render saw an earlier one's state");
+      }
+    } finally {
+      await browser.close();
+    }
+  },
+);
+
+Deno.test(
+  "animations are drawn still: finite at their end, infinite at their start",
+  options,
+  async () => {
+    const browser = new HtmlBrowser();
+    const html = `<style>body{margin:0}
+    @keyframes fade{from{background:#000}to{background:#fff}}
+    #end{width:10px;height:10px;background:#000;animation:fade 60s forwards}
+    #start{width:10px;height:10px;background:#000;animation:fade 60s infinite}
+    </style><div id=end></div><div id=start></div>`;
+    try {
+      const image = decode((await browser.capture({ html, width: 10, height: 20 })).png);
+      const channels = image.data.length / (image.width * image.height);
+      // Finished: the last frame, kept (forwards).
+      assertEquals(image.data[5 * 10 * channels], 255);
+      // Cancelled: the element's own style.
+      assertEquals(image.data[15 * 10 * channels], 0);
+    } finally {
+      await browser.close();
+    }
+  },
+);
+
 Deno.test("broken markup still draws", options, async () => {
   const browser = new HtmlBrowser();
   try {
@@ -134,6 +197,14 @@ Deno.test("broken markup still draws", options, async () => {
       height: 60,
     });
     assertEquals(decode(png).width, 120);
+    // A page that broke the APIs its screenshot is prepared with is drawn as it is.
+    const broken = await browser.capture({
+      html: `<p>x</p><script>document.getAnimations = () => { throw new Error("no"); };
+        Object.defineProperty(document, "fonts", { get() { throw new Error("no"); } });</script>`,
+      width: 40,
+      height: 20,
+    });
+    assertEquals(decode(broken.png).width, 40);
   } finally {
     await browser.close();
   }
@@ -247,6 +318,40 @@ async function descendants(): Promise<number[]> {
     return false;
   });
 }
+
+/** How many renderer processes (a page's, prepared or drawing) the launched Chromium has. */
+async function renderers(): Promise<number> {
+  let count = 0;
+  for (const pid of await descendants()) {
+    try {
+      if ((await Deno.readTextFile(`/proc/${pid}/cmdline`)).includes("--type=renderer")) count++;
+    } catch {
+      // Ended meanwhile.
+    }
+  }
+  return count;
+}
+
+Deno.test(
+  "prepared contexts are closed when nothing draws; the next render prepares its own",
+  options,
+  async () => {
+    const browser = new HtmlBrowser({ spareIdleMs: 300 });
+    try {
+      await browser.capture({ html: "<p>a</p>", width: 20, height: 20 });
+      // Answered, then its own context closed: the spares stay while renders may follow.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      assert(await renderers() >= 1, "spares prepared after a render");
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      assertEquals(await renderers(), 0, "no renderer process left while idle");
+      assert(browser.launched, "the browser itself stays for its own idle time");
+      const { png } = await browser.capture({ html: "<p>b</p>", width: 20, height: 20 });
+      assertEquals(decode(png).width, 20);
+    } finally {
+      await browser.close();
+    }
+  },
+);
 
 Deno.test("a crashed Chromium is launched again by the next render", options, async () => {
   const browser = new HtmlBrowser();

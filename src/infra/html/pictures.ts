@@ -1,6 +1,8 @@
 /**
  * Where a drawn page's pictures are: the boxes the render pool error-diffuses, while everything
- * else (text, rules, flat fills) goes to its nearest grey level and stays crisp.
+ * else (text, rules, flat fills) goes to its nearest grey level and stays crisp. And the page
+ * made still before its screenshot (`settlePage`), as Playwright's `animations: "disabled"` and
+ * `caret: "hide"` do, in the same call as the pictures are measured (one round trip, not three).
  */
 
 /** A picture's box in page pixels, clipped to the viewport. */
@@ -43,3 +45,43 @@ export function collectPictures(): PictureBox[] {
   }
   return boxes;
 }
+
+/**
+ * Runs inside the page (`page.evaluate`), after `load`: makes it still for its screenshot, the
+ * way Playwright's `screenshot({animations: "disabled", caret: "hide"})` does. Finite CSS and Web
+ * animations and transitions jump to their end, infinite ones are cancelled (their first
+ * frame), and so are those that start later; text fields' carets are transparent; then it waits
+ * for the page's fonts. Self-contained: it is serialised.
+ */
+export async function settlePage(): Promise<void> {
+  // deno-lint-ignore no-explicit-any
+  const page = globalThis as any;
+  const doc = page.document;
+  const still = () => {
+    for (const animation of doc.getAnimations()) {
+      if (!animation.effect || animation.playbackRate === 0) continue;
+      try {
+        if (Number.isFinite(animation.effect.getComputedTiming().endTime)) animation.finish();
+        else animation.cancel();
+      } catch {
+        // An animation that cannot finish (e.g. paused at a zero rate) stays.
+      }
+    }
+  };
+  // A page that broke these APIs for itself is drawn as it is, never refused for it.
+  try {
+    still();
+    doc.addEventListener("transitionrun", still);
+    doc.addEventListener("animationstart", still);
+    for (const field of doc.querySelectorAll("input,textarea,[contenteditable]")) {
+      field.style.setProperty("caret-color", "transparent", "important");
+    }
+    await doc.fonts.ready;
+  } catch {
+    // As above.
+  }
+}
+
+/** `settlePage` then `collectPictures`, as one expression for `page.evaluate`. */
+export const SETTLE_AND_COLLECT =
+  `(async () => { await (${settlePage.toString()})(); return (${collectPictures.toString()})(); })()`;
