@@ -25,55 +25,16 @@ import type { ModelRequest } from "../src/infra/ai/model.ts";
 import { decodeText, extractHtml, extractPlain } from "../src/domains/targetless/links/extract.ts";
 
 /**
- * A Scene that runs every stage once: text, a shape, a picture, colour and 1-bit. Latin text
- * only: the CJK font (~45 MB of a thread) loads with the first text that needs it (fonts.ts).
- */
-const WARM_SCENE = {
-  version: 1,
-  viewport: { width: 96, height: 48 },
-  elements: [
-    {
-      id: "s",
-      type: "shape",
-      frame: { x: 0, y: 0, width: 40, height: 40 },
-      properties: { cornerRadius: 6 },
-    },
-    {
-      id: "t",
-      type: "text",
-      frame: { x: 0, y: 0, width: 96, height: 24 },
-      properties: { text: "Warm" },
-    },
-    {
-      id: "i",
-      type: "image",
-      frame: { x: 48, y: 24, width: 8, height: 8 },
-      properties: { fileId: "w" },
-    },
-  ],
-};
-
-/**
- * Loads fonts, WebAssembly and templates and compiles each pipeline once. STACK.md: the first
- * satori call costs ~300 ms and the first resvg render ~250 ms in a fresh worker.
+ * Checks the templates and warms the image path before the first task. Every schema compiled and
+ * every sample checked: a broken template fails the start. The image path (decode, fit, tone,
+ * dither, pack, PNG) is what a photo push and an HTML screen take, so a burst after start is warm.
+ * The template and Scene drawing (satori, resvg, the fonts) load with their first task instead:
+ * ~50 MB of a process at rest and ~0.3 s of its start that a service drawing no template yet does
+ * not need (issue 40); that first drawing pays them (STACK.md: satori's first call ~300 ms,
+ * resvg's first render ~250 ms).
  */
 async function warm(): Promise<void> {
-  const registry = templateRegistry();
-  // Every schema compiled and every sample checked: a broken template fails the start.
-  await registry.ready();
-  const plain = registry.list().map((t) => registry.get(t.name)!).find((t) =>
-    t.imageVariables.length === 0
-  );
-  if (plain) await renderTemplateBitmaps(registry, { name: plain.name, variables: plain.sample });
-  for (const colorMode of ["color", "monochrome"] as const) {
-    await renderScene({
-      scene: WARM_SCENE,
-      images: { w: WARM_UP_PNG },
-      width: 96,
-      height: 48,
-      colorMode,
-    });
-  }
+  await templateRegistry().ready();
   const result = await renderImageBitmaps(WARM_UP_PNG);
   if (!result.ok) throw new Error(`render worker warm-up failed: ${result.message}`);
 }
