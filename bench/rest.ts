@@ -62,9 +62,13 @@ export interface Started {
 }
 
 /** Starts the service (or the bare server) and waits for its readiness. */
-export async function spawnService(env: Record<string, string>, dataDir: string): Promise<Started> {
+export async function spawnService(
+  env: Record<string, string>,
+  dataDir: string,
+  root?: URL,
+): Promise<Started> {
   const started = performance.now();
-  const { child, url } = spawnServiceChild(env, dataDir);
+  const { child, url } = spawnServiceChild(env, dataDir, root);
   const readyMs = await untilOk(`${url}/ready`, started, child);
   return {
     url,
@@ -130,7 +134,7 @@ export async function provision(dataDir: string, databaseUrl: string | undefined
 async function measureBackend(
   label: string,
   env: Record<string, string>,
-  options: { seconds: number; wrk: boolean; restMs: number },
+  options: { seconds: number; wrk: boolean; restMs: number; root?: URL },
 ): Promise<Record<string, number>> {
   const dataDir = await Deno.makeTempDir({ prefix: "dds-bench-rest-" });
   const scratch = env.DATABASE_URL ? await createDatabase(env.DATABASE_URL) : undefined;
@@ -138,7 +142,7 @@ async function measureBackend(
   const out: Record<string, number> = {};
   try {
     // First start: a fresh data directory (or a fresh database).
-    const first = await spawnService(env, dataDir);
+    const first = await spawnService(env, dataDir, options.root);
     out[`${label}: start to /ready, fresh`] = first.readyMs;
     await sleep(options.restMs);
     out[`${label}: resident memory at rest, fresh`] = await rssMb(first.pid);
@@ -146,7 +150,7 @@ async function measureBackend(
     await first.stop();
     const deviceId = await provision(dataDir, env.DATABASE_URL, reg.user.id);
     // Second start: the same data (a restart), then load from the moment it is ready.
-    const second = await spawnService(env, dataDir);
+    const second = await spawnService(env, dataDir, options.root);
     out[`${label}: start to /ready, existing data`] = second.readyMs;
     if (options.wrk) {
       // Sign in again on the new process? The token is a JWT of the same secrets: still valid.
@@ -214,10 +218,19 @@ export async function benchRest(
     runs?: number;
     seconds?: number;
     embedded?: boolean;
+    /** Another checkout whose service is measured (a "before"); this one by default. */
+    serviceRoot?: string;
   } = {},
 ): Promise<BenchRow[]> {
   const runs = options.runs ?? 2;
-  const common = { seconds: options.seconds ?? 4, wrk: await hasWrk(), restMs: 5_000 };
+  const common = {
+    seconds: options.seconds ?? 4,
+    wrk: await hasWrk(),
+    restMs: 5_000,
+    root: options.serviceRoot
+      ? new URL(`file://${options.serviceRoot.replace(/\/?$/, "/")}`)
+      : undefined,
+  };
   const samples = new Map<string, number[]>();
   const add = (figures: Record<string, number>) => {
     for (const [name, value] of Object.entries(figures)) {
@@ -255,10 +268,11 @@ if (import.meta.main) {
   helpAndExit(
     Deno.args,
     `Usage: deno run -A bench/rest.ts [--database-url postgres://...] [--mqtt-url mqtt://...]
-       [--runs 2] [--seconds 4] [--no-embedded]
+       [--runs 2] [--seconds 4] [--no-embedded] [--service-root DIR]
 
 Start to /ready, resident memory at rest and the p99 of the first seconds after a restart,
-embedded and (with a database URL) on PostgreSQL, beside a bare Deno.serve. wrk for the tail.`,
+embedded and (with a database URL) on PostgreSQL, beside a bare Deno.serve. wrk for the tail.
+--service-root: measure the service of another checkout (a "before").`,
   );
   const flag = (name: string) => {
     const i = Deno.args.indexOf(`--${name}`);
@@ -270,6 +284,7 @@ embedded and (with a database URL) on PostgreSQL, beside a bare Deno.serve. wrk 
     runs: Number(flag("runs") ?? 2),
     seconds: Number(flag("seconds") ?? 4),
     embedded: !Deno.args.includes("--no-embedded"),
+    serviceRoot: flag("service-root"),
   });
   printTable(rows);
 }
