@@ -68,12 +68,6 @@ export function mostSpecificFirst<T>(entries: T[], template: (entry: T) => strin
   return keyed.map((k) => k.entry);
 }
 
-/** A path's first segment (`api` of `/api/devices`); a template's may be a parameter. */
-function firstSegment(path: string): string {
-  const end = path.indexOf("/", 1);
-  return end === -1 ? path.slice(1) : path.slice(1, end);
-}
-
 /**
  * How many non-empty segments a path has, and its first and last (lower-cased; empty when it has
  * none). A template matches only paths with as many non-empty segments (each parameter is one, a
