@@ -7,10 +7,15 @@
  *   when DATABASE_URL is set), beside the bare server's start to its first 200;
  * - resident memory (VmRSS) 5 s after ready, beside the bare server's;
  * - the cold tail: wrk on `GET /api/devices/{id}/push` for the first seconds after a restart's
- *   `/ready` said 200, then for the same time again (warm), beside the bare server's p99.
+ *   `/ready` said 200, then for the same time again (warm), beside the bare server's p99;
+ * - the first render after start (issue 40): once the restart is at rest, a template preview
+ *   (`POST /api/templates/note/preview`, an HTTP request that waits for the render pool) and a
+ *   second one, and the resident memory after them.
  *
  * Run alone: `deno run -A bench/rest.ts [--database-url postgres://…] [--mqtt-url mqtt://…]
- * [--runs 2] [--seconds 4]`. The cold tail needs wrk (skipped without it).
+ * [--runs 2] [--seconds 4] [--service-root DIR]`. The cold tail needs wrk (skipped without it).
+ * `--service-root` starts the service of another checkout (e.g. a worktree of the base commit):
+ * alternate runs with and without it for before/after figures of the same spell.
  */
 import { sql } from "kysely";
 import { connect } from "../src/infra/db/connect.ts";
@@ -130,11 +135,39 @@ export async function provision(dataDir: string, databaseUrl: string | undefined
   }
 }
 
-/** One backend's figures: start times, memory at rest, and the cold and warm p99. */
+/** The note template's sample variables: what the first preview after start renders. */
+const NOTE = {
+  title: "Before the weekend",
+  body: "Water the plants on the balcony.\nCall the landlord about the heating.",
+  footer: "Thursday, 14 March",
+};
+
+/** One template preview through the service (it waits for the render pool); ms. */
+async function previewMs(url: string, accessToken: string): Promise<number> {
+  const started = performance.now();
+  const res = await fetch(`${url}/api/templates/note/preview`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${accessToken}`, "content-type": "application/json" },
+    body: JSON.stringify(NOTE),
+  });
+  await res.arrayBuffer();
+  if (!res.ok) throw new Error(`template preview: ${res.status}`);
+  return performance.now() - started;
+}
+
+interface BackendOptions {
+  seconds: number;
+  wrk: boolean;
+  restMs: number;
+  /** The checkout whose service runs (default: this one). */
+  root?: URL;
+}
+
+/** One backend's figures: start times, memory at rest, the cold and warm p99, the first render. */
 async function measureBackend(
   label: string,
   env: Record<string, string>,
-  options: { seconds: number; wrk: boolean; restMs: number; root?: URL },
+  options: BackendOptions,
 ): Promise<Record<string, number>> {
   const dataDir = await Deno.makeTempDir({ prefix: "dds-bench-rest-" });
   const scratch = env.DATABASE_URL ? await createDatabase(env.DATABASE_URL) : undefined;
@@ -179,6 +212,16 @@ async function measureBackend(
       await sleep(options.restMs);
     }
     out[`${label}: resident memory at rest, existing data`] = await rssMb(second.pid);
+    // The first render after start, at rest: it waits for a worker's start where none rests.
+    out[`${label}: first render after start (template preview)`] = await previewMs(
+      second.url,
+      reg.accessToken,
+    );
+    out[`${label}: second render (template preview)`] = await previewMs(
+      second.url,
+      reg.accessToken,
+    );
+    out[`${label}: resident memory after the two renders`] = await rssMb(second.pid);
     await second.stop();
   } finally {
     await Deno.remove(dataDir, { recursive: true }).catch(() => {});
@@ -218,19 +261,15 @@ export async function benchRest(
     runs?: number;
     seconds?: number;
     embedded?: boolean;
-    /** Another checkout whose service is measured (a "before"); this one by default. */
+    /** Another checkout's service (its `src/main.ts`), for a baseline of the same spell. */
     serviceRoot?: string;
   } = {},
 ): Promise<BenchRow[]> {
   const runs = options.runs ?? 2;
-  const common = {
-    seconds: options.seconds ?? 4,
-    wrk: await hasWrk(),
-    restMs: 5_000,
-    root: options.serviceRoot
-      ? new URL(`file://${options.serviceRoot.replace(/\/?$/, "/")}`)
-      : undefined,
-  };
+  const root = options.serviceRoot
+    ? new URL(`file://${Deno.realPathSync(options.serviceRoot).replace(/\/?$/, "/")}`)
+    : undefined;
+  const common = { seconds: options.seconds ?? 4, wrk: await hasWrk(), restMs: 5_000, root };
   const samples = new Map<string, number[]>();
   const add = (figures: Record<string, number>) => {
     for (const [name, value] of Object.entries(figures)) {
@@ -270,9 +309,9 @@ if (import.meta.main) {
     `Usage: deno run -A bench/rest.ts [--database-url postgres://...] [--mqtt-url mqtt://...]
        [--runs 2] [--seconds 4] [--no-embedded] [--service-root DIR]
 
-Start to /ready, resident memory at rest and the p99 of the first seconds after a restart,
-embedded and (with a database URL) on PostgreSQL, beside a bare Deno.serve. wrk for the tail.
---service-root: measure the service of another checkout (a "before").`,
+Start to /ready, resident memory at rest, the p99 of the first seconds after a restart and the
+first render after it, embedded and (with a database URL) on PostgreSQL, beside a bare
+Deno.serve. wrk for the tail. --service-root: measure the service of another checkout.`,
   );
   const flag = (name: string) => {
     const i = Deno.args.indexOf(`--${name}`);

@@ -77,13 +77,15 @@ export async function createApp(config: Config): Promise<App> {
   const changes = new ChangeFeed(logger);
   const report = (what: string) => (error: unknown) =>
     logger.error(`${what} error`, { error: error instanceof Error ? error.message : error });
-  // Start-up runs beside itself (issue 26): the render workers load and warm (~1.5 s of their own
-  // thread) while this one opens the database (a fresh one's initdb in a child process), migrates,
-  // starts the jobs and the broker. The request path's warm-up waits for them (below).
-  const pool = new RenderPool({ threads, onError: report("render pool"), metrics });
-  const poolWarm = pool.warm();
-  // Awaited below; a start that fails first must not leave it unhandled.
-  poolWarm.catch(() => {});
+  // No render worker at rest (issue 40): the first render starts one (it loads and warms, ~1 s),
+  // and the last ends after a minute without renders. A warm worker is ~80-135 MB resident, and
+  // its start took the cores from this thread's start (src/infra/render/pool.ts).
+  const pool = new RenderPool({
+    threads,
+    restingThreads: 0,
+    onError: report("render pool"),
+    metrics,
+  });
   let connection: Connection<DB>;
   try {
     connection = await connect<DB>({
@@ -221,17 +223,8 @@ export async function createApp(config: Config): Promise<App> {
     });
     return serves ? full : probesOnly(full);
   };
-  try {
-    await poolWarm;
-  } catch (error) {
-    await closeAll();
-    throw error;
-  }
   if (serves) {
-    // Ready means fast (issue 26): the request path runs before /ready says 200, unobserved. After
-    // the workers' warm-up, not beside it, so V8's optimising of the hot functions (on background
-    // threads) has the cores: with the two overlapping, the p99 of the first seconds after ready
-    // on PostgreSQL looked worse (58-75 against 36-109 ms on a loaded machine; not conclusive).
+    // Ready means fast (issue 26): the request path runs before /ready says 200, unobserved.
     const quiet = createHandler({
       router: appRouter,
       raw: allRawRoutes(documentsOf, readyRoute(readiness)),

@@ -331,3 +331,51 @@ Deno.test({
     }
   },
 });
+
+Deno.test("render pool without resting workers: none until a render, none again after idle", async () => {
+  // The service's pool (issue 40): no worker at rest, so none holds memory or takes the cores at
+  // start; the first render starts one, and it ends after the idle timeout.
+  const pool = await createRenderPool({ threads: 2, restingThreads: 0, idleTimeoutMs: 300 });
+  try {
+    assertEquals([pool.threads, pool.alive], [0, true]);
+    const source = await encodeRgb(photoLike(320, 200), 320, 200, "jpeg");
+    assertPushBitmaps(await pool.renderImage(source));
+    assert.ok(pool.threads >= 1);
+    while (pool.threads > 0) await new Promise((r) => setTimeout(r, 50));
+    assertEquals(pool.alive, true);
+    assertPushBitmaps(await pool.renderImage(source));
+  } finally {
+    await pool.close();
+  }
+});
+
+Deno.test("render pool without resting workers: a worker that dies while starting is replaced once", async () => {
+  const pool = await createRenderPool({ threads: 1, restingThreads: 0 });
+  try {
+    const source = await encodeRgb(photoLike(320, 200), 320, 200, "jpeg");
+    const rendering = pool.renderImage(source);
+    // The render started a worker; it is stopped before it is ready.
+    assertEquals(pool.threads, 1);
+    await pool.workerThreads[0].terminate();
+    // The task waited in the queue and runs on the replacement, well before its deadline.
+    assertPushBitmaps(await rendering);
+    assertEquals(pool.alive, true);
+  } finally {
+    await pool.close();
+  }
+});
+
+Deno.test("render pool without resting workers: a render announced early finds its worker warm", async () => {
+  // An upload ticket or an HTML screen's capture (issue 40): one worker starts, not one per call,
+  // and the render that follows runs on it.
+  const pool = await createRenderPool({ threads: 2, restingThreads: 0, idleTimeoutMs: 60_000 });
+  try {
+    await Promise.all([pool.prewarm(), pool.prewarm()]);
+    assertEquals(pool.threads, 1);
+    const source = await encodeRgb(photoLike(320, 200), 320, 200, "jpeg");
+    assertPushBitmaps(await pool.renderImage(source));
+    assertEquals(pool.threads, 1);
+  } finally {
+    await pool.close();
+  }
+});

@@ -70,6 +70,7 @@ export const pushes = defineDomain({
       changes,
       events: services.webhooks,
       onOwnerPush: context.hooks("ownerPushed"),
+      prewarm: () => void renderer.prewarm?.(),
     });
     const panels = context.hooks("devicePanel");
     const panelSets = context.hooks("devicePanels");

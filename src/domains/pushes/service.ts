@@ -136,6 +136,8 @@ export interface PushesDeps {
   events?: EventSink;
   /** Reactions to the owner's own push (the `ownerPushed` hook's answers, filled once built). */
   onOwnerPush?: readonly OwnerPushReaction[];
+  /** A render is likely soon (an upload ticket): the render pool starts a worker if none runs. */
+  prewarm?: () => void;
 }
 
 export class PushesService {
@@ -146,6 +148,7 @@ export class PushesService {
   private readonly events: EventSink;
   private readonly log: Log;
   private readonly onOwnerPush: readonly OwnerPushReaction[];
+  private readonly prewarm: () => void;
 
   constructor(deps: PushesDeps) {
     this.db = deps.db;
@@ -155,6 +158,7 @@ export class PushesService {
     this.events = deps.events ?? NO_EVENTS;
     this.log = deps.log ?? silentLog;
     this.onOwnerPush = deps.onOwnerPush ?? [];
+    this.prewarm = deps.prewarm ?? (() => {});
     this.pushes = (deps.changes ?? ChangeFeed.disabled()).cache();
     this.waiting = (deps.changes ?? ChangeFeed.disabled()).cache();
   }
@@ -221,7 +225,7 @@ export class PushesService {
     input: { contentType: string; sizeBytes?: number },
   ) {
     const device = await this.devices.owned(userId, deviceId);
-    return await issueUploadTicket(this.db, this.store, {
+    const ticket = await issueUploadTicket(this.db, this.store, {
       userId,
       deviceId: device.id,
       purpose: "custom_push_source",
@@ -229,6 +233,9 @@ export class PushesService {
       contentType: input.contentType,
       sizeBytes: input.sizeBytes,
     });
+    // Its render comes after the upload: a render worker warms meanwhile.
+    this.prewarm();
+    return ticket;
   }
 
   /**

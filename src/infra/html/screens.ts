@@ -17,7 +17,7 @@ import {
 
 export interface HtmlScreensOptions extends HtmlBrowserOptions {
   /** The render pool that dithers and packs the screenshots. */
-  renderer: Pick<Renderer, "renderScreen" | "previewScreen">;
+  renderer: Pick<Renderer, "renderScreen" | "previewScreen" | "prewarm">;
   /** `SCREEN_FRAMEWORK_CSS`: a stylesheet file replacing the built-in one, read once. */
   frameworkCssPath?: string;
 }
@@ -96,6 +96,8 @@ export class HtmlScreens {
   }
 
   async #capture(request: ScreenDrawRequest) {
+    // The pool's worker starts (if none runs) while Chromium draws.
+    void this.#renderer.prewarm?.();
     const { width, height } = uprightSize(request.panel);
     const capture = await this.browser.capture({
       html: await this.page(request),

@@ -1,10 +1,11 @@
 /**
  * The render pool: a Renderer backed by Piscina worker threads running `workers/render.ts`.
- * Sized for the machine (2 cores here: 2 workers). One worker starts with the pool and stays; the
- * others start when renders wait for them and end after a minute idle (issue 26: ~135 MB resident
- * each at rest). Every worker warms itself (fonts, resvg, templates, one render of each kind)
- * before it takes a task (workers/render.ts), so no render pays for loading and JIT, and the
- * first one after idle runs on the warm worker that stayed.
+ * Sized for the machine (2 cores here: 2 workers). `restingThreads` workers start with the pool and
+ * stay (default 1; the service keeps none, issue 40); the others start when renders wait for them
+ * and end after a minute idle (~80-135 MB resident each). Every worker warms itself (fonts, resvg,
+ * templates, one render of each kind) before it takes a task (workers/render.ts), so no render
+ * runs on a cold pipeline; with a resting worker the first one after idle runs on it, without one
+ * it waits for a worker's start (~1 s).
  */
 import { once } from "node:events";
 import { Piscina } from "piscina";
@@ -29,7 +30,10 @@ const WORKER_URL = new URL("../../../workers/render.ts", import.meta.url).href;
 export interface RenderPoolOptions {
   /** Worker threads; default: one per core, at least 1, at most 4. */
   threads?: number;
-  /** Workers kept at rest (started with the pool, never ended for idleness); default 1. */
+  /**
+   * Workers kept at rest (started with the pool, never ended for idleness); default 1. 0: none
+   * until the first render, and none again after `idleTimeoutMs` without one (the service).
+   */
   restingThreads?: number;
   /** How long a worker beyond `restingThreads` may idle before it ends; default 60 s. */
   idleTimeoutMs?: number;
@@ -117,11 +121,13 @@ export class RenderPool implements Renderer {
   #closed = false;
   /** Workers Piscina announced ready (loaded and warmed), by thread id. */
   readonly #ready = new Set<number>();
+  /** Workers that ended while starting, since one was last ready (`alive`). */
+  #startFailures = 0;
 
   constructor(options: RenderPoolOptions = {}) {
     const threads = options.threads ?? defaultThreads();
     this.#threads = threads;
-    this.#resting = Math.max(1, Math.min(threads, options.restingThreads ?? 1));
+    this.#resting = Math.max(0, Math.min(threads, options.restingThreads ?? 1));
     this.#maxQueue = options.maxQueue ?? 256;
     this.#deadlineMs = options.deadlineMs ?? RENDER_DEADLINE_MS;
     this.#previewSlots = Math.max(1, threads - 1);
@@ -146,8 +152,19 @@ export class RenderPool implements Renderer {
           !worker.destroyed
         ) ?? null,
     });
-    this.#pool.on("workerCreate", (worker: PoolWorker) => this.#ready.add(worker.id));
-    this.#pool.on("workerDestroy", (worker: PoolWorker) => this.#ready.delete(worker.id));
+    this.#pool.on("workerCreate", (worker: PoolWorker) => {
+      this.#ready.add(worker.id);
+      this.#startFailures = 0;
+    });
+    this.#pool.on("workerDestroy", (worker: PoolWorker) => {
+      if (this.#ready.delete(worker.id) || this.#closed) return;
+      // Ended while starting: the tasks it was started for wait in Piscina's queue, and Piscina
+      // starts a worker only for a new task. One more start for them, not a loop (a broken file).
+      // Once Piscina has removed it (it emits this before), so the new task finds a free place.
+      if (this.#startFailures++ === 0 && this.#running > 0) {
+        setTimeout(() => this.#closed || this.#pool.run({ kind: "warm" }).catch(() => {}), 0);
+      }
+    });
     // STACK.md: without a listener an abort racing a finishing task crashes the process.
     this.#pool.on("error", options.onError ?? ((error) => console.error("render pool:", error)));
   }
@@ -171,12 +188,30 @@ export class RenderPool implements Renderer {
   }
 
   /**
-   * Usable: open, with at least one worker thread. Piscina replaces a worker that crashed; one
-   * that fails while starting is not replaced again, so a broken worker file drains the pool.
+   * Usable: open, with at least one worker thread, or (no resting workers) none because none was
+   * needed yet, not because the last one failed to start. Piscina replaces a worker that crashed;
+   * one that fails while starting is not replaced again, so a broken worker file drains the pool.
    */
   get alive(): boolean {
-    return !this.#closed && this.#pool.threads.length > 0;
+    if (this.#closed) return false;
+    if (this.#pool.threads.length > 0) return true;
+    return this.#resting === 0 && this.#startFailures === 0;
   }
+
+  /**
+   * A render is likely soon (an upload ticket was issued, an HTML screen is being captured): with
+   * no worker running, one starts now and warms while the caller uploads or Chromium draws, so the
+   * render does not also wait for a worker's start (issue 40: none at rest). One at a time; a
+   * failure is the render's to report.
+   */
+  prewarm(): Promise<void> {
+    if (this.#closed || (this.#pool.threads.length > 0 && !this.#prewarming)) {
+      return Promise.resolve();
+    }
+    return this.#prewarming ??= this.#pool.run({ kind: "warm" }).then(() => {}, () => {})
+      .finally(() => this.#prewarming = undefined);
+  }
+  #prewarming?: Promise<void>;
 
   /** The worker threads (a test stops one mid-task to see the pool replace it). */
   get workerThreads(): readonly { terminate(): Promise<number> }[] {
@@ -192,7 +227,7 @@ export class RenderPool implements Renderer {
 
   /**
    * Runs one warm-up render per resting worker: it answers once the worker has loaded and compiled
-   * the pipeline, and fails when the worker cannot render.
+   * the pipeline, and fails when the worker cannot render. Without resting workers, at once.
    */
   async warm(): Promise<void> {
     const count = this.#resting;
