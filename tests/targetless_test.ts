@@ -1288,6 +1288,13 @@ suite.test(
       await deliverEvent(gated, secret, "checkout.session.completed", stripe.checkout);
       const pro = await autoContent(acct, acct.app, autoBody);
       assertEquals(pro.state, "ready");
+      // SPEC 3.2: a Presentation may still be preparing when its Content is ready.
+      await poll(
+        acct,
+        acct.app,
+        `/presentations/${pro.presentationIds[0]}`,
+        (p) => p.state !== "preparing",
+      );
       await deliverEvent(gated, secret, "invoice.payment_failed", stripe.failedInvoice);
       for (const mount of [acct.app, acct.sdk]) {
         expectCode(
