@@ -77,9 +77,10 @@ export async function createApp(config: Config): Promise<App> {
   const changes = new ChangeFeed(logger);
   const report = (what: string) => (error: unknown) =>
     logger.error(`${what} error`, { error: error instanceof Error ? error.message : error });
-  // No render worker at rest (issue 40): the first render starts one (it loads and warms, ~1 s),
-  // and the last ends after a minute without renders. A warm worker is ~80-135 MB resident, and
-  // its start took the cores from this thread's start (src/infra/render/pool.ts).
+  // No render worker at rest (issue 40): the first render starts one (it loads and warms the image
+  // path, ~0.25 s on a quiet machine; an upload ticket or an HTML capture starts it early), and the
+  // last ends after a minute without renders. A warm worker is ~85-135 MB resident, and its start
+  // took the cores from this thread's start (src/infra/render/pool.ts).
   const pool = new RenderPool({
     threads,
     restingThreads: 0,
