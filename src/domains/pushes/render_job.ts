@@ -120,6 +120,14 @@ const ALIKE_BATCH = 200;
 /** Devices' files written at once for such a group. */
 const WRITES_AT_ONCE = 8;
 
+/** A push's drawing as stored: for its panel, its bitmaps and their digests, under `prefix`. */
+interface Drawn {
+  panel: PanelSpec | null;
+  bitmaps: PushBitmaps;
+  digests: RenderDigests;
+  prefix: string;
+}
+
 /** Whether two panels are drawn alike. */
 function samePanel(a: PanelSpec | null, b: PanelSpec | null): boolean {
   if (!a || !b) return a === b;
@@ -158,6 +166,14 @@ export class PushRenderJob {
   /** Filled once every service is built (src/face.ts `hooks`): read at render time. */
   private readonly drawings: readonly PushDrawing[];
   private readonly onRendered: readonly RenderedReaction[];
+  /** Pushes whose own job runs in this process now. */
+  private readonly running = new Set<string>();
+  /**
+   * Pushes this process is completing with another push's drawing, until that is stored: their
+   * own jobs wait for it instead of storing the drawing a second time (two workers taking a
+   * playlist group's first two jobs at once copied every device's files twice).
+   */
+  private readonly completing = new Map<string, Promise<unknown>>();
 
   constructor(
     private readonly pushes: PushesService,
@@ -182,13 +198,23 @@ export class PushRenderJob {
 
   /** The handler of `renderPushQueue`; a throw tells the queue to retry with backoff. */
   async handle(job: { pushId: string }, attempt?: Attempt): Promise<void> {
-    const push = await this.pushes.renderable(job.pushId);
+    // Not awaited unless there is something to wait for: no turn between this and `running`.
+    const completing = this.completing.get(job.pushId);
+    if (completing) await completing;
+    this.running.add(job.pushId);
+    try {
+      await this.renderOwn(job.pushId, attempt);
+    } finally {
+      this.running.delete(job.pushId);
+    }
+  }
+
+  private async renderOwn(pushId: string, attempt?: Attempt): Promise<void> {
+    const push = await this.pushes.renderable(pushId);
     if (!push) return;
     const own = renderPrefix(push.user_id, push.device_id, push.id);
     let wrote = false;
-    let drawn:
-      | { panel: PanelSpec | null; bitmaps: PushBitmaps; digests: RenderDigests }
-      | undefined;
+    let drawn: Drawn | undefined;
     try {
       const panel = await this.panelOf(push.device_id);
       const bitmaps = await this.render(push, panel ?? undefined);
@@ -217,7 +243,7 @@ export class PushRenderJob {
       // same push finished first with the same files.
       if (!outcome.done && wrote && outcome.ownedBy !== own) await this.store.deletePrefix(own);
       if (outcome.done) await this.rendered([push]);
-      drawn = { panel, bitmaps, digests };
+      drawn = { panel, bitmaps, digests, prefix: same?.render_prefix ?? own };
     } catch (error) {
       // Nothing references a push's own prefix before it is QUEUE, so this removes only this
       // attempt's files (a deduplicated push wrote none).
@@ -234,23 +260,40 @@ export class PushRenderJob {
 
   /**
    * The pushes waiting for the drawing just stored (same user, template and params, same panel;
-   * one a device): each gets its device's files (an identical render's, or written under its
-   * own prefix) and all move to QUEUE together, then their reactions run once for all. Their
+   * one a device): each gets its device's files (an identical render's, or the leader's copied
+   * under its own prefix) and all move to QUEUE together, then their reactions run once for all. Their
    * own jobs later find them rendered. This is what keeps a playlist on a thousand displays
    * from being a thousand render jobs' worth of statements when its item comes due.
    */
   private async completeAlike(
     leader: PushRow,
-    drawn: { panel: PanelSpec | null; bitmaps: PushBitmaps; digests: RenderDigests },
+    drawn: Drawn,
   ) {
     const devices = new Set([leader.device_id]);
     const candidates: PushRow[] = [];
     for (const push of await this.pushes.alike(leader, ALIKE_BATCH)) {
       if (devices.has(push.device_id)) continue;
       devices.add(push.device_id);
+      // Another job of this process has it: its own, or a drawing it stores for many.
+      if (this.running.has(push.id) || this.completing.has(push.id)) continue;
       candidates.push(push);
     }
     if (candidates.length === 0) return;
+    const stored = Promise.withResolvers<void>();
+    for (const push of candidates) this.completing.set(push.id, stored.promise);
+    try {
+      await this.storeAlike(candidates, drawn);
+    } finally {
+      for (const push of candidates) this.completing.delete(push.id);
+      stored.resolve();
+    }
+  }
+
+  /** `completeAlike`'s candidates of the leader's panel get its drawing, stored and shown. */
+  private async storeAlike(
+    candidates: PushRow[],
+    drawn: Drawn,
+  ) {
     const panels = await this.panelsOf(candidates.map((p) => p.device_id));
     const group = candidates.filter((p) => samePanel(panels.get(p.device_id) ?? null, drawn.panel));
     if (group.length === 0) return;
@@ -266,7 +309,7 @@ export class PushRenderJob {
     try {
       for (let i = 0; i < written.length; i += WRITES_AT_ONCE) {
         await Promise.all(
-          written.slice(i, i + WRITES_AT_ONCE).map((w) => this.writeFiles(w.prefix, drawn.bitmaps)),
+          written.slice(i, i + WRITES_AT_ONCE).map((w) => this.copyFiles(drawn.prefix, w.prefix)),
         );
       }
     } catch (error) {
@@ -298,6 +341,15 @@ export class PushRenderJob {
         })
       );
     }
+  }
+
+  /**
+   * The leader's three files under another push's prefix: the store's copy (a hard link on
+   * disk, a server-side copy on S3), as each device keeps files of its own (its trim and unbind
+   * delete them) without the bytes being written a thousand times.
+   */
+  private async copyFiles(from: string, to: string) {
+    for (const file of Object.values(FORMAT_FILES)) await this.store.copy(from + file, to + file);
   }
 
   /** The three files of a render under its push's own prefix. */

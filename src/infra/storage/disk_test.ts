@@ -30,6 +30,31 @@ Deno.test("disk store: put, get, head and deletePrefix", () =>
     await store.deletePrefix("nothing/here/");
   }));
 
+Deno.test("disk store: copy is a whole object of its own under the new key", () =>
+  withStore(async (store) => {
+    await store.put("render/u/a/p/image.png", new Uint8Array([1, 2, 3]), "image/png");
+    // Into a new directory, then over an existing object.
+    await store.copy("render/u/a/p/image.png", "render/u/b/q/image.png");
+    await store.put("render/u/c/r/image.png", new Uint8Array([9]), "application/octet-stream");
+    await store.copy("render/u/a/p/image.png", "render/u/c/r/image.png");
+    for (const key of ["render/u/b/q/image.png", "render/u/c/r/image.png"]) {
+      assert.deepEqual(await store.get(key), new Uint8Array([1, 2, 3]));
+      assert.deepEqual(await store.head(key), { size: 3, contentType: "image/png" });
+    }
+    // Replacing or deleting the source leaves the copies as they were, and the other way round.
+    await store.put("render/u/a/p/image.png", new Uint8Array([7, 7]), "image/bmp");
+    assert.deepEqual(await store.get("render/u/b/q/image.png"), new Uint8Array([1, 2, 3]));
+    await store.deletePrefix("render/u/a/");
+    await store.deletePrefix("render/u/b/");
+    assert.deepEqual(await store.get("render/u/c/r/image.png"), new Uint8Array([1, 2, 3]));
+    await assert.rejects(
+      store.copy("render/u/missing/image.png", "render/u/d/s/image.png"),
+      Deno.errors.NotFound,
+    );
+    assert.equal(await store.head("render/u/d/s/image.png"), null);
+    await assert.rejects(store.copy("render/u/c/r/image.png", "../x"));
+  }));
+
 Deno.test("disk store: keys cannot escape the store", () =>
   withStore(async (store) => {
     const keys = [

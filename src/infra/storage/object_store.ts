@@ -19,6 +19,11 @@ export interface ObjectStore {
   /** Which implementation, for the start-up banner. */
   readonly kind: "s3" | "disk";
   put(key: string, bytes: Uint8Array, contentType: string): Promise<void>;
+  /**
+   * Copies an object (bytes and content type) to another key, replacing what is there, without
+   * its bytes passing through this process; throws when `from` is missing.
+   */
+  copy(from: string, to: string): Promise<void>;
   /** The object's bytes, or null when missing. */
   get(key: string): Promise<Uint8Array | null>;
   /** Size and content type, or null when missing. */

@@ -3,6 +3,7 @@
  * (content type prefix, size range, expiry) for browser uploads, presigned GET for downloads.
  */
 import {
+  CopyObjectCommand,
   DeleteObjectCommand,
   DeleteObjectsCommand,
   GetObjectCommand,
@@ -53,6 +54,18 @@ export class S3ObjectStore implements ObjectStore {
         Key: key,
         Body: bytes,
         ContentType: contentType,
+      }),
+    );
+  }
+
+  /** A server-side copy (CopyObject): the bytes stay in the bucket. */
+  async copy(from: string, to: string): Promise<void> {
+    await this.client.send(
+      new CopyObjectCommand({
+        Bucket: this.bucket,
+        // The source's key is URL-encoded, its slashes kept (S3's `x-amz-copy-source`).
+        CopySource: `${this.bucket}/${from.split("/").map(encodeURIComponent).join("/")}`,
+        Key: to,
       }),
     );
   }

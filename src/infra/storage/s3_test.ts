@@ -43,3 +43,37 @@ Deno.test("S3 presigned GET: signed for 15 minutes", async () => {
   assert.equal(url.searchParams.get("X-Amz-Expires"), "900");
   assert.ok(url.searchParams.get("X-Amz-Signature"));
 });
+
+Deno.test("S3 copy: a server-side CopyObject of the encoded source into the new key", async () => {
+  const seen: { method: string; path: string; source: string | null }[] = [];
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (req) => {
+    seen.push({
+      method: req.method,
+      path: new URL(req.url).pathname,
+      source: req.headers.get("x-amz-copy-source"),
+    });
+    return new Response(
+      '<?xml version="1.0" encoding="UTF-8"?><CopyObjectResult><ETag>"e"</ETag>' +
+        "<LastModified>2026-12-04T00:00:00.000Z</LastModified></CopyObjectResult>",
+      { headers: { "content-type": "application/xml" } },
+    );
+  });
+  try {
+    const local = new S3ObjectStore({
+      bucket: "dds-test",
+      region: "eu-west-1",
+      endpoint: `http://127.0.0.1:${server.addr.port}`,
+      accessKeyId: "AKIDEXAMPLE",
+      secretAccessKey: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+      forcePathStyle: true,
+    });
+    await local.copy("render/u/a/p 1/image.png", "render/u/b/q/image.png");
+    assert.deepEqual(seen, [{
+      method: "PUT",
+      path: "/dds-test/render/u/b/q/image.png",
+      source: "dds-test/render/u/a/p%201/image.png",
+    }]);
+  } finally {
+    await server.shutdown();
+  }
+});
