@@ -15,6 +15,7 @@ import { call, type Client, client, registerUser } from "./helpers/http.ts";
 import { startTestServer } from "./helpers/server.ts";
 import { newMac } from "./helpers/displays.ts";
 import { eventually } from "./helpers/mqtt.ts";
+import { sql } from "kysely";
 
 const TEXT = '<div class="layout"><span class="value value--xlarge">{{ word }}</span></div>';
 
@@ -578,6 +579,24 @@ Deno.test({
           .select((eb) => eb.fn.countAll<string>().as("n"))
           .where("device_id", "=", two.id).executeTakeFirstOrThrow();
         assert(Number(count.n) <= 51, `at most 50 kept beside the latest (${count.n})`);
+
+        // Devices advanced together are trimmed together, each to its own newest.
+        await assign(one.id, many.id);
+        for (let i = 0; i < 4; i++) {
+          for (const id of [one.id, two.id]) {
+            await services.db.updateTable("playlist_devices").set({ item_ends_at: new Date(0) })
+              .where("device_id", "=", id).execute();
+            await services.playlists.advance(id);
+          }
+        }
+        await services.pushes.trimScheduled([one.id, two.id], "playlistId", 2);
+        for (const id of [one.id, two.id]) {
+          const [{ n }] = await services.db.selectFrom("pushes")
+            .select((eb) => eb.fn.countAll<string>().as("n"))
+            .where("device_id", "=", id).where(sql<boolean>`params ->> 'playlistId' is not null`)
+            .execute();
+          assert(Number(n) >= 2 && Number(n) <= 3, `2 kept beside the latest (${n})`);
+        }
       });
     } finally {
       await server.shutdown();

@@ -243,7 +243,7 @@ export class PlaylistsService {
     const pushId = await this.db.transaction().execute((trx) =>
       this.advanceIn(trx, deviceId, asleep, { restart, redraw })
     );
-    if (pushId) await this.trim(deviceId);
+    if (pushId) await this.trim([deviceId]);
     return pushId;
   }
 
@@ -318,13 +318,18 @@ export class PlaylistsService {
       }
       return made;
     });
-    for (const id of advanced) await this.trim(id);
+    await this.trim(advanced);
   }
 
-  /** Keeps the device's playlist history to `KEPT_PUSHES` (a failure is logged). */
-  private async trim(deviceId: string) {
-    await this.deps.pushes.trimScheduled(deviceId, PLAYLIST_PARAM, KEPT_PUSHES).catch((e) =>
-      this.log.error("playlist history trim failed", { deviceId, error: String(e) })
+  /** Keeps the devices' playlist histories to `KEPT_PUSHES` each (a failure is logged). */
+  private async trim(deviceIds: string[]) {
+    if (deviceIds.length === 0) return;
+    await this.deps.pushes.trimScheduled(deviceIds, PLAYLIST_PARAM, KEPT_PUSHES).catch((e) =>
+      this.log.error("playlist history trim failed", {
+        deviceId: deviceIds[0],
+        devices: deviceIds.length,
+        error: String(e),
+      })
     );
   }
 

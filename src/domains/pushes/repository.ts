@@ -200,31 +200,42 @@ export function shownNeighbour(
 }
 
 /**
- * A device's pushes whose params carry `paramKey`, beyond the newest `keep` of them (never its
- * latest push), locked for deletion.
+ * Devices' pushes whose params carry `paramKey`, beyond the newest `keep` of each device (never
+ * its latest push, which does not count), at most 500 a device.
  */
 export function scheduledBeyond(
   trx: Trx,
-  deviceId: string,
+  devices: { id: string; latest_push_id: string | null }[],
   paramKey: string,
   keep: number,
-  latestPushId: string | null,
 ) {
-  let query = trx.selectFrom("pushes").select(["id", "render_prefix", "file_id"])
-    .where("device_id", "=", deviceId)
-    .where(sql<boolean>`params ->> ${paramKey} is not null`);
-  if (latestPushId) query = query.where("id", "!=", latestPushId);
-  return query.orderBy("created_at", "desc").orderBy("id", "desc").offset(keep).limit(500)
-    .forUpdate().execute();
+  const latest = devices.flatMap((d) => d.latest_push_id ? [d.latest_push_id] : []);
+  const ranked = trx.selectFrom("pushes")
+    .select(["id", "device_id", "render_prefix", "file_id"])
+    .select(
+      sql<number>`row_number() over (partition by device_id order by created_at desc, id desc)`
+        .as("rank"),
+    )
+    .where("device_id", "in", devices.map((d) => d.id))
+    .where(sql<boolean>`params ->> ${paramKey} is not null`)
+    .$if(latest.length > 0, (qb) => qb.where("id", "not in", latest));
+  return trx.selectFrom(ranked.as("ranked")).select(["id", "device_id", "render_prefix", "file_id"])
+    .where("rank", ">", keep).where("rank", "<=", keep + 500).execute();
 }
 
-/** Whether the device has more than `keep` pushes whose params carry `paramKey` (no lock). */
-export async function hasScheduledBeyond(db: Db, deviceId: string, paramKey: string, keep: number) {
-  const row = await db.selectFrom("pushes").select("id").where("device_id", "=", deviceId)
+/** Of these devices, those with more than `keep` pushes whose params carry `paramKey` (no lock). */
+export async function withScheduledBeyond(
+  db: Db,
+  deviceIds: string[],
+  paramKey: string,
+  keep: number,
+): Promise<string[]> {
+  if (deviceIds.length === 0) return [];
+  const rows = await db.selectFrom("pushes").select("device_id")
+    .where("device_id", "in", deviceIds)
     .where(sql<boolean>`params ->> ${paramKey} is not null`)
-    .orderBy("created_at", "desc").orderBy("id", "desc").offset(keep).limit(1)
-    .executeTakeFirst();
-  return row !== undefined;
+    .groupBy("device_id").having((eb) => eb.fn.countAll(), ">", keep).execute();
+  return rows.map((row) => row.device_id);
 }
 
 export function deletePushes(trx: Trx, ids: string[]) {
@@ -232,15 +243,15 @@ export function deletePushes(trx: Trx, ids: string[]) {
   return trx.deleteFrom("pushes").where("id", "in", ids).execute();
 }
 
-/** Which of these render prefixes a push of the device still points at. */
+/** Which of these render prefixes a push of these devices still points at. */
 export async function prefixesInUse(
   trx: Trx,
-  deviceId: string,
+  deviceIds: string[],
   prefixes: string[],
 ): Promise<Set<string>> {
   if (prefixes.length === 0) return new Set();
   const rows = await trx.selectFrom("pushes").select("render_prefix").distinct()
-    .where("device_id", "=", deviceId).where("render_prefix", "in", prefixes).execute();
+    .where("device_id", "in", deviceIds).where("render_prefix", "in", prefixes).execute();
   return new Set(rows.map((r) => r.render_prefix!));
 }
 

@@ -773,22 +773,24 @@ export class PushesService {
   }
 
   /**
-   * Keeps a device's history bounded: its pushes whose params carry `paramKey` (a playlist's)
-   * beyond the newest `keep` are deleted, with their file records and stored bitmaps unless a
-   * push left still points at them (an identical render is stored once per device).
+   * Keeps devices' histories bounded: their pushes whose params carry `paramKey` (a playlist's)
+   * beyond the newest `keep` of each are deleted, with their file records and stored bitmaps
+   * unless a push left still points at them (an identical render is stored once per device). A
+   * playlist's devices advanced together are trimmed together: a few statements for all.
    */
-  async trimScheduled(deviceId: string, paramKey: string, keep: number): Promise<number> {
-    // Most calls find nothing beyond `keep`: known without a transaction or the device's lock
+  async trimScheduled(deviceIds: string[], paramKey: string, keep: number): Promise<number> {
+    // Most calls find nothing beyond `keep`: known without a transaction or the devices' locks
     // (a push added meanwhile is trimmed by the next call).
-    if (!await repo.hasScheduledBeyond(this.db, deviceId, paramKey, keep)) return 0;
+    const over = await repo.withScheduledBeyond(this.db, deviceIds, paramKey, keep);
+    if (over.length === 0) return 0;
     const gone = await this.db.transaction().execute(async (trx) => {
-      const device = await this.devices.lock(trx, deviceId);
-      if (!device) return [];
-      const old = await repo.scheduledBeyond(trx, deviceId, paramKey, keep, device.latest_push_id);
+      const devices = [...(await this.devices.lockMany(trx, over)).values()];
+      if (devices.length === 0) return [];
+      const old = await repo.scheduledBeyond(trx, devices, paramKey, keep);
       if (old.length === 0) return [];
       await repo.deletePushes(trx, old.map((p) => p.id));
       const prefixes = [...new Set(old.map((p) => p.render_prefix).filter((p) => p !== null))];
-      const kept = await repo.prefixesInUse(trx, deviceId, prefixes);
+      const kept = await repo.prefixesInUse(trx, devices.map((d) => d.id), prefixes);
       const unused = old.filter((p) => p.render_prefix !== null && !kept.has(p.render_prefix));
       await files.deleteFilesById(trx, unused.flatMap((p) => p.file_id ? [p.file_id] : []));
       return [...new Set(unused.map((p) => p.render_prefix!))];
