@@ -79,6 +79,18 @@ export function lockRotation(trx: Trx, deviceId: string, skipLocked = false) {
   return (skipLocked ? query.skipLocked() : query).executeTakeFirst();
 }
 
+/** `lockRotation` of many devices at once, skipping those another transaction holds. */
+export function lockRotations(trx: Trx, deviceIds: string[]) {
+  if (deviceIds.length === 0) return Promise.resolve([]);
+  return trx.selectFrom("playlist_devices")
+    .innerJoin("playlists", "playlists.id", "playlist_devices.playlist_id")
+    .selectAll("playlist_devices")
+    .select(["playlists.name", "playlists.time_zone", "playlists.items"])
+    .where("playlist_devices.device_id", "in", deviceIds)
+    .orderBy("playlist_devices.device_id")
+    .forUpdate("playlist_devices").skipLocked().execute();
+}
+
 /**
  * The other devices of a device's playlist whose items end by `now + withinMs`, not held by
  * their owner, soonest first, with the playlist's items; none when the device's own item has
@@ -127,6 +139,16 @@ export function assign(trx: Trx, row: Insertable<PlaylistDevicesTable>) {
 
 export function unassign(db: Db, deviceId: string) {
   return db.deleteFrom("playlist_devices").where("device_id", "=", deviceId).execute();
+}
+
+/** `updateRotation` of many devices with the same changes. */
+export function updateRotations(
+  trx: Trx,
+  deviceIds: string[],
+  changes: Updateable<PlaylistDevicesTable>,
+) {
+  return trx.updateTable("playlist_devices").set(changes).where("device_id", "in", deviceIds)
+    .execute();
 }
 
 export function updateRotation(

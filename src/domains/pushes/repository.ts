@@ -9,6 +9,10 @@ export function insertPush(db: Db, row: Insertable<PushesTable>) {
   return db.insertInto("pushes").values(row).returningAll().executeTakeFirstOrThrow();
 }
 
+export function insertPushes(trx: Trx, rows: Insertable<PushesTable>[]) {
+  return trx.insertInto("pushes").values(rows).returningAll().execute();
+}
+
 /**
  * What another domain reads of a push beside its own rows (a display presentation mirrors its
  * push's state), as a table to join in its query: one round trip, a read only, and only this

@@ -216,6 +216,44 @@ export class PushesService {
   }
 
   /**
+   * `create` for many scheduled pushes of one user in the caller's transaction (a playlist's
+   * devices advanced together): one count of the user's backlog, one insert of the pushes and
+   * one of their render jobs, each job one place further back than the one before (as `create`
+   * one after another would place them). Returns the pushes in the order given.
+   */
+  async createScheduled(inputs: NewPush[], trx: Trx): Promise<PushRow[]> {
+    if (inputs.length === 0) return [];
+    const userId = inputs[0].userId;
+    if (inputs.some((input) => input.userId !== userId || !input.scheduled)) {
+      throw new Error("createScheduled takes one user's scheduled pushes");
+    }
+    const waiting = await repo.lockRenderBacklog(trx, userId);
+    const rows = inputs.map((input) => ({
+      id: uuidv7(),
+      device_id: input.deviceId,
+      user_id: userId,
+      title: input.title ?? "",
+      summary: input.summary ?? "",
+      priority: input.priority ?? 0,
+      status: "PREPARE" as const,
+      template: input.template,
+      params: input.params ?? {},
+      source_key: input.sourceKey ?? null,
+    }));
+    const inserted = new Map((await repo.insertPushes(trx, rows)).map((p) => [p.id, p]));
+    const pushes = rows.map((row) => inserted.get(row.id)!);
+    await this.jobs.sendMany(
+      renderPushQueue,
+      pushes.map((push, i) => ({
+        data: { pushId: push.id },
+        priority: -Math.min(waiting + i, repo.MAX_RENDER_BACKLOG),
+      })),
+      { trx },
+    );
+    return pushes;
+  }
+
+  /**
    * `POST .../custom-push/upload` (SPEC 4.5): an upload ticket for one image (the files domain's
    * ticket mechanism); 400 for a non-image type, 413 for a declared size over 10 MB.
    */
