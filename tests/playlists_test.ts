@@ -274,6 +274,8 @@ Deno.test({
               .set({ item_ends_at: new Date(now + (i - 1) * 2000) })
               .where("device_id", "=", d.id).execute();
           }
+          const { rows: [{ at }] } = await sql<{ at: Date }>`select now() as at`
+            .execute(services.db);
           await services.playlists.advanceTogether(one.id);
           const rotations = await services.db.selectFrom("playlist_devices")
             .select(["device_id", "item_index", "item_ends_at"])
@@ -307,6 +309,24 @@ Deno.test({
             assertEquals(image.status, 200);
             await image.body?.cancel();
           }
+          // Their next advance: a job for the first, one for the two that went along.
+          const { rows: jobs } = await sql<{ data: { deviceId: string; along?: string[] } }>`
+            select data from pgboss.job where name = 'playlist-advance' and created_on >= ${at}
+            and data->>'deviceId' in (${sql.join(displays.map((d) => d.id))})`.execute(services.db);
+          assertEquals(
+            jobs.flatMap((j) => [j.data.deviceId, ...(j.data.along ?? [])]).sort(),
+            displays.map((d) => d.id).sort(),
+          );
+          assertEquals(jobs.length, 2, "the two that went along share one job");
+          // The first of them left the playlist meanwhile: the job still takes the other two.
+          await assign(one.id, null);
+          await services.db.updateTable("playlist_devices").set({ item_ends_at: new Date(0) })
+            .where("device_id", "in", [two.id, three.id]).execute();
+          await services.playlists.handle({ deviceId: one.id, along: [two.id, three.id] });
+          const after = await services.db.selectFrom("playlist_devices")
+            .select(["device_id", "item_index"])
+            .where("device_id", "in", [one.id, two.id, three.id]).execute();
+          assertEquals(after.map((r) => r.item_index), [0, 0]);
           for (const d of displays) await assign(d.id, null);
         },
       );

@@ -1,6 +1,7 @@
 /**
  * The playlists' background work (pg-boss: once across processes, kept across restarts): a
- * device's advance when its item ends (sent delayed when the item starts), a playlist's devices
+ * device's advance when its item ends (sent delayed when the item starts; one job for devices
+ * advanced together, whose items end together), a playlist's devices
  * restarted after an edit, a plugin's current screens drawn again when its data changed; and the
  * minute's sweep that advances devices whose job was lost.
  */
@@ -10,7 +11,8 @@ import { defineQueue } from "../../infra/jobs/types.ts";
 export const playlistAdvanceQueue = defineQueue({
   name: "playlist-advance",
   schema: z.union([
-    z.object({ deviceId: z.uuid() }).strict(),
+    // `along`: devices whose items end with it (advanced together), one job for all of them.
+    z.object({ deviceId: z.uuid(), along: z.array(z.uuid()).max(200).optional() }).strict(),
     z.object({ playlistId: z.uuid() }).strict(),
     z.object({ pluginId: z.uuid() }).strict(),
   ]),

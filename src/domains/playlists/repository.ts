@@ -182,6 +182,15 @@ export async function overdue(db: Db, now: Date, graceMs: number, limit: number)
   return rows.map((r) => r.device_id);
 }
 
+/** Of these devices, those on a playlist whose item has ended by `now`. */
+export async function endedAmong(db: Db, deviceIds: string[], now: Date): Promise<string[]> {
+  if (deviceIds.length === 0) return [];
+  const rows = await db.selectFrom("playlist_devices").select("device_id")
+    .where("device_id", "in", deviceIds).where("item_ends_at", "<=", now).execute();
+  const ended = new Set(rows.map((r) => r.device_id));
+  return deviceIds.filter((id) => ended.has(id));
+}
+
 /** A device leaving its owner stops its playlist (the `deviceUnlinked` hook). */
 export async function deleteRotation(trx: Trx, deviceId: string): Promise<void> {
   await trx.deleteFrom("playlist_devices").where("device_id", "=", deviceId).execute();

@@ -218,7 +218,15 @@ export class PlaylistsService {
 
   /** The handler of `playlistAdvanceQueue`. */
   async handle(job: AdvanceJob): Promise<void> {
-    if ("deviceId" in job) {
+    if ("deviceId" in job && job.along?.length) {
+      // Devices advanced together end together: the first one ended takes the others with it
+      // (those it did not, moved elsewhere or held meanwhile, have jobs of their own).
+      let due = await repo.endedAmong(this.db, [job.deviceId, ...job.along], this.now());
+      while (due.length > 0) {
+        await this.advanceTogether(due[0]);
+        due = await repo.endedAmong(this.db, due.slice(1), this.now());
+      }
+    } else if ("deviceId" in job) {
       await this.advanceTogether(job.deviceId);
     } else if ("playlistId" in job) {
       for (const id of await repo.devicesOf(this.db, job.playlistId)) await this.advance(id, true);
@@ -256,7 +264,10 @@ export class PlaylistsService {
     return pushId;
   }
 
-  /** The rotations' current item from `now` for `seconds`, and the jobs that advance them then. */
+  /**
+   * The rotations' current item from `now` for `seconds`, and the job that advances them then
+   * (one for all: their items end together).
+   */
   private async rotateTo(
     trx: Trx,
     deviceIds: string[],
@@ -270,11 +281,14 @@ export class PlaylistsService {
       item_ends_at: new Date(now.getTime() + next.seconds * 1000),
       updated_at: now,
     });
-    await this.jobs.sendMany(
-      playlistAdvanceQueue,
-      deviceIds.map((deviceId) => ({ data: { deviceId }, startAfterSeconds: next.seconds })),
-      { trx },
-    );
+    for (let i = 0; i < deviceIds.length; i += TOGETHER_BATCH) {
+      const [deviceId, ...along] = deviceIds.slice(i, i + TOGETHER_BATCH);
+      await this.jobs.send(
+        playlistAdvanceQueue,
+        along.length ? { deviceId, along } : { deviceId },
+        { trx, startAfterSeconds: next.seconds },
+      );
+    }
   }
 
   /**
