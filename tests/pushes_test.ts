@@ -646,6 +646,43 @@ suite.test(
 );
 
 suite.test(
+  "one job renders its pushes along; a failure with a retry left stops it, the last try tries all",
+  async (api, s) => {
+    const { user, device } = await owner(api, s);
+    const services = s.app.services;
+    const sourceKey = `uploads/${user.user.id}/${device.id}/source`;
+    await services.storage.put(sourceKey, samplePng(), "image/png");
+    const prepare = async () => {
+      const id = await insertPush(s, device, user.user.id, { status: "PREPARE" });
+      await services.db.updateTable("pushes")
+        .set({ template: "custom-image", source_key: sourceKey }).where("id", "=", id).execute();
+      return id;
+    };
+    const [a, b] = [await prepare(), await prepare()];
+    const busy = Object.create(services.renderer);
+    busy.renderImage = () => Promise.reject(new Error("worker crashed"));
+    const failing = new PushRenderJob(services.pushes, busy, { store: services.storage });
+    await assert.rejects(
+      failing.handle({ pushId: a, along: [b] }, { number: 1, final: false }),
+      /crashed/,
+    );
+    assertEquals([(await pushRow(s, a)).render_attempts, (await pushRow(s, b)).render_attempts], [
+      1,
+      0,
+    ]);
+    await assert.rejects(
+      failing.handle({ pushId: a, along: [b] }, { number: 2, final: true }),
+      /crashed/,
+    );
+    for (const id of [a, b]) assert.ok((await pushRow(s, id)).render_failed_at, "failed for good");
+    const [c, d] = [await prepare(), await prepare()];
+    await new PushRenderJob(services.pushes, services.renderer, { store: services.storage })
+      .handle({ pushId: c, along: [d] });
+    assertEquals([(await pushRow(s, c)).status, (await pushRow(s, d)).status], ["QUEUE", "QUEUE"]);
+  },
+);
+
+suite.test(
   "a store failure mid-render removes the files written so far and records the error",
   async (api, s) => {
     const { user, device } = await owner(api, s);

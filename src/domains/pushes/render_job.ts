@@ -197,15 +197,33 @@ export class PushRenderJob {
   }
 
   /** The handler of `renderPushQueue`; a throw tells the queue to retry with backoff. */
-  async handle(job: { pushId: string }, attempt?: Attempt): Promise<void> {
+  async handle(job: { pushId: string; along?: string[] }, attempt?: Attempt): Promise<void> {
+    // A failure ends an attempt that has a retry after it (the pushes along are retried with the
+    // job); the final attempt tries every push before it fails, so each records its own failure.
+    let failure: { error: unknown } | undefined;
+    const run = async (pushId: string) => {
+      try {
+        await this.handleOne(pushId, attempt);
+      } catch (error) {
+        if (!attempt?.final) throw error;
+        failure ??= { error };
+      }
+    };
+    await run(job.pushId);
+    // Those drawn alike were stored with it: the rest (another panel, or the first failed) next.
+    for (const pushId of await this.pushes.stillRendering(job.along ?? [])) await run(pushId);
+    if (failure) throw failure.error;
+  }
+
+  private async handleOne(pushId: string, attempt?: Attempt): Promise<void> {
     // Not awaited unless there is something to wait for: no turn between this and `running`.
-    const completing = this.completing.get(job.pushId);
+    const completing = this.completing.get(pushId);
     if (completing) await completing;
-    this.running.add(job.pushId);
+    this.running.add(pushId);
     try {
-      await this.renderOwn(job.pushId, attempt);
+      await this.renderOwn(pushId, attempt);
     } finally {
-      this.running.delete(job.pushId);
+      this.running.delete(pushId);
     }
   }
 

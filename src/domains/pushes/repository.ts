@@ -69,6 +69,13 @@ export async function lockRenderBacklog(trx: Trx, userId: string): Promise<numbe
   return Number(count);
 }
 
+/** Of these pushes, the ids of those in PREPARE and not failed for good. */
+export async function preparing(db: Db, ids: string[]): Promise<string[]> {
+  const rows = await db.selectFrom("pushes").select("id").where("id", "in", ids)
+    .where("status", "=", "PREPARE").where("render_failed_at", "is", null).execute();
+  return rows.map((row) => row.id);
+}
+
 export function lockPush(trx: Trx, id: string) {
   return trx.selectFrom("pushes").selectAll().where("id", "=", id).forUpdate().executeTakeFirst();
 }

@@ -140,6 +140,9 @@ export interface PushesDeps {
   prewarm?: () => void;
 }
 
+/** Pushes one render job takes at most (its own and those `along`). */
+const ALONG_AT_MOST = 200;
+
 export class PushesService {
   private readonly db: Db;
   private readonly devices: DevicesService;
@@ -217,9 +220,9 @@ export class PushesService {
 
   /**
    * `create` for many scheduled pushes of one user in the caller's transaction (a playlist's
-   * devices advanced together): one count of the user's backlog, one insert of the pushes and
-   * one of their render jobs, each job one place further back than the one before (as `create`
-   * one after another would place them). Returns the pushes in the order given.
+   * devices advanced together, one drawing): one count of the user's backlog, one insert of the
+   * pushes and one render job for them all (`along`), in the first one's place: one drawing
+   * takes one place in the user's fair share, not one a device. Returns the pushes in order.
    */
   async createScheduled(inputs: NewPush[], trx: Trx): Promise<PushRow[]> {
     if (inputs.length === 0) return [];
@@ -242,14 +245,14 @@ export class PushesService {
     }));
     const inserted = new Map((await repo.insertPushes(trx, rows)).map((p) => [p.id, p]));
     const pushes = rows.map((row) => inserted.get(row.id)!);
-    await this.jobs.sendMany(
-      renderPushQueue,
-      pushes.map((push, i) => ({
-        data: { pushId: push.id },
-        priority: -Math.min(waiting + i, repo.MAX_RENDER_BACKLOG),
-      })),
-      { trx },
-    );
+    for (let i = 0; i < pushes.length; i += ALONG_AT_MOST) {
+      const [first, ...along] = pushes.slice(i, i + ALONG_AT_MOST).map((push) => push.id);
+      await this.jobs.send(
+        renderPushQueue,
+        along.length ? { pushId: first, along } : { pushId: first },
+        { trx, priority: -Math.min(waiting + i, repo.MAX_RENDER_BACKLOG) },
+      );
+    }
     return pushes;
   }
 
@@ -413,6 +416,13 @@ export class PushesService {
    * The render job's push (render_job.ts): a PREPARE push not failed for good, or undefined
    * (deleted by an unbind, already rendered, or failed for good: a job delivered again).
    */
+  /** Of these pushes, those still to render (PREPARE, not failed for good), in order. */
+  async stillRendering(pushIds: string[]): Promise<string[]> {
+    if (pushIds.length === 0) return [];
+    const waiting = new Set(await repo.preparing(this.db, pushIds));
+    return pushIds.filter((id) => waiting.has(id));
+  }
+
   async renderable(pushId: string): Promise<PushRow | undefined> {
     const push = await repo.findPush(this.db, pushId);
     return push?.status === "PREPARE" && !push.render_failed_at ? push : undefined;

@@ -55,20 +55,6 @@ export class PgBossJobs implements Jobs {
     });
   }
 
-  async sendMany<T>(
-    queue: QueueDefinition<T>,
-    jobs: { data: T; startAfterSeconds?: number; priority?: number }[],
-    options: Pick<SendOptions, "trx"> = {},
-  ) {
-    if (jobs.length === 0) return;
-    const rows = jobs.map((job) => ({
-      data: queue.schema.parse(job.data) as object,
-      ...(job.startAfterSeconds ? { startAfter: job.startAfterSeconds } : {}),
-      ...(job.priority ? { priority: job.priority } : {}),
-    }));
-    await this.boss.insert(queue.name, rows, options.trx ? { db: fromKysely(options.trx) } : {});
-  }
-
   async work<T>(queue: QueueDefinition<T>, handler: JobHandler<T>, options: WorkOptions = {}) {
     const { pollingIntervalSeconds } = this.options;
     // One pg-boss worker per unit of concurrency, each knowing its own id: after a job it wakes

@@ -91,15 +91,6 @@ export interface Jobs {
    * id, or null when a singleton queue already holds a job for the key.
    */
   send<T>(queue: QueueDefinition<T>, data: T, options?: SendOptions): Promise<string | null>;
-  /**
-   * Enqueues many jobs of one queue in one statement (each payload validated first), inside
-   * `trx` when given. No singleton keys: each job is its own.
-   */
-  sendMany<T>(
-    queue: QueueDefinition<T>,
-    jobs: { data: T; startAfterSeconds?: number; priority?: number }[],
-    options?: Pick<SendOptions, "trx">,
-  ): Promise<void>;
   /** Registers the handler of a queue; register once, at start-up. */
   work<T>(queue: QueueDefinition<T>, handler: JobHandler<T>, options?: WorkOptions): Promise<void>;
   /** Sends `data` to the queue on a cron schedule (minute-grained), once across processes. */
