@@ -32,6 +32,21 @@ async function screenDrawsOf(url: string): Promise<number> {
     .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(" ") + 1)), 0);
 }
 
+/** CPU ms of each of this process's threads, with its name (Linux; empty elsewhere). */
+async function threadCpu(): Promise<Map<string, { name: string; ms: number }>> {
+  const out = new Map<string, { name: string; ms: number }>();
+  try {
+    for await (const entry of Deno.readDir("/proc/self/task")) {
+      const stat = await Deno.readTextFile(`/proc/self/task/${entry.name}/stat`).catch(() => "");
+      if (!stat) continue;
+      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")).replace(/\d+$/, "#");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      out.set(entry.name, { name, ms: (Number(fields[11]) + Number(fields[12])) * 10 });
+    }
+  } catch { /* not Linux */ }
+  return out;
+}
+
 /** Runs `work` over `items` with at most `n` at once. */
 async function pooled<T>(items: T[], n: number, work: (item: T) => Promise<void>) {
   let next = 0;
@@ -158,6 +173,7 @@ export async function benchPlaylists(
       stdout: "piped",
     }).spawn();
     const cpuBefore = await cpuMs(Deno.pid);
+    const threadsBefore = await threadCpu();
     const input = poller.stdin.getWriter();
     await input.write(new TextEncoder().encode(JSON.stringify(displays)));
     await input.close();
@@ -166,6 +182,17 @@ export async function benchPlaylists(
     // The second item on every display (it comes due during the polls), then the CPU it took.
     await shownAtLeast(2 * count, started);
     const rotationCpu = await cpuMs(Deno.pid) - cpuBefore;
+    if (Deno.env.get("BENCH_VERBOSE")) {
+      const after = await threadCpu();
+      const byName = new Map<string, number>();
+      for (const [id, { name, ms }] of after) {
+        byName.set(name, (byName.get(name) ?? 0) + ms - (threadsBefore.get(id)?.ms ?? 0));
+      }
+      console.error(
+        "CPU ms by thread over the rotation:",
+        JSON.stringify([...byName].sort((a, b) => b[1] - a[1])),
+      );
+    }
     const polled: [number, number][] = JSON.parse(new TextDecoder().decode(output.stdout));
     const times = polled.map(([, ms]) => ms);
     if (Deno.env.get("BENCH_VERBOSE")) {
