@@ -5,7 +5,7 @@
  * the QUEUE transaction of every push.
  * Run alone: `deno run -A bench/burst.ts [--database-url postgres://…]`.
  */
-import { type BenchRow, printTable } from "./lib.ts";
+import { type BenchRow, cpuMs, printTable } from "./lib.ts";
 import { benchPhoto } from "./photo.ts";
 import { parseConfig } from "../src/config.ts";
 import { uuidv7 } from "../src/infra/lib/ids.ts";
@@ -34,8 +34,22 @@ async function upload(ticket: { url: string; fields: Record<string, string> }, b
   if (res.status !== 204) throw new Error(`upload answered ${res.status}`);
 }
 
-/** One burst on a fresh service; returns seconds from the first confirm to the last QUEUE. */
-async function burst(count: number, databaseUrl?: string): Promise<number> {
+/** What a burst took: its seconds, and the CPU the process used meanwhile (ms; NaN off Linux). */
+interface BurstResult {
+  seconds: number;
+  /** All threads: the request loop, the render workers, libvips, V8's compiler and collector. */
+  cpuMs: number;
+  /** The request loop's thread alone (the HTTP answers, the jobs, PGlite). */
+  loopCpuMs: number;
+}
+
+/**
+ * One burst on a fresh service: seconds from the first confirm to the last QUEUE, and the CPU
+ * the process used from the first confirm until the poll that saw the last QUEUE (up to 100 ms
+ * more). On a machine shared with other work the CPU says what the burst cost where its seconds
+ * also say how much of the machine it got.
+ */
+async function burst(count: number, databaseUrl?: string): Promise<BurstResult> {
   Deno.env.set("NODE_ENV", "production");
   const dataDir = await Deno.makeTempDir({ prefix: "dds-burst-" });
   const scratch = databaseUrl ? await createDatabase(databaseUrl) : undefined;
@@ -74,6 +88,7 @@ async function burst(count: number, databaseUrl?: string): Promise<number> {
       await upload(ticket, photo);
       tickets.push(ticket);
     }
+    const [cpuStart, loopStart] = [await cpuMs(Deno.pid), await cpuMs(Deno.pid, Deno.pid)];
     const start = Date.now();
     const pushIds = await Promise.all(
       tickets.map(async (t) =>
@@ -86,7 +101,11 @@ async function burst(count: number, databaseUrl?: string): Promise<number> {
         .where("id", "in", pushIds).execute();
       if (rows.every((r) => r.status === "QUEUE" && r.rendered_at)) {
         const last = Math.max(...rows.map((r) => r.rendered_at!.getTime()));
-        return (last - start) / 1000;
+        return {
+          seconds: (last - start) / 1000,
+          cpuMs: await cpuMs(Deno.pid) - cpuStart,
+          loopCpuMs: await cpuMs(Deno.pid, Deno.pid) - loopStart,
+        };
       }
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -103,7 +122,7 @@ export async function benchBurst(
   options: { count?: number; databaseUrl?: string } = {},
 ): Promise<BenchRow[]> {
   const count = options.count ?? 12;
-  const seconds = await burst(count, options.databaseUrl);
+  const { seconds, cpuMs, loopCpuMs } = await burst(count, options.databaseUrl);
   const engine = options.databaseUrl ? "PostgreSQL" : "PGlite";
   return [
     {
@@ -115,6 +134,16 @@ export async function benchBurst(
       name: `burst: the same as a rate (${engine})`,
       value: round(count / seconds),
       unit: "pushes/s",
+    },
+    {
+      name: `burst: CPU meanwhile, all threads (${engine})`,
+      value: Math.round(cpuMs),
+      unit: "ms",
+    },
+    {
+      name: `burst: CPU meanwhile, the request loop's thread (${engine})`,
+      value: Math.round(loopCpuMs),
+      unit: "ms",
     },
   ];
 }
