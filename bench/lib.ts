@@ -133,11 +133,13 @@ export interface WrkResult {
 
 /**
  * CPU time (user + system, all threads) a process has used so far, in ms, from Linux's
- * `/proc/<pid>/stat` (clock ticks of 10 ms); NaN elsewhere.
+ * `/proc/<pid>/stat` (clock ticks of 10 ms); NaN elsewhere. With `thread`, that thread's alone
+ * (the process's id is its main thread).
  */
-export async function cpuMs(pid: number): Promise<number> {
+export async function cpuMs(pid: number, thread?: number): Promise<number> {
   try {
-    const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
+    const path = thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`;
+    const stat = await Deno.readTextFile(path);
     // Fields after the command name (which may hold spaces) are space-separated; utime and stime
     // are the 14th and 15th fields of the whole line.
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");

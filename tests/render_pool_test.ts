@@ -366,14 +366,46 @@ Deno.test("render pool without resting workers: a worker that dies while startin
 });
 
 Deno.test("render pool without resting workers: a render announced early finds its worker warm", async () => {
-  // An upload ticket or an HTML screen's capture (issue 40): one worker starts, not one per call,
-  // and the render that follows runs on it.
+  // An upload ticket or an HTML screen's capture (issue 40): one worker per render announced and
+  // not yet started, at most the pool's size; the renders that follow run on them.
   const pool = await createRenderPool({ threads: 2, restingThreads: 0, idleTimeoutMs: 60_000 });
   try {
-    await Promise.all([pool.prewarm(), pool.prewarm()]);
-    assertEquals(pool.threads, 1);
+    await pool.prewarm();
+    assertEquals([pool.threads, pool.readyThreads], [1, 1]);
     const source = await encodeRgb(photoLike(320, 200), 320, 200, "jpeg");
+    // Its render takes the announcement: the next render announced needs no other worker.
     assertPushBitmaps(await pool.renderImage(source));
+    await pool.prewarm();
+    assertEquals(pool.threads, 1);
+    // Two announced at once (a second upload before the first render): a second worker, warm
+    // before either render comes, and never more workers than the pool's size.
+    await Promise.all([pool.prewarm(), pool.prewarm()]);
+    assertEquals(pool.threads, 2);
+    for (let i = 0; i < 200 && pool.readyThreads < 2; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assertEquals(pool.readyThreads, 2);
+    await pool.prewarm();
+    assertEquals(pool.threads, 2);
+    const renders = [source, source, source].map((s) => pool.renderImage(s));
+    for (const render of renders) assertPushBitmaps(await render);
+    assertEquals(pool.threads, 2);
+  } finally {
+    await pool.close();
+  }
+});
+
+Deno.test("render pool without resting workers: an announcement lapses", async () => {
+  // An upload never confirmed: after the idle time its announcement no longer counts.
+  const pool = await createRenderPool({ threads: 2, restingThreads: 0, idleTimeoutMs: 500 });
+  try {
+    await Promise.all([pool.prewarm(), pool.prewarm()]);
+    assertEquals(pool.threads, 2);
+    while (pool.threads > 0) await new Promise((r) => setTimeout(r, 50));
+    // Both lapsed: one announced now, taken by its render, and the next needs no second worker.
+    await pool.prewarm();
+    assertPushBitmaps(await pool.renderImage(await encodeRgb(photoLike(64, 48), 64, 48, "jpeg")));
+    await pool.prewarm();
     assertEquals(pool.threads, 1);
   } finally {
     await pool.close();

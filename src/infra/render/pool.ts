@@ -115,12 +115,19 @@ export class RenderPool implements Renderer {
   readonly #runningByUser = new Map<string, number>();
   /** When each user's last preview started (a turn counter); forgotten when they have none. */
   readonly #lastServed = new Map<string, number>();
+  /** How long a render `prewarm` announced counts as coming: as long as a worker may idle. */
+  readonly #announcedMs: number;
   #turns = 0;
   #running = 0;
   #runningPreviews = 0;
   #closed = false;
   /** Workers Piscina announced ready (loaded and warmed), by thread id. */
-  readonly #ready = new Set<number>();
+  readonly #ready = new Map<number, PoolWorker>();
+  /**
+   * Renders `prewarm` announced that have not started yet: when each announcement lapses
+   * (`performance.now()` ms), oldest first.
+   */
+  readonly #announced: number[] = [];
   /** Workers that ended while starting, since one was last ready (`alive`). */
   #startFailures = 0;
 
@@ -132,13 +139,14 @@ export class RenderPool implements Renderer {
     this.#deadlineMs = options.deadlineMs ?? RENDER_DEADLINE_MS;
     this.#previewSlots = Math.max(1, threads - 1);
     this.#metrics = options.metrics ?? NO_METRICS;
+    this.#announcedMs = options.idleTimeoutMs ?? WORKER_IDLE_MS;
     this.#pool = new Piscina({
       filename: WORKER_URL,
       minThreads: this.#resting,
       maxThreads: threads,
       // The pool's own queue holds what waits; Piscina's only bridges a replaced worker's start.
       maxQueue: Math.max(16, threads * 4),
-      idleTimeout: options.idleTimeoutMs ?? WORKER_IDLE_MS,
+      idleTimeout: this.#announcedMs,
       // Workers take tasks as messages, so their event loop runs between tasks: the native
       // resvg frees its pixmaps in finalizers that run on that loop (engine.ts). Piscina's
       // default parks an idle worker in a blocking Atomics.wait, where they never ran.
@@ -153,7 +161,7 @@ export class RenderPool implements Renderer {
         ) ?? null,
     });
     this.#pool.on("workerCreate", (worker: PoolWorker) => {
-      this.#ready.add(worker.id);
+      this.#ready.set(worker.id, worker);
       this.#startFailures = 0;
     });
     this.#pool.on("workerDestroy", (worker: PoolWorker) => {
@@ -199,19 +207,32 @@ export class RenderPool implements Renderer {
   }
 
   /**
-   * A render is likely soon (an upload ticket was issued, an HTML screen is being captured): with
-   * no worker running, one starts now and warms while the caller uploads or Chromium draws, so the
-   * render does not also wait for a worker's start (issue 40: none at rest). One at a time; a
-   * failure is the render's to report.
+   * A render is likely soon (an upload ticket was issued, an HTML screen is being captured): the
+   * pool grows to one worker per render announced and not yet started (and per render running),
+   * at most `size`, so those renders do not also wait for a worker's start (issue 40: none at
+   * rest). Each call starts at most one worker, which warms while the caller uploads or Chromium
+   * draws: a first upload starts one, a second upload before the first render starts a second
+   * (a burst of photos then renders on all threads instead of one, the second worker's start no
+   * longer in the middle of it). An announcement lapses when a task starts or after the
+   * workers' idle time. A failure is the render's to report.
    */
   prewarm(): Promise<void> {
-    if (this.#closed || (this.#pool.threads.length > 0 && !this.#prewarming)) {
-      return Promise.resolve();
+    if (this.#closed) return Promise.resolve();
+    const now = performance.now();
+    while (this.#announced.length > 0 && this.#announced[0] <= now) this.#announced.shift();
+    this.#announced.push(now + this.#announcedMs);
+    const wanted = Math.min(this.#threads, this.#announced.length + this.#running);
+    if (this.#pool.threads.length >= wanted) return Promise.resolve();
+    // Piscina starts a worker for a task that no ready, idle worker takes (the balancer): one
+    // warm task for each idle one (answered at once), and one more that starts the new worker
+    // (and runs on the first worker free).
+    let idle = 0;
+    for (const worker of this.#ready.values()) {
+      if (worker.currentUsage === 0 && !worker.terminating && !worker.destroyed) idle++;
     }
-    return this.#prewarming ??= this.#pool.run({ kind: "warm" }).then(() => {}, () => {})
-      .finally(() => this.#prewarming = undefined);
+    const warms = Array.from({ length: idle + 1 }, () => this.#pool.run({ kind: "warm" }));
+    return Promise.all(warms).then(() => {}, () => {});
   }
-  #prewarming?: Promise<void>;
 
   /** The worker threads (a test stops one mid-task to see the pool replace it). */
   get workerThreads(): readonly { terminate(): Promise<number> }[] {
@@ -328,6 +349,8 @@ export class RenderPool implements Renderer {
 
   #start({ task, buffers, call, resolve, reject }: Waiting): void {
     const user = call.previewOf;
+    // The render an earlier `prewarm` announced (or another: announcements are not matched).
+    this.#announced.shift();
     this.#running++;
     if (user !== undefined) {
       this.#runningPreviews++;

@@ -226,7 +226,10 @@ export interface Renderer {
   renderScreen(request: ScreenRenderRequest, call?: RenderCall): Promise<PushBitmaps>;
   /** `renderScreen`'s `image.png` alone, for a preview (the other formats stay in the worker). */
   previewScreen(request: ScreenRenderRequest, call?: RenderCall): Promise<Uint8Array>;
-  /** A render is likely soon: start a worker now if none runs (the pool; a no-op elsewhere). */
+  /**
+   * A render is likely soon: start a worker for it now unless one is there for it (the pool: one
+   * per render announced and not started, up to its size; a no-op elsewhere).
+   */
   prewarm?(): Promise<void>;
   close(): Promise<void>;
 }
