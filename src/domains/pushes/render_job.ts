@@ -210,8 +210,11 @@ export class PushRenderJob {
       }
     };
     await run(job.pushId);
-    // Those drawn alike were stored with it: the rest (another panel, or the first failed) next.
-    for (const pushId of await this.pushes.stillRendering(job.along ?? [])) await run(pushId);
+    // Those drawn alike were stored with it, or are being stored by another job here (waited
+    // for, not asked about one by one): the rest (another panel, or the first failed) next.
+    const along = job.along ?? [];
+    await Promise.all(along.flatMap((id) => this.completing.get(id) ?? []));
+    for (const pushId of await this.pushes.stillRendering(along)) await run(pushId);
     if (failure) throw failure.error;
   }
 
