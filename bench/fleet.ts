@@ -76,7 +76,7 @@ async function burst(
   timeoutMs: number,
   connectOnly = false,
   beforeClose: () => Promise<unknown> = () => Promise.resolve(),
-) {
+): Promise<Record<string, number>> {
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", new URL("./fleet_devices.ts", import.meta.url).pathname],
     stdin: "piped",
@@ -94,8 +94,10 @@ async function burst(
   };
   try {
     const connected = await ask({ kind: "start", url, devices, ...RECONNECT });
+    // Reported, not thrown: on a loaded machine even the bare aedes can leave devices out after
+    // five timed-out CONNECTs each, and the other figures of the run are still worth having.
     if (connected.count !== devices.length) {
-      throw new Error(
+      console.error(
         `only ${connected.count} of ${devices.length} devices connected: ${
           JSON.stringify(connected.failures)
         }`,
@@ -104,7 +106,7 @@ async function burst(
     const result = connectOnly ? {} : await ask({ kind: "burst", timeoutMs });
     await beforeClose();
     await ask({ kind: "close" });
-    return { ...result, ...connected };
+    return { ...result, ...connected, notConnected: devices.length - connected.count };
   } finally {
     await writer.close().catch(() => {});
     await child.status;
@@ -221,6 +223,11 @@ export async function benchFleet(
           name: `${label}: CONNECTs timed out after 5 s, sent again (bare aedes: ${b.timeouts})`,
           value: r.timeouts,
           unit: "CONNECTs",
+        },
+        {
+          name: `${label}: devices not connected after 5 attempts (bare aedes: ${b.notConnected})`,
+          value: r.notConnected,
+          unit: "devices",
         },
         {
           name: `${label}: /health p99 during connect and burst (bare Deno.serve: ${

@@ -106,6 +106,7 @@ function burst(timeoutMs: number) {
       });
     };
     const timer = setTimeout(finish, timeoutMs);
+    if (clients.length === 0) return finish();
     for (const { thing, client } of clients) {
       const ask = () =>
         client.publish(`devices/${thing}/up/get_push`, '{"format":"raw2"}', { qos: 1 });

@@ -7,8 +7,12 @@
  * `gather: "turn"` waits for the rest of the event loop's turn before a batch starts, rather than
  * the current microtasks: keys asked for by separate I/O callbacks (a fleet's CONNECTs or
  * `get_push`, one socket read each) then share a query instead of one each (issue 40).
+ *
+ * The wait is a zero-delay timer, not `setImmediate`: in Deno a loop with immediates pending never
+ * parks, and its network events are then polled only every ~61 iterations (the runtime's I/O
+ * driver interval), so a chain of batches each scheduled by the last held every socket and HTTP
+ * request for 100-250 ms at a time (issue 40: `/health` p99 242-331 ms during a fleet's burst).
  */
-import { setImmediate } from "node:timers";
 
 export interface BatcherOptions {
   /** Keys per query at most. */
@@ -48,10 +52,10 @@ export class Batcher<K, V> {
     if (this.options.gather !== "turn") return queueMicrotask(() => this.#flush());
     if (this.#scheduled) return;
     this.#scheduled = true;
-    setImmediate(() => {
+    setTimeout(() => {
       this.#scheduled = false;
       this.#flush();
-    });
+    }, 0);
   }
 
   #flush() {

@@ -4,7 +4,6 @@
  * may declare up to 256 MB: without this an unauthenticated client could make the broker hold
  * that much per connection by sending one CONNECT header and trickling bytes.
  */
-import { Duplex } from "node:stream";
 import type { Socket } from "node:net";
 
 /** Follows packet boundaries in a byte stream; refuses a packet whose body is over the limit. */
@@ -52,40 +51,32 @@ export class PacketSizeGuard {
 }
 
 /**
- * The socket as the broker reads it: the same bytes, but the connection is destroyed as soon as
- * a packet header declares more than `maxBodyBytes` (`onRefused` says so).
+ * The socket itself, as the broker reads it: the same bytes, but the connection is destroyed as
+ * soon as a packet header declares more than `maxBodyBytes` (`onRefused` says so). The check sits
+ * on the socket's own `read` (aedes reads with `conn.read()` on `readable`), so no second stream
+ * stands between the broker and the socket: a stream per connection, and its writes, each one
+ * more socket write, were a sixth of the connect burst's long loop turns (issue 40).
  */
 export function guardPacketSize(
   socket: Socket,
   maxBodyBytes: number,
   onRefused: () => void = () => {},
-): Duplex {
+): Socket {
   const guard = new PacketSizeGuard(maxBodyBytes);
-  const conn = new Duplex({
-    read() {
-      socket.resume();
-    },
-    write(chunk, _encoding, callback) {
-      socket.write(chunk, callback);
-    },
-    final(callback) {
-      socket.end(callback);
-    },
-    destroy(error, callback) {
-      socket.destroy();
-      callback(error);
-    },
-  });
-  socket.on("data", (chunk: Uint8Array) => {
-    if (!guard.feed(chunk)) {
+  const read = socket.read;
+  let refused = false;
+  // Every byte the socket hands out passes here once, whoever reads it (read(n), read(null), or
+  // the stream's own flowing mode), before any parser sees it.
+  socket.read = function (this: Socket, size?: number) {
+    if (refused) return null;
+    const chunk = read.call(this, size) as Uint8Array | string | null;
+    if (chunk !== null && typeof chunk !== "string" && !guard.feed(chunk)) {
+      refused = true;
       onRefused();
-      conn.destroy(new Error(`MQTT packet over ${maxBodyBytes} bytes`));
-      return;
+      socket.destroy(new Error(`MQTT packet over ${maxBodyBytes} bytes`));
+      return null;
     }
-    if (!conn.push(chunk)) socket.pause();
-  });
-  socket.on("end", () => conn.push(null));
-  socket.on("error", (error) => conn.destroy(error));
-  socket.on("close", () => conn.destroy());
-  return conn;
+    return chunk;
+  };
+  return socket;
 }
