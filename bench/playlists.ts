@@ -5,9 +5,9 @@
  * an item is published, the poll's p50/p99 over one rotation of 60 s items (goal p99 <= 25 ms;
  * the displays poll from a process of their own, `playlist_poller.ts`), and the service's CPU from
  * the first poll until the second item is on every display (`BENCH_VERBOSE=1`: by thread, and the
- * slowest polls with their second into the rotation). Run alone: `deno run -A bench/playlists.ts [--database-url postgres://…] [--displays N]
- * [--split mqtt://…]`. `--split` (PostgreSQL and an MQTT broker) runs the jobs in a worker process of
- * their own (`--role worker`, docs/decisions.md "Roles") beside this API process, as a deployment
+ * slowest polls with their second into the rotation). Run alone: `deno run -A bench/playlists.ts
+ * [--database-url postgres://…] [--displays N] [--split mqtt://…]`. `--split` (PostgreSQL and an
+ * MQTT broker) runs the jobs in a worker process of their own (`--role worker`, docs/decisions.md "Roles") beside this API process, as a deployment
  * keeps the request loop off the renders and the playlist's fan-out.
  */
 import {
