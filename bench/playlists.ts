@@ -7,8 +7,9 @@
  * the first poll until the second item is on every display (`BENCH_VERBOSE=1`: by thread, and the
  * slowest polls with their second into the rotation). Run alone: `deno run -A bench/playlists.ts
  * [--database-url postgres://…] [--displays N] [--split mqtt://…]`. `--split` (PostgreSQL and an
- * MQTT broker) runs the jobs in a worker process of their own (`--role worker`, docs/decisions.md "Roles") beside this API process, as a deployment
- * keeps the request loop off the renders and the playlist's fan-out.
+ * MQTT broker) runs the jobs in a worker process of their own (`--role worker`,
+ * docs/decisions.md "Roles") beside this API process, as a deployment keeps the request loop off
+ * the renders and the playlist's fan-out.
  */
 import {
   type BenchRow,
