@@ -70,25 +70,24 @@ export function findAssignment(db: Db, deviceId: string) {
  * when another transaction holds it.
  */
 export function lockRotation(trx: Trx, deviceId: string, skipLocked = false) {
-  const query = trx.selectFrom("playlist_devices")
+  const query = rotations(trx).where("playlist_devices.device_id", "=", deviceId);
+  return (skipLocked ? query.skipLocked() : query).executeTakeFirst();
+}
+
+/** Rotations with their playlist's name, time zone and items, locked. */
+function rotations(trx: Trx) {
+  return trx.selectFrom("playlist_devices")
     .innerJoin("playlists", "playlists.id", "playlist_devices.playlist_id")
     .selectAll("playlist_devices")
     .select(["playlists.name", "playlists.time_zone", "playlists.items"])
-    .where("playlist_devices.device_id", "=", deviceId)
     .forUpdate("playlist_devices");
-  return (skipLocked ? query.skipLocked() : query).executeTakeFirst();
 }
 
 /** `lockRotation` of many devices at once, skipping those another transaction holds. */
 export function lockRotations(trx: Trx, deviceIds: string[]) {
   if (deviceIds.length === 0) return Promise.resolve([]);
-  return trx.selectFrom("playlist_devices")
-    .innerJoin("playlists", "playlists.id", "playlist_devices.playlist_id")
-    .selectAll("playlist_devices")
-    .select(["playlists.name", "playlists.time_zone", "playlists.items"])
-    .where("playlist_devices.device_id", "in", deviceIds)
-    .orderBy("playlist_devices.device_id")
-    .forUpdate("playlist_devices").skipLocked().execute();
+  return rotations(trx).where("playlist_devices.device_id", "in", deviceIds)
+    .orderBy("playlist_devices.device_id").skipLocked().execute();
 }
 
 /**

@@ -140,6 +140,22 @@ export interface PushesDeps {
   prewarm?: () => void;
 }
 
+/** The row of a new push: PREPARE, waiting for its render. */
+function newPushRow(input: NewPush) {
+  return {
+    id: uuidv7(),
+    device_id: input.deviceId,
+    user_id: input.userId,
+    title: input.title ?? "",
+    summary: input.summary ?? "",
+    priority: input.priority ?? 0,
+    status: "PREPARE" as const,
+    template: input.template,
+    params: input.params ?? {},
+    source_key: input.sourceKey ?? null,
+  };
+}
+
 /** Pushes one render job takes at most (its own and those `along`). */
 const ALONG_AT_MOST = 200;
 
@@ -200,18 +216,7 @@ export class PushesService {
       // Fair shares (CONTRACT.md): the render job of a user's n-th waiting push takes priority -n,
       // so workers take one push of each user with any waiting before a second of anyone's.
       const waiting = await repo.lockRenderBacklog(t, input.userId);
-      const push = await repo.insertPush(t, {
-        id: uuidv7(),
-        device_id: input.deviceId,
-        user_id: input.userId,
-        title: input.title ?? "",
-        summary: input.summary ?? "",
-        priority: input.priority ?? 0,
-        status: "PREPARE",
-        template: input.template,
-        params: input.params ?? {},
-        source_key: input.sourceKey ?? null,
-      });
+      const push = await repo.insertPush(t, newPushRow(input));
       await this.jobs.send(renderPushQueue, { pushId: push.id }, { trx: t, priority: -waiting });
       return push;
     };
@@ -231,18 +236,7 @@ export class PushesService {
       throw new Error("createScheduled takes one user's scheduled pushes");
     }
     const waiting = await repo.lockRenderBacklog(trx, userId);
-    const rows = inputs.map((input) => ({
-      id: uuidv7(),
-      device_id: input.deviceId,
-      user_id: userId,
-      title: input.title ?? "",
-      summary: input.summary ?? "",
-      priority: input.priority ?? 0,
-      status: "PREPARE" as const,
-      template: input.template,
-      params: input.params ?? {},
-      source_key: input.sourceKey ?? null,
-    }));
+    const rows = inputs.map(newPushRow);
     const inserted = new Map((await repo.insertPushes(trx, rows)).map((p) => [p.id, p]));
     const pushes = rows.map((row) => inserted.get(row.id)!);
     for (let i = 0; i < pushes.length; i += ALONG_AT_MOST) {
