@@ -3,7 +3,8 @@
  * once on the embedded defaults (PGlite, disk store, embedded broker); the time from the first
  * confirm to the last push in QUEUE (its `rendered_at`), i.e. queue pickup, render, storage and
  * the QUEUE transaction of every push.
- * Run alone: `deno run -A bench/burst.ts [--database-url postgres://…]`.
+ * Run alone (with `deno task start`'s V8 flags, as `deno task bench` runs it):
+ * `deno run -A --v8-flags=--max-semi-space-size=8 bench/burst.ts [--database-url postgres://…]`.
  */
 import { type BenchRow, cpuMs, printTable } from "./lib.ts";
 import { benchPhoto } from "./photo.ts";

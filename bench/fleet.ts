@@ -12,7 +12,8 @@
  * On an external broker the figures include its own limits: Mosquitto's default
  * `max_queued_messages` (1,000 for the service's one client) drops most of a 10,000 burst before
  * the service sees it (docs/deploy.md).
- * Run alone: `deno run -A bench/fleet.ts [--database-url postgres://…] [--mqtt-url mqtt://…]`.
+ * Run alone (with `deno task start`'s V8 flags, as `deno task bench` runs it):
+ * `deno run -A --v8-flags=--max-semi-space-size=8 bench/fleet.ts [--database-url postgres://…] [--mqtt-url mqtt://…]`.
  */
 import { encodeBase64 } from "@oslojs/encoding";
 import { sql } from "kysely";

@@ -13,7 +13,7 @@ const span = Number(seconds) * 1000;
 const started = performance.now();
 const times = await Promise.all(displays.map(async (d, i) => {
   const due = started + (i / displays.length) * span;
-  await new Promise((r) => setTimeout(r, due - performance.now()));
+  await new Promise((r) => setTimeout(r, Math.max(0, due - performance.now())));
   const start = performance.now();
   const res = await fetch(`${origin}/api/display`, {
     headers: { ID: d.mac, "Access-Token": d.key, Model: "og" },
