@@ -17,7 +17,7 @@ import {
 } from "@trpc/server";
 import { z } from "zod";
 import type { Context } from "../trpc/init.ts";
-import { CandidateIndex, mostSpecificFirst } from "./routes.ts";
+import { CandidateIndex, MATCHES_MAX, mostSpecificFirst } from "./routes.ts";
 import { AppError, withoutStack } from "../../errors.ts";
 
 /** Serves one REST request; rejects with the error the envelope layer renders. */
@@ -258,9 +258,24 @@ export function createRestDispatch(router: AnyRouter): RestDispatch {
     routes.add({ pattern: new RegExp(`^${grouped}$`, "i"), path, procedure }, template);
   }
 
+  // The route and parameters of paths matched lately, by method and raw path (the route table's
+  // `#matched`, routes.ts): a device's `/push` polled all day is matched once. Bounded.
+  const matched = new Map<string, { route: Route; params: Record<string, string> }>();
+  const find = (method: string, pathname: string) => {
+    const key = `${method} ${pathname}`;
+    let found = matched.get(key);
+    if (found) return found;
+    found = byMethod.get(method)?.find(normalizePath(decodeUnreservedPath(pathname)));
+    if (!found) return undefined;
+    if (matched.size >= MATCHES_MAX) matched.clear();
+    Object.freeze(found.params);
+    matched.set(key, found);
+    return found;
+  };
+
   return async (req, url, body, ctx) => {
     const method = req.method;
-    const found = byMethod.get(method)?.find(normalizePath(decodeUnreservedPath(url.pathname)));
+    const found = find(method, url.pathname);
     let response: Response;
     try {
       if (!found) throw new TRPCError({ message: "Not found", code: "NOT_FOUND" });

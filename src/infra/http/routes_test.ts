@@ -1,7 +1,7 @@
 import { assertEquals } from "../../../tests/helpers/assert.ts";
 import { appRouter } from "../../router.ts";
 import { allRawRoutes } from "../../raw_routes.ts";
-import { CandidateIndex, pathShape, RouteTable, segmentCount } from "./routes.ts";
+import { CandidateIndex, MATCHES_MAX, pathShape, RouteTable, segmentCount } from "./routes.ts";
 
 /**
  * The lookup before issue 13: every entry's pattern, in the table's order (most specific first,
@@ -34,7 +34,8 @@ Deno.test("the indexes (first segment, literal paths) find what scanning every r
       for (const p of [path, `${path}/`, `${path}/extra`, path.toUpperCase()]) paths.add(p);
     }
   }
-  for (const path of paths) {
+  // Twice: the second pass answers paths with parameters from the table's memory of matches.
+  for (const path of [...paths, ...paths]) {
     for (const method of ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"]) {
       const got = table.match(method, path);
       const summary = got.kind === "route"
@@ -54,6 +55,21 @@ Deno.test("a literal path's answer is shared and cannot be changed by a request"
   assertEquals(table.match("GET", "/health"), first);
   if (first.kind !== "route") return;
   assertEquals([Object.isFrozen(first), Object.isFrozen(first.params)], [true, true]);
+});
+
+Deno.test("a path with parameters is matched once: its answer is remembered, shared and frozen", () => {
+  const table = new RouteTable(appRouter, allRawRoutes({ user: () => ({}), factory: () => ({}) }));
+  const path = "/api/devices/0193%2Dab/push";
+  const first = table.match("GET", path);
+  if (first.kind !== "route") throw new Error(`no route for ${path}`);
+  assertEquals([first.entry.template, first.params], ["/api/devices/{id}/push", { id: "0193-ab" }]);
+  assertEquals(table.match("GET", path) === first, true);
+  assertEquals([Object.isFrozen(first), Object.isFrozen(first.params)], [true, true]);
+  // Another method on the same path is its own answer; past the bound, answers are still right.
+  assertEquals(table.match("POST", path) === first, false);
+  for (let i = 0; i <= MATCHES_MAX; i++) table.match("GET", `/api/devices/d${i}/push`);
+  const again = table.match("GET", path);
+  assertEquals(again.kind === "route" && again.params, { id: "0193-ab" });
 });
 
 Deno.test("candidates: a path's segment count, first and last segments pick them, in order", () => {
