@@ -3,10 +3,12 @@
  * once on the embedded defaults (PGlite, disk store, embedded broker); the time from the first
  * confirm to the last push in QUEUE (its `rendered_at`), i.e. queue pickup, render, storage and
  * the QUEUE transaction of every push.
+ * `BENCH_VERBOSE=1` prints each burst's CPU by thread (the request loop, the render workers, libvips,
+ * V8's compiler threads).
  * Run alone (with `deno task start`'s V8 flags, as `deno task bench` runs it):
  * `deno run -A --v8-flags=--max-semi-space-size=8 bench/burst.ts [--database-url postgres://…]`.
  */
-import { type BenchRow, cpuMs, printTable } from "./lib.ts";
+import { type BenchRow, cpuMs, printTable, threadCpu, threadCpuSince } from "./lib.ts";
 import { benchPhoto } from "./photo.ts";
 import { parseConfig } from "../src/config.ts";
 import { uuidv7 } from "../src/infra/lib/ids.ts";
@@ -112,6 +114,7 @@ async function confirmAll(
   db: Awaited<ReturnType<typeof startServer>>["app"]["services"]["db"],
 ): Promise<BurstResult> {
   const [cpuStart, loopStart] = [await cpuMs(Deno.pid), await cpuMs(Deno.pid, Deno.pid)];
+  const threadsBefore = await threadCpu();
   const start = Date.now();
   const pushIds = await Promise.all(
     tickets.map(async (t) =>
@@ -124,6 +127,12 @@ async function confirmAll(
       .where("id", "in", pushIds).execute();
     if (rows.every((r) => r.status === "QUEUE" && r.rendered_at)) {
       const last = Math.max(...rows.map((r) => r.rendered_at!.getTime()));
+      if (Deno.env.get("BENCH_VERBOSE")) {
+        console.error(
+          "CPU ms by thread over the burst:",
+          JSON.stringify(threadCpuSince(threadsBefore, await threadCpu())),
+        );
+      }
       return {
         seconds: (last - start) / 1000,
         cpuMs: await cpuMs(Deno.pid) - cpuStart,

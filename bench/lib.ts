@@ -225,3 +225,30 @@ export async function registerBenchUser(
   if (!res.ok) throw new Error(`registering the bench user: ${res.status} ${JSON.stringify(body)}`);
   return body;
 }
+
+/** CPU ms of each of this process's threads, with its name (Linux; empty elsewhere). */
+export async function threadCpu(): Promise<Map<string, { name: string; ms: number }>> {
+  const out = new Map<string, { name: string; ms: number }>();
+  try {
+    for await (const entry of Deno.readDir("/proc/self/task")) {
+      const stat = await Deno.readTextFile(`/proc/self/task/${entry.name}/stat`).catch(() => "");
+      if (!stat) continue;
+      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")).replace(/\d+$/, "#");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      out.set(entry.name, { name, ms: (Number(fields[11]) + Number(fields[12])) * 10 });
+    }
+  } catch { /* not Linux */ }
+  return out;
+}
+
+/** CPU ms per thread name between two `threadCpu` readings, the busiest first. */
+export function threadCpuSince(
+  before: Map<string, { name: string; ms: number }>,
+  after: Map<string, { name: string; ms: number }>,
+): [string, number][] {
+  const byName = new Map<string, number>();
+  for (const [id, { name, ms }] of after) {
+    byName.set(name, (byName.get(name) ?? 0) + ms - (before.get(id)?.ms ?? 0));
+  }
+  return [...byName].filter(([, ms]) => ms > 0).sort((a, b) => b[1] - a[1]);
+}

@@ -18,6 +18,8 @@ import {
   printTable,
   registerBenchUser,
   spawnServiceChild,
+  threadCpu,
+  threadCpuSince,
   waitFor,
 } from "./lib.ts";
 import { parseConfig } from "../src/config.ts";
@@ -34,21 +36,6 @@ async function screenDrawsOf(url: string): Promise<number> {
   const text = await (await fetch(`${url}/metrics`)).text();
   return text.split("\n").filter((l) => l.startsWith('render_duration_seconds_count{kind="screen"'))
     .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(" ") + 1)), 0);
-}
-
-/** CPU ms of each of this process's threads, with its name (Linux; empty elsewhere). */
-async function threadCpu(): Promise<Map<string, { name: string; ms: number }>> {
-  const out = new Map<string, { name: string; ms: number }>();
-  try {
-    for await (const entry of Deno.readDir("/proc/self/task")) {
-      const stat = await Deno.readTextFile(`/proc/self/task/${entry.name}/stat`).catch(() => "");
-      if (!stat) continue;
-      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")).replace(/\d+$/, "#");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      out.set(entry.name, { name, ms: (Number(fields[11]) + Number(fields[12])) * 10 });
-    }
-  } catch { /* not Linux */ }
-  return out;
 }
 
 /** Runs `work` over `items` with at most `n` at once. */
@@ -200,14 +187,9 @@ export async function benchPlaylists(
     await shownAtLeast(2 * count, started);
     const rotationCpu = await cpuMs(Deno.pid) - cpuBefore;
     if (Deno.env.get("BENCH_VERBOSE")) {
-      const after = await threadCpu();
-      const byName = new Map<string, number>();
-      for (const [id, { name, ms }] of after) {
-        byName.set(name, (byName.get(name) ?? 0) + ms - (threadsBefore.get(id)?.ms ?? 0));
-      }
       console.error(
         "CPU ms by thread over the rotation:",
-        JSON.stringify([...byName].sort((a, b) => b[1] - a[1])),
+        JSON.stringify(threadCpuSince(threadsBefore, await threadCpu())),
       );
     }
     const polled: [number, number][] = JSON.parse(new TextDecoder().decode(output.stdout));
