@@ -6,7 +6,7 @@
  * `BENCH_VERBOSE=1` prints each burst's CPU by thread (the request loop, the render workers, libvips,
  * V8's compiler threads).
  * Run alone (with `deno task start`'s V8 flags, as `deno task bench` runs it):
- * `deno run -A --v8-flags=--max-semi-space-size=8 bench/burst.ts [--database-url postgres://…]`.
+ * `deno run -A --v8-flags=--max-semi-space-size=8,--heap-growing-percent=100 bench/burst.ts [--database-url postgres://…]`.
  */
 import { type BenchRow, cpuMs, printTable, threadCpu, threadCpuSince } from "./lib.ts";
 import { benchPhoto } from "./photo.ts";

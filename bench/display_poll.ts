@@ -5,7 +5,7 @@
  * a display never offered anything (the button read, the offer row read and the rollout query)
  * and one offered within the day (two primary-key reads). Sequential requests, p50 of each.
  * Run alone (with `deno task start`'s V8 flags, as `deno task bench` runs it):
- * `deno run -A --v8-flags=--max-semi-space-size=8 bench/display_poll.ts [--database-url postgres://…]`.
+ * `deno run -A --v8-flags=--max-semi-space-size=8,--heap-growing-percent=100 bench/display_poll.ts [--database-url postgres://…]`.
  */
 import { type BenchRow, median, printTable, registerBenchUser } from "./lib.ts";
 import { parseConfig } from "../src/config.ts";

@@ -13,7 +13,7 @@
  * `max_queued_messages` (1,000 for the service's one client) drops most of a 10,000 burst before
  * the service sees it (docs/deploy.md).
  * Run alone (with `deno task start`'s V8 flags, as `deno task bench` runs it):
- * `deno run -A --v8-flags=--max-semi-space-size=8 bench/fleet.ts [--database-url postgres://…] [--mqtt-url mqtt://…]`.
+ * `deno run -A --v8-flags=--max-semi-space-size=8,--heap-growing-percent=100 bench/fleet.ts [--database-url postgres://…] [--mqtt-url mqtt://…]`.
  */
 import { encodeBase64 } from "@oslojs/encoding";
 import { sql } from "kysely";

@@ -36,7 +36,7 @@ export async function startServiceProcess(env: Record<string, string> = {}) {
 }
 
 /** The V8 flags of `deno task start` (deno.json), so a benchmark measures what the task runs. */
-export const SERVICE_V8_FLAGS = "--v8-flags=--max-semi-space-size=8";
+export const SERVICE_V8_FLAGS = "--v8-flags=--max-semi-space-size=8,--heap-growing-percent=100";
 
 /**
  * `deno task start` as a child process on free ports, `env` over the benchmark's defaults; `root`

@@ -6,7 +6,7 @@
  * the displays poll from a process of their own, `playlist_poller.ts`), and the service's CPU from
  * the first poll until the second item is on every display (`BENCH_VERBOSE=1`: by thread, and the
  * slowest polls with their second into the rotation). Run alone (with the V8 flags of `deno task
- * start`, as `deno task bench` runs it): `deno run -A --v8-flags=--max-semi-space-size=8 bench/playlists.ts
+ * start`, as `deno task bench` runs it): `deno run -A --v8-flags=--max-semi-space-size=8,--heap-growing-percent=100 bench/playlists.ts
  * [--database-url postgres://…] [--displays N] [--split mqtt://…]`. `--split` (PostgreSQL and an
  * MQTT broker) runs the jobs in a worker process of their own (`--role worker`,
  * docs/decisions.md "Roles") beside this API process, as a deployment keeps the request loop off

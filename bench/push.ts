@@ -4,7 +4,7 @@
  * background. Embedded defaults (PGlite, embedded broker, disk store) on ephemeral ports, or a
  * scratch database on a PostgreSQL server.
  * Run alone (with `deno task start`'s V8 flags, as `deno task bench` runs it):
- * `deno run -A --v8-flags=--max-semi-space-size=8 bench/push.ts [--database-url postgres://postgres@127.0.0.1:5432/postgres]`.
+ * `deno run -A --v8-flags=--max-semi-space-size=8,--heap-growing-percent=100 bench/push.ts [--database-url postgres://postgres@127.0.0.1:5432/postgres]`.
  */
 import { type BenchRow, printTable, registerBenchUser } from "./lib.ts";
 import { benchPhoto } from "./photo.ts";
