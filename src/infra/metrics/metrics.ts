@@ -7,6 +7,7 @@
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import { DOWN_CHANNELS, UP_CHANNELS } from "../mqtt/topics.ts";
+import { HttpSeries } from "./http_series.ts";
 
 /** A queue's depth as pg-boss reports it. */
 export interface QueueDepth {
@@ -74,6 +75,8 @@ export const NO_METRICS: Metrics = {
 
 const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 const CHANNELS = new Set<string>([...UP_CHANNELS, ...DOWN_CHANNELS]);
+/** `http_request_duration_seconds`' buckets (seconds). */
+export const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] as const;
 /** Queue depths are read from PostgreSQL at most this often, whoever scrapes. */
 const QUEUE_STATS_TTL_MS = 5_000;
 
@@ -85,17 +88,10 @@ function methodLabel(method: string): string {
   return METHODS.has(method) ? method : "OTHER";
 }
 
-interface HttpSeries {
-  count: { inc(): void };
-  duration: { observe(seconds: number): void };
-}
-
 /** The registry behind `/metrics`. */
 export class PromMetrics implements Metrics {
   readonly registry = new Registry();
-  readonly #http: Histogram;
-  readonly #httpTotal: Counter;
-  readonly #httpChildren = new Map<string, Map<string, Map<number, HttpSeries>>>();
+  readonly #http: HttpSeries;
   readonly #jobs: Histogram;
   readonly #jobFailures: Counter;
   readonly #render: Histogram;
@@ -113,18 +109,16 @@ export class PromMetrics implements Metrics {
     const registers = [this.registry];
     // process_* (CPU, memory, open files, start time) and the runtime's heap and event loop lag.
     collectDefaultMetrics({ register: this.registry });
-    this.#httpTotal = new Counter({
-      name: "http_requests_total",
-      help: "HTTP requests answered, by method, route template and status",
-      labelNames: ["method", "route", "status"],
-      registers,
-    });
-    this.#http = new Histogram({
-      name: "http_request_duration_seconds",
-      help: "Time from a request's arrival to its response headers, by route template",
-      labelNames: ["method", "route", "status"],
-      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-      registers,
+    this.#http = new HttpSeries(this.registry, {
+      counter: {
+        name: "http_requests_total",
+        help: "HTTP requests answered, by method, route template and status",
+      },
+      histogram: {
+        name: "http_request_duration_seconds",
+        help: "Time from a request's arrival to its response headers, by route template",
+        buckets: HTTP_BUCKETS,
+      },
     });
     this.#jobs = new Histogram({
       name: "job_duration_seconds",
@@ -227,29 +221,7 @@ export class PromMetrics implements Metrics {
   }
 
   httpRequest(method: string, route: string, status: number, seconds: number): void {
-    const series = this.#httpSeries(methodLabel(method), route, status);
-    series.count.inc();
-    series.duration.observe(seconds);
-  }
-
-  /**
-   * The request counter's and histogram's children of one label set, made once: prom-client
-   * hashes the labels object on every `inc`/`observe` with labels, which was a tenth of what a
-   * `/health` request allocated (issue 10). The label sets are closed (see methodLabel), so the
-   * cache is bounded like the registry itself.
-   */
-  #httpSeries(method: string, route: string, status: number): HttpSeries {
-    let byRoute = this.#httpChildren.get(method);
-    if (!byRoute) this.#httpChildren.set(method, byRoute = new Map());
-    let byStatus = byRoute.get(route);
-    if (!byStatus) byRoute.set(route, byStatus = new Map());
-    let series = byStatus.get(status);
-    if (!series) {
-      const labels = { method, route, status: String(status) };
-      series = { count: this.#httpTotal.labels(labels), duration: this.#http.labels(labels) };
-      byStatus.set(status, series);
-    }
-    return series;
+    this.#http.observe(methodLabel(method), route, status, seconds);
   }
 
   jobRun(queue: string, outcome: "completed" | "failed" | "invalid", seconds: number): void {
